@@ -1,0 +1,273 @@
+use std::{fmt, time::Duration};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Status;
+
+/// What kind of tool execution error happened (`errorKind` in the error envelope).
+///
+/// Serialized in `snake_case` (`"validation_error"`, `"upstream_timeout"`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The arguments are invalid; `fieldErrors` lists every failing field. Fix the call.
+    ValidationError,
+    /// An upstream system did not answer in time.
+    UpstreamTimeout,
+    /// An upstream system is down or refused the request.
+    UpstreamUnavailable,
+    /// The caller lacks a permission; `requiredScope` names it.
+    PermissionDenied,
+    /// A policy refused the call; `reason` says why. Status `blocked`: stop, do not work
+    /// around it.
+    PolicyBlocked,
+    /// The thing the call names does not exist.
+    NotFound,
+    /// The call conflicts with the current state (a version mismatch, a duplicate).
+    Conflict,
+    /// A server fault. Only a `correlationId` is returned; the details stay in the log.
+    Internal,
+}
+
+impl ErrorKind {
+    /// The serialized form, e.g. `"validation_error"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::ValidationError => "validation_error",
+            ErrorKind::UpstreamTimeout => "upstream_timeout",
+            ErrorKind::UpstreamUnavailable => "upstream_unavailable",
+            ErrorKind::PermissionDenied => "permission_denied",
+            ErrorKind::PolicyBlocked => "policy_blocked",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+/// One invalid argument field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldError {
+    /// JSON Pointer (RFC 6901) to the field inside the arguments object, e.g. `/limit`;
+    /// `""` for the arguments object itself.
+    pub pointer: String,
+    /// What is wrong, e.g. `"\"ten\" is not of type \"integer\""`.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A field error at `pointer` (JSON Pointer into the arguments) with `message`.
+    pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { pointer: pointer.into(), message: message.into() }
+    }
+}
+
+/// A tool execution error: the tool ran (or its arguments were checked) and the call
+/// failed in a way the model should see and can act on.
+///
+/// It becomes a `CallToolResult` with `isError: true`, a short text for the model and
+/// `structuredContent` holding this envelope (MCP 2025-11-25 "Error Handling": tool
+/// execution errors are results, protocol errors are JSON-RPC errors):
+///
+/// ```json
+/// {"status": "failed", "errorKind": "validation_error", "retrySafe": false,
+///  "message": "2 arguments are invalid",
+///  "fieldErrors": [{"pointer": "/limit", "message": "..."}]}
+/// ```
+///
+/// Optional keys appear only when set: `fieldErrors`, `retryAfterMs` (milliseconds),
+/// `requiredScope`, `reason`, `correlationId`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "ToolError")]
+#[non_exhaustive]
+pub struct ToolError {
+    /// `failed`, or `blocked` for `policy_blocked`.
+    pub status: Status,
+    /// The kind of error.
+    pub error_kind: ErrorKind,
+    /// May an automatic retry run the same call again unchanged?
+    pub retry_safe: bool,
+    /// A short, actionable sentence: what went wrong and how to fix the call.
+    pub message: String,
+    /// Every invalid argument (for `validation_error`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub field_errors: Vec<FieldError>,
+    /// How long to wait before retrying, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// The permission scope the call needs (for `permission_denied`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_scope: Option<String>,
+    /// Why a policy blocked the call (for `policy_blocked`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The id under which the server logged the details (for `internal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+}
+
+impl ToolError {
+    fn new(kind: ErrorKind, retry_safe: bool, message: impl Into<String>) -> Self {
+        Self {
+            status: Status::Failed,
+            error_kind: kind,
+            retry_safe,
+            message: message.into(),
+            field_errors: Vec::new(),
+            retry_after_ms: None,
+            required_scope: None,
+            reason: None,
+            correlation_id: None,
+        }
+    }
+
+    /// `validation_error`: the arguments are invalid; `fields` lists every failing field.
+    pub fn validation(fields: Vec<FieldError>) -> Self {
+        let message = match fields.len() {
+            1 => format!(
+                "Invalid argument {}: {}. Fix it and call again.",
+                display_pointer(&fields[0].pointer),
+                fields[0].message
+            ),
+            n => format!("{n} arguments are invalid. Fix all of them and call again."),
+        };
+        Self { field_errors: fields, ..Self::new(ErrorKind::ValidationError, false, message) }
+    }
+
+    /// `upstream_timeout`: an upstream did not answer within `limit`. `retry_safe` says
+    /// whether the call may run again (true only for idempotent tools).
+    pub fn upstream_timeout(limit: Duration, retry_safe: bool) -> Self {
+        Self::new(
+            ErrorKind::UpstreamTimeout,
+            retry_safe,
+            format!("The upstream did not answer within {} ms.", limit.as_millis()),
+        )
+    }
+
+    /// `upstream_unavailable`: an upstream is down.
+    pub fn upstream_unavailable(message: impl Into<String>, retry_safe: bool) -> Self {
+        Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message)
+    }
+
+    /// `permission_denied`: the caller lacks `required_scope`.
+    pub fn permission_denied(required_scope: impl Into<String>) -> Self {
+        let scope = required_scope.into();
+        Self {
+            message: format!("Permission denied: this call needs the `{scope}` scope."),
+            required_scope: Some(scope),
+            ..Self::new(ErrorKind::PermissionDenied, false, String::new())
+        }
+    }
+
+    /// `policy_blocked`, status `blocked`: a policy refused the call for `reason`.
+    pub fn policy_blocked(reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Self {
+            status: Status::Blocked,
+            message: format!("Blocked by policy: {reason}. Do not retry or work around it."),
+            reason: Some(reason),
+            ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
+        }
+    }
+
+    /// `not_found`: `message` says what was not found.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::NotFound, false, message)
+    }
+
+    /// `conflict`: the call conflicts with the current state.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Conflict, false, message)
+    }
+
+    /// `internal`: a server fault. Only `correlation_id` reaches the client; log the
+    /// details under that id yourself.
+    pub fn internal(correlation_id: impl Into<String>) -> Self {
+        let id = correlation_id.into();
+        Self {
+            message: format!("Internal error (correlation id {id})."),
+            correlation_id: Some(id),
+            ..Self::new(ErrorKind::Internal, false, String::new())
+        }
+    }
+
+    /// Sets `retryAfterMs` from `delay` (rounded down to milliseconds).
+    pub fn with_retry_after(mut self, delay: Duration) -> Self {
+        self.retry_after_ms = Some(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
+        self
+    }
+
+    /// Logs `detail` at error level under a fresh correlation id and returns the
+    /// `internal` error that carries only that id.
+    pub fn internal_logged(detail: impl fmt::Display) -> Self {
+        let id = new_correlation_id();
+        tracing::error!(correlation_id = %id, "tool failed: {detail}");
+        Self::internal(id)
+    }
+
+    /// The text for the model: the message, plus each field error on its own line.
+    pub fn summary(&self) -> String {
+        let mut out = format!("Error ({}): {}", self.error_kind.as_str(), self.message);
+        if self.field_errors.len() > 1 {
+            for field in &self.field_errors {
+                out.push_str(&format!(
+                    "\n- {}: {}",
+                    display_pointer(&field.pointer),
+                    field.message
+                ));
+            }
+        }
+        out
+    }
+}
+
+fn display_pointer(pointer: &str) -> String {
+    if pointer.is_empty() { "(arguments)".to_owned() } else { format!("`{pointer}`") }
+}
+
+fn new_correlation_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    format!("err-{:x}-{}", nanos & 0xffff_ffff, NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.error_kind.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// Converts a tool's error type into a [`ToolError`].
+///
+/// Implemented for every `E` where `ToolError: From<E>`: implement
+/// `From<YourError> for mcp_result::ToolError` and a tool may return
+/// `Result<T, YourError>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned as a tool execution error",
+    label = "this error type has no conversion into `mcp_result::ToolError`",
+    note = "implement `From<{Self}> for mcp_result::ToolError`, choosing an error kind \
+            (validation_error, not_found, policy_blocked, ...) for each variant"
+)]
+pub trait IntoToolError {
+    /// Performs the conversion.
+    fn into_tool_error(self) -> ToolError;
+}
+
+impl<E> IntoToolError for E
+where
+    ToolError: From<E>,
+{
+    fn into_tool_error(self) -> ToolError {
+        ToolError::from(self)
+    }
+}

@@ -1,0 +1,151 @@
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{IntoToolError, Summary, ToolError};
+
+/// Which text blocks a result's `content` holds, in order. Chosen per type with
+/// `#[tool_result(content = "...")]`.
+///
+/// The default, [`ContentMode::SummaryThenJson`], puts the summary first because hosts that
+/// read only the first text block hand it to the model, and the summary is what the model
+/// needs (what happened, what to do next); the JSON block second meets the MCP SHOULD that
+/// a result with `structuredContent` also carries it serialized as text (MCP 2025-06-18
+/// and later, "Structured Content") for clients that do not read `structuredContent`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContentMode {
+    /// `"summary_then_json"` (default): the summary, then the JSON-compat text.
+    #[default]
+    SummaryThenJson,
+    /// `"json_then_summary"`: the JSON-compat text first, for hosts that parse the first
+    /// block as data.
+    JsonThenSummary,
+    /// `"summary"`: only the summary. Older clients that ignore `structuredContent` then
+    /// see no data.
+    Summary,
+    /// `"json"`: only the JSON-compat text.
+    Json,
+}
+
+/// A type that can be a tool's success result. Implement it with `#[derive(ToolResult)]`.
+///
+/// The serialized value must be a JSON object (MCP 2025-06-18 and 2025-11-25 require
+/// `structuredContent` to be one); the derive accepts only structs with named fields.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool result",
+    label = "this type does not implement `ToolResult`",
+    note = "add `#[derive(serde::Serialize, schemars::JsonSchema, mcp_result::ToolResult)]` to `{Self}`"
+)]
+pub trait ToolResult: Serialize + JsonSchema + 'static {
+    /// How the summary text is produced.
+    const SUMMARY: Summary;
+    /// Which text blocks `content` holds.
+    const CONTENT: ContentMode = ContentMode::SummaryThenJson;
+
+    /// The schema of this type's `structuredContent` (JSON Schema 2020-12, object root,
+    /// self-contained), generated once and cached: later calls clone an `Arc`.
+    fn output_schema() -> Arc<JsonObject> {
+        crate::schema::serialized_schema::<Self>()
+    }
+}
+
+/// Builds the complete `CallToolResult` for a success value. This is the one place a
+/// result is made:
+///
+/// 1. `structuredContent` = `serde_json::to_value(value)`, serialized once;
+/// 2. the summary is rendered from that object ([`Summary::render`]);
+/// 3. the JSON-compat text is `serde_json::to_string` of that same object, so parsing it
+///    back gives a value equal to `structuredContent`, key order included.
+///
+/// A value whose `Serialize` fails, or does not produce a JSON object, becomes an
+/// `internal` [`ToolError`] result (the cause is logged under its correlation id), never a
+/// panic.
+pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(object)) => {
+            let summary = T::SUMMARY.render(&object);
+            assemble(Value::Object(object), summary, T::CONTENT, false)
+        }
+        Ok(other) => error_result(&ToolError::internal_logged(format_args!(
+            "result type `{}` serialized to a non-object JSON value ({})",
+            std::any::type_name::<T>(),
+            json_kind(&other)
+        ))),
+        Err(error) => error_result(&ToolError::internal_logged(format_args!(
+            "result type `{}` failed to serialize: {error}",
+            std::any::type_name::<T>()
+        ))),
+    }
+}
+
+/// Builds the `isError: true` result for a tool execution error.
+pub(crate) fn error_result(error: &ToolError) -> CallToolResult {
+    let structured = serde_json::to_value(error).unwrap_or(Value::Null);
+    assemble(structured, error.summary(), ContentMode::SummaryThenJson, true)
+}
+
+fn assemble(structured: Value, summary: String, mode: ContentMode, is_error: bool) -> CallToolResult {
+    let json = || ContentBlock::text(serde_json::to_string(&structured).unwrap_or_default());
+    let content = match mode {
+        ContentMode::SummaryThenJson => vec![ContentBlock::text(summary), json()],
+        ContentMode::JsonThenSummary => vec![json(), ContentBlock::text(summary)],
+        ContentMode::Summary => vec![ContentBlock::text(summary)],
+        ContentMode::Json => vec![json()],
+    };
+    let mut result = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = Some(structured);
+    result
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What a `#[mcp_tool]` method may return: a [`ToolResult`] `T`, or `Result<T, E>` where
+/// `E` converts into a [`ToolError`] ([`IntoToolError`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[mcp_tool]` method",
+    label = "a tool returns `T` or `Result<T, E>` where `T: ToolResult`",
+    note = "derive `ToolResult` on the result type (`#[derive(Serialize, JsonSchema, ToolResult)]`)"
+)]
+pub trait IntoToolOutput {
+    /// The success type, whose schema is the success branch of the tool's `outputSchema`.
+    type Output: ToolResult;
+    /// Turns the returned value into the result sent to the client.
+    fn into_call_tool_result(self) -> CallToolResult;
+}
+
+impl<T: ToolResult> IntoToolOutput for T {
+    type Output = T;
+    fn into_call_tool_result(self) -> CallToolResult {
+        build_result(&self)
+    }
+}
+
+impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
+    type Output = T;
+    fn into_call_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(value) => build_result(&value),
+            Err(error) => error_result(&error.into_tool_error()),
+        }
+    }
+}
+
+/// Compile-time check, spanned by the macro at a tool's return type.
+#[doc(hidden)]
+pub const fn assert_tool_output<R: IntoToolOutput>() {}

@@ -1,0 +1,223 @@
+use std::{borrow::Cow, collections::HashMap, fmt, future::Future, panic::AssertUnwindSafe, pin::Pin, sync::Arc};
+
+use futures::FutureExt;
+use rmcp::{
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, ListToolsResult,
+        Tool, ToolAnnotations,
+    },
+    service::RequestContext,
+    ErrorData, RoleServer,
+};
+use serde_json::Value;
+
+use crate::{result::error_result, schema, FieldError, ToolError};
+
+/// The future a tool's generated call glue returns.
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'a>>;
+
+/// One tool as `#[mcp_tool]` describes it: the static facts plus the call glue. Built by
+/// generated code; [`ToolRouter::new`] turns the schema thunks into schemas once.
+pub struct ToolDef<S> {
+    /// Tool name (checked at compile time: 1 to 128 of `A-Z a-z 0-9 _ - .`).
+    pub name: &'static str,
+    /// Human-readable title, if any.
+    pub title: Option<&'static str>,
+    /// Description (the method's doc comment or `description = "..."`).
+    pub description: &'static str,
+    /// Tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`).
+    pub annotations: ToolAnnotations,
+    /// The `inputSchema` of the argument type.
+    pub input_schema: fn() -> Arc<JsonObject>,
+    /// The success type's `outputSchema`.
+    pub output_schema: fn() -> Arc<JsonObject>,
+    /// Deserializes the arguments, runs the method and builds its result.
+    pub call: for<'a> fn(&'a S, Value, RequestContext<RoleServer>) -> ToolFuture<'a>,
+}
+
+/// A problem with a server's tool definitions found when its router is built (at server
+/// start, on the first `tools/list` or `tools/call`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouterError {
+    /// The tool whose definition is broken.
+    pub tool: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for RouterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool `{}`: {}", self.tool, self.message)
+    }
+}
+
+impl std::error::Error for RouterError {}
+
+struct Route<S> {
+    validator: jsonschema::Validator,
+    call: for<'a> fn(&'a S, Value, RequestContext<RoleServer>) -> ToolFuture<'a>,
+}
+
+/// The tools of one server type: the `tools/list` payload and a name index, built once.
+///
+/// `tools/list` clones the stored list (schemas are `Arc`s); `tools/call` is one hash
+/// lookup, independent of the number of tools.
+pub struct ToolRouter<S> {
+    tools: Vec<Tool>,
+    routes: HashMap<&'static str, Route<S>>,
+}
+
+impl<S> ToolRouter<S> {
+    /// Builds the router: generates each schema once, combines each success schema with the
+    /// [`ToolError`] envelope, and compiles each `inputSchema` into a validator.
+    ///
+    /// # Errors
+    /// A [`RouterError`] naming the tool when an `inputSchema` root is not `type: "object"`
+    /// (MCP requires it), a schema does not compile, or schema definitions collide.
+    pub fn new(defs: Vec<ToolDef<S>>) -> Result<Self, RouterError> {
+        let envelope = schema::serialized_schema::<ToolError>();
+        let mut tools = Vec::with_capacity(defs.len());
+        let mut routes = HashMap::with_capacity(defs.len());
+        for def in defs {
+            let error = |message: String| RouterError { tool: def.name, message };
+            let input = (def.input_schema)();
+            if input.get("type") != Some(&Value::String("object".into())) {
+                return Err(error(
+                    "the argument type's schema root is not `type: \"object\"`; MCP requires \
+                     arguments to be an object: use a struct with named fields"
+                        .into(),
+                ));
+            }
+            let validator = jsonschema::validator_for(&Value::Object((*input).clone()))
+                .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
+            let output = schema::tool_output_schema(&(def.output_schema)(), &envelope)
+                .map_err(error)?;
+            let mut tool = Tool::new(Cow::Borrowed(def.name), Cow::Borrowed(def.description), input)
+                .with_raw_output_schema(Arc::new(output))
+                .with_annotations(def.annotations.clone());
+            if let Some(title) = def.title {
+                tool = tool.with_title(title);
+            }
+            tools.push(tool);
+            routes.insert(def.name, Route { validator, call: def.call });
+        }
+        Ok(Self { tools, routes })
+    }
+
+    /// Every tool, in declaration order (the `tools` of a `tools/list` result).
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Looks a tool up by name.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// Runs a `tools/call`.
+    ///
+    /// - An unknown tool name is a protocol error: JSON-RPC `-32602` (MCP 2025-11-25,
+    ///   "Error Handling").
+    /// - Arguments are validated against the `inputSchema` before deserializing; every
+    ///   failing field is reported at once in one `validation_error` result
+    ///   (`isError: true`, MCP 2025-11-25: invalid arguments are tool execution errors).
+    /// - A panicking tool becomes an `internal` error result with a correlation id; the
+    ///   panic message is logged, not returned.
+    pub async fn call(
+        &self,
+        server: &S,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some(route) = self.routes.get(request.name.as_ref()) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                None,
+            ));
+        };
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let field_errors = argument_errors(&route.validator, &arguments);
+        if !field_errors.is_empty() {
+            return Ok(error_result(&ToolError::validation(field_errors)));
+        }
+        let name = request.name;
+        match AssertUnwindSafe((route.call)(server, arguments, context)).catch_unwind().await {
+            Ok(result) => Ok(result),
+            Err(panic) => {
+                let detail = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic payload".to_owned());
+                Ok(error_result(&ToolError::internal_logged(format_args!(
+                    "tool `{name}` panicked: {detail}"
+                ))))
+            }
+        }
+    }
+}
+
+/// Every schema violation of `arguments`, as field errors with JSON Pointers to the field
+/// (for a missing required property: the pointer of the property itself).
+fn argument_errors(validator: &jsonschema::Validator, arguments: &Value) -> Vec<FieldError> {
+    validator
+        .iter_errors(arguments)
+        .map(|error| {
+            let mut pointer = error.instance_path().as_str().to_owned();
+            if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind() {
+                if let Value::String(name) = property {
+                    pointer.push('/');
+                    pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                }
+                return FieldError::new(pointer, "required field is missing");
+            }
+            FieldError::new(pointer, error.to_string())
+        })
+        .collect()
+}
+
+/// A server type whose tools were declared with `#[mcp_tools]`; implemented by that macro.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no tools",
+    label = "no `#[mcp_tools]` impl block for this type",
+    note = "annotate an `impl {Self} {{ ... }}` block holding `#[mcp_tool]` methods with `#[mcp_tools]`"
+)]
+pub trait ToolSet: Sized + Send + Sync + 'static {
+    /// The router, built on first use and stored for the life of the process.
+    ///
+    /// # Errors
+    /// The [`RouterError`] of a broken tool definition, every time it is asked for.
+    fn tool_router() -> Result<&'static ToolRouter<Self>, &'static RouterError>;
+}
+
+/// The `tools/list` answer of a [`ToolSet`] (used by `#[tool_handler]`).
+///
+/// # Errors
+/// JSON-RPC internal error (`-32603`) carrying the [`RouterError`] text.
+pub fn list_tools<S: ToolSet>() -> Result<ListToolsResult, ErrorData> {
+    let router = S::tool_router().map_err(router_error)?;
+    Ok(ListToolsResult::with_all_items(router.tools().to_vec()))
+}
+
+/// The `tools/call` answer of a [`ToolSet`] (used by `#[tool_handler]`).
+///
+/// # Errors
+/// JSON-RPC `-32602` for an unknown tool; `-32603` for a broken tool definition.
+pub async fn call_tool<S: ToolSet>(
+    server: &S,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let router = S::tool_router().map_err(router_error)?;
+    router.call(server, request, context).await.map(CallToolResponse::from)
+}
+
+/// One tool's definition (used by `#[tool_handler]` for `ServerHandler::get_tool`).
+pub fn tool_for<S: ToolSet>(name: &str) -> Option<Tool> {
+    S::tool_router().ok()?.tool(name).cloned()
+}
+
+fn router_error(error: &RouterError) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}

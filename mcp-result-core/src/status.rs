@@ -1,0 +1,64 @@
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The outcome of a tool call, as a machine can branch on it (`status` in
+/// `structuredContent`). Required on every write tool's result (mcp-result write contract).
+///
+/// Serialized as one of the lowercase strings below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// `"succeeded"`: everything the call asked for happened.
+    Succeeded,
+    /// `"partial"`: some of it happened; the result says which part (retry only the rest).
+    Partial,
+    /// `"blocked"`: nothing happened because a policy or a lock refused it; the agent must
+    /// stop and hand over, not work around it.
+    Blocked,
+    /// `"failed"`: nothing happened because of an error.
+    Failed,
+}
+
+impl Status {
+    /// The serialized form: `"succeeded"`, `"partial"`, `"blocked"` or `"failed"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Status::Succeeded => "succeeded",
+            Status::Partial => "partial",
+            Status::Blocked => "blocked",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The id of the audit-log event a write tool recorded (`auditEventId` in
+/// `structuredContent`). Serialized as a plain JSON string.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct AuditEventId(String);
+
+impl AuditEventId {
+    /// Wraps an audit event id as issued by the audit log.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+
+    /// The id as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for AuditEventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}

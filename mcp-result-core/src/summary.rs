@@ -1,0 +1,123 @@
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+/// How a result type's summary `TextContent` (the text for the model) is produced.
+///
+/// The summary is rendered from the serialized `structuredContent` object, never from the
+/// Rust value, so it can only show what the machine contract shows (a `#[secret]` or
+/// skipped field cannot reach it) and it agrees with `structuredContent` by construction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Summary {
+    /// `#[tool_result(summary = "Found {total} findings")]`: literal text and placeholders,
+    /// each placeholder already resolved (at compile time) to the field's serialized key.
+    Template(&'static [SummaryPart]),
+    /// No template: `title` (the type's doc comment's first line, or its name in words)
+    /// followed by the counts of the top-level arrays and the `status`, e.g.
+    /// `"Ticket search results (findings: 3)"`.
+    Generated {
+        /// The leading text.
+        title: &'static str,
+    },
+}
+
+/// One piece of a summary template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryPart {
+    /// Literal text, copied as is.
+    Text(&'static str),
+    /// A placeholder: the serialized key of a top-level field of `structuredContent`.
+    Field(&'static str),
+}
+
+impl Summary {
+    /// Renders the summary from the serialized result object.
+    ///
+    /// Placeholder values render as: strings without quotes, numbers and booleans as JSON,
+    /// `null` or an absent key (a field skipped by `skip_serializing_if`) as `none`, arrays
+    /// as their element count, objects as compact JSON.
+    pub fn render(&self, object: &Map<String, Value>) -> String {
+        match self {
+            Summary::Template(parts) => {
+                let mut out = String::new();
+                for part in *parts {
+                    match part {
+                        SummaryPart::Text(text) => out.push_str(text),
+                        SummaryPart::Field(key) => render_value(&mut out, object.get(*key)),
+                    }
+                }
+                out
+            }
+            Summary::Generated { title } => {
+                let mut out = String::from(*title);
+                let mut details = Vec::new();
+                if let Some(Value::String(status)) = object.get("status") {
+                    details.push(format!("status: {status}"));
+                }
+                for (key, value) in object {
+                    if let Value::Array(items) = value {
+                        details.push(format!("{key}: {}", items.len()));
+                    }
+                }
+                if !details.is_empty() {
+                    let _ = write!(out, " ({})", details.join(", "));
+                }
+                out
+            }
+        }
+    }
+}
+
+fn render_value(out: &mut String, value: Option<&Value>) {
+    match value {
+        None | Some(Value::Null) => out.push_str("none"),
+        Some(Value::String(s)) => out.push_str(s),
+        Some(Value::Array(items)) => {
+            let _ = write!(out, "{}", items.len());
+        }
+        Some(other) => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn template_renders_each_json_kind() {
+        static PARTS: &[SummaryPart] = &[
+            SummaryPart::Text("s="),
+            SummaryPart::Field("s"),
+            SummaryPart::Text(" n="),
+            SummaryPart::Field("n"),
+            SummaryPart::Text(" a="),
+            SummaryPart::Field("a"),
+            SummaryPart::Text(" missing="),
+            SummaryPart::Field("missing"),
+            SummaryPart::Text(" o="),
+            SummaryPart::Field("o"),
+        ];
+        let rendered = Summary::Template(PARTS).render(&object(
+            json!({"s": "high", "n": 3, "a": [1, 2], "o": {"k": true}}),
+        ));
+        assert_eq!(rendered, r#"s=high n=3 a=2 missing=none o={"k":true}"#);
+    }
+
+    #[test]
+    fn generated_summary_counts_arrays_and_names_status() {
+        let rendered = Summary::Generated { title: "Note created" }
+            .render(&object(json!({"status": "blocked", "items": [1, 2, 3], "x": 1})));
+        assert_eq!(rendered, "Note created (status: blocked, items: 3)");
+    }
+}

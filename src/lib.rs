@@ -1,0 +1,1 @@
+pub use mcp_result_core::*;
