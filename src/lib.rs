@@ -1,1 +1,4 @@
+#![doc = include_str!("../README.md")]
+
 pub use mcp_result_core::*;
+pub use mcp_result_derive::{mcp_tool, mcp_tools, tool_handler, ToolResult};

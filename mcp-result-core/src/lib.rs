@@ -37,7 +37,7 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::result::assert_tool_output;
+    pub use crate::result::{assert_tool_output, error_result};
     pub use crate::router::{call_tool, list_tools, tool_for, ToolFuture};
     pub use ::core;
     pub use ::futures::future::FutureExt;

@@ -82,7 +82,7 @@ pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
 }
 
 /// Builds the `isError: true` result for a tool execution error.
-pub(crate) fn error_result(error: &ToolError) -> CallToolResult {
+pub fn error_result(error: &ToolError) -> CallToolResult {
     let structured = serde_json::to_value(error).unwrap_or(Value::Null);
     assemble(structured, error.summary(), ContentMode::SummaryThenJson, true)
 }

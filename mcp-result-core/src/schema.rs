@@ -122,6 +122,17 @@ pub fn input_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> {
     })
 }
 
+/// The `inputSchema` of a tool without arguments: `{"type": "object", "properties": {}}`.
+pub fn empty_input_schema() -> Arc<JsonObject> {
+    static EMPTY: LazyLock<Arc<JsonObject>> = LazyLock::new(|| {
+        let mut object = JsonObject::new();
+        object.insert("type".into(), Value::String("object".into()));
+        object.insert("properties".into(), Value::Object(JsonObject::new()));
+        Arc::new(object)
+    });
+    EMPTY.clone()
+}
+
 /// Combines a success schema and the [`crate::ToolError`] envelope schema into one tool
 /// `outputSchema`: `{"type": "object", "anyOf": [success, envelope], "$defs": {...}}`.
 ///

@@ -1,1 +1,44 @@
+//! Procedural macros of **mcp-result**. Use them through the `mcp-result` crate, which
+//! documents them: `#[derive(ToolResult)]`, `#[mcp_tools]`, `#[mcp_tool]` and
+//! `#[tool_handler]`.
+//!
+//! Each macro runs the same pipeline: parse the input into a typed model (`ast`, `attr`,
+//! `serde_attr`), validate it (`valid`, collecting every error at the span of what the user
+//! must change), then expand (`expand`, code generation only, no error paths).
 
+mod case;
+mod ctxt;
+mod handler;
+mod result;
+mod serde_attr;
+mod tool;
+
+use proc_macro::TokenStream;
+
+/// Derives `mcp_result::ToolResult`. See the `mcp-result` crate for the attributes.
+#[proc_macro_derive(ToolResult, attributes(tool_result, secret))]
+pub fn derive_tool_result(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    result::derive(&input).into()
+}
+
+/// Registers the `#[mcp_tool]` methods of an `impl` block as the server's tools.
+#[proc_macro_attribute]
+pub fn mcp_tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool::mcp_tools(args.into(), input.into()).into()
+}
+
+/// Marks a method as an MCP tool. Only meaningful inside an `impl` block annotated with
+/// `#[mcp_tools]`, which reads and removes it; anywhere else it is a compile error, so a
+/// tool can never be silently left unregistered.
+#[proc_macro_attribute]
+pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool::stray_mcp_tool(args.into(), input.into()).into()
+}
+
+/// Fills in `list_tools`, `call_tool` and `get_tool` (and `get_info`, when absent) of an
+/// `impl rmcp::ServerHandler for T` block from `T`'s `#[mcp_tools]`.
+#[proc_macro_attribute]
+pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
+    handler::tool_handler(args.into(), input.into()).into()
+}

@@ -1,0 +1,366 @@
+//! A small support-desk MCP server built with mcp-result.
+//!
+//! - `cargo run --example helpdesk` serves MCP over stdio (for any MCP client).
+//! - `cargo run --example helpdesk -- demo` starts this same binary as a child process,
+//!   connects rmcp's client to it over stdio and prints the `tools/list` result and a few
+//!   `tools/call` results as JSON: the whole contract in one command.
+//!
+//! The store is in memory and seeded with a few tickets; everything else is the real thing.
+
+use std::{
+    collections::BTreeMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Mutex,
+    },
+};
+
+use mcp_result::{
+    mcp_tools,
+    rmcp::{
+        model::{Implementation, ServerCapabilities, ServerConfig},
+        ServerHandler,
+    },
+    tool_handler, AuditEventId, Status, ToolError, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+// ---------------------------------------------------------------------------------------
+// Domain
+// ---------------------------------------------------------------------------------------
+
+/// How bad a ticket's problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+struct Ticket {
+    id: String,
+    title: String,
+    body: String,
+    severity: Severity,
+    /// A locked ticket (legal hold, escalation) accepts no new notes.
+    locked: bool,
+    notes: Vec<String>,
+}
+
+/// The in-memory ticket store plus the audit log.
+pub struct Helpdesk {
+    tickets: Mutex<BTreeMap<String, Ticket>>,
+    next_event: AtomicU64,
+}
+
+impl Helpdesk {
+    /// A desk seeded with five tickets; `T-1004` is locked.
+    pub fn seeded() -> Self {
+        let seed = [
+            ("T-1001", "Login fails with SSO", "SSO redirect loops for EU tenants", Severity::High, false),
+            ("T-1002", "Invoice PDF has wrong VAT", "VAT rounding differs from ledger", Severity::Medium, false),
+            ("T-1003", "Login page slow", "p95 login latency 4s since deploy", Severity::Low, false),
+            ("T-1004", "Data export leaked to wrong tenant", "Export job mixed tenant ids", Severity::Critical, true),
+            ("T-1005", "Password reset email missing", "Reset mails not delivered to outlook", Severity::High, false),
+        ];
+        let tickets = seed
+            .into_iter()
+            .map(|(id, title, body, severity, locked)| {
+                let ticket = Ticket {
+                    id: id.into(),
+                    title: title.into(),
+                    body: body.into(),
+                    severity,
+                    locked,
+                    notes: Vec::new(),
+                };
+                (id.to_owned(), ticket)
+            })
+            .collect();
+        Self { tickets: Mutex::new(tickets), next_event: AtomicU64::new(1) }
+    }
+
+    fn audit(&self, action: &str, ticket: &str) -> AuditEventId {
+        let n = self.next_event.fetch_add(1, Ordering::Relaxed);
+        tracing::info!(event = n, action, ticket, "audit");
+        AuditEventId::new(format!("audit-{n:06}"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Tool arguments and results
+// ---------------------------------------------------------------------------------------
+
+/// Arguments of `search_tickets`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchArgs {
+    /// Words to look for in ticket titles and bodies (case-insensitive; all must match).
+    pub query: String,
+    /// Only tickets at or above this severity.
+    #[serde(default)]
+    pub min_severity: Option<Severity>,
+    /// At most this many findings (1 to 50, default 10).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 50))]
+    pub limit: Option<u32>,
+}
+
+/// One ticket that matched a search.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Ticket id, e.g. `T-1001`.
+    pub id: String,
+    pub title: String,
+    pub severity: Severity,
+    /// Where the full ticket lives.
+    pub uri: String,
+}
+
+/// Ticket search results.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "Found {total} findings; highest severity {highest_severity}. \
+                         Use add_internal_note with a finding's id to annotate it.")]
+pub struct TicketSearch {
+    /// How many tickets matched (before `limit`).
+    pub total: usize,
+    /// The highest severity among the matches; absent when nothing matched.
+    pub highest_severity: Option<Severity>,
+    /// The matches, most severe first.
+    pub findings: Vec<Finding>,
+}
+
+/// Arguments of `add_internal_note`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteArgs {
+    /// The ticket to annotate, e.g. `T-1001`.
+    pub ticket_id: String,
+    /// The note text (1 to 2000 characters). Internal notes are never shown to the customer.
+    #[schemars(length(min = 1, max = 2000))]
+    pub body: String,
+}
+
+/// Who can see a note.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Staff only.
+    Internal,
+}
+
+/// An internal note was added to a ticket.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "Added internal note {note_id} to {ticket_id} (status {status}, \
+                         audit event {audit_event_id}). Retrying would add a second note.")]
+pub struct NoteCreated {
+    pub ticket_id: String,
+    pub note_id: String,
+    pub visibility: Visibility,
+    pub status: Status,
+    /// False: a retry would add the note twice.
+    pub retry_safe: bool,
+    pub audit_event_id: AuditEventId,
+}
+
+/// Arguments of `get_ticket`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketArgs {
+    /// The ticket id, e.g. `T-1001`.
+    pub ticket_id: String,
+}
+
+/// One ticket.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "{id}: {title} (severity {severity}, {notes} internal notes)")]
+pub struct TicketView {
+    pub id: String,
+    pub title: String,
+    pub body: String,
+    pub severity: Severity,
+    pub locked: bool,
+    /// Internal notes, oldest first.
+    pub notes: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------
+
+#[mcp_tools]
+impl Helpdesk {
+    /// Search support tickets by words in their title or body. Returns the matches, most
+    /// severe first, with their ids and URIs.
+    #[mcp_tool(read_only, title = "Search tickets")]
+    fn search_tickets(&self, args: SearchArgs) -> TicketSearch {
+        let words: Vec<String> =
+            args.query.split_whitespace().map(str::to_lowercase).collect();
+        let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut matches: Vec<&Ticket> = tickets
+            .values()
+            .filter(|t| args.min_severity.is_none_or(|min| t.severity >= min))
+            .filter(|t| {
+                let text = format!("{} {}", t.title, t.body).to_lowercase();
+                words.iter().all(|w| text.contains(w.as_str()))
+            })
+            .collect();
+        matches.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.id.cmp(&b.id)));
+        TicketSearch {
+            total: matches.len(),
+            highest_severity: matches.first().map(|t| t.severity),
+            findings: matches
+                .into_iter()
+                .take(args.limit.unwrap_or(10) as usize)
+                .map(|t| Finding {
+                    id: t.id.clone(),
+                    title: t.title.clone(),
+                    severity: t.severity,
+                    uri: format!("helpdesk://tickets/{}", t.id),
+                })
+                .collect(),
+        }
+    }
+
+    /// Read one ticket with its internal notes.
+    #[mcp_tool(read_only, title = "Get ticket")]
+    fn get_ticket(&self, args: TicketArgs) -> Result<TicketView, ToolError> {
+        let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        let ticket = tickets.get(&args.ticket_id).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "No ticket `{}`. Use search_tickets to find ticket ids.",
+                args.ticket_id
+            ))
+        })?;
+        Ok(TicketView {
+            id: ticket.id.clone(),
+            title: ticket.title.clone(),
+            body: ticket.body.clone(),
+            severity: ticket.severity,
+            locked: ticket.locked,
+            notes: ticket.notes.clone(),
+        })
+    }
+
+    /// Add an internal (staff-only) note to a ticket. Not idempotent: each call adds a note.
+    /// Locked tickets refuse notes (policy); the result then has status `blocked`.
+    #[mcp_tool(title = "Add internal note", destructive = false)]
+    async fn add_internal_note(&self, args: NoteArgs) -> Result<NoteCreated, ToolError> {
+        let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        let ticket = tickets.get_mut(&args.ticket_id).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "No ticket `{}`. Use search_tickets to find ticket ids.",
+                args.ticket_id
+            ))
+        })?;
+        if ticket.locked {
+            return Err(ToolError::policy_blocked(format!(
+                "ticket {} is locked (legal hold); notes need a human reviewer",
+                ticket.id
+            )));
+        }
+        ticket.notes.push(args.body);
+        let note_id = format!("{}-N{}", ticket.id, ticket.notes.len());
+        let ticket_id = ticket.id.clone();
+        drop(tickets);
+        Ok(NoteCreated {
+            audit_event_id: self.audit("add_internal_note", &ticket_id),
+            ticket_id,
+            note_id,
+            visibility: Visibility::Internal,
+            status: Status::Succeeded,
+            retry_safe: false,
+        })
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Helpdesk {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("helpdesk", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Support desk. Search tickets, read one, add internal notes. Results carry \
+                 structuredContent; write results carry status, retrySafe and auditEventId.",
+            )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Main: serve over stdio, or run the demo client
+// ---------------------------------------------------------------------------------------
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    match std::env::args().nth(1).as_deref() {
+        None | Some("serve") => serve().await,
+        Some("demo") => demo().await,
+        Some(other) => Err(format!("unknown command `{other}`: expected `serve` or `demo`").into()),
+    }
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use mcp_result::rmcp::ServiceExt;
+    let service = Helpdesk::seeded().serve(mcp_result::rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
+
+async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use mcp_result::rmcp::{
+        model::CallToolRequestParams, transport::TokioChildProcess, ServiceExt,
+    };
+    use serde_json::json;
+
+    let child = tokio::process::Command::new(std::env::current_exe()?);
+    let client = ().serve(TokioChildProcess::new(child)?).await?;
+    let print = |label: &str, value: &dyn erased::Json| {
+        println!("=== {label}\n{}\n", value.pretty());
+    };
+
+    let tools = client.list_all_tools().await?;
+    print("tools/list", &tools);
+
+    let calls = [
+        ("search_tickets", json!({"query": "login"})),
+        ("get_ticket", json!({"ticketId": "T-1003"})),
+        ("add_internal_note", json!({"ticketId": "T-1001", "body": "Customer confirmed SSO loop."})),
+        ("add_internal_note", json!({"ticketId": "T-1004", "body": "Checking export job."})),
+        ("get_ticket", json!({"ticketId": "T-9999"})),
+        ("search_tickets", json!({"query": 42, "limit": 500})),
+    ];
+    for (name, arguments) in calls {
+        let serde_json::Value::Object(arguments) = arguments else { unreachable!() };
+        let label = format!("tools/call {name} {}", serde_json::Value::Object(arguments.clone()));
+        let result = client
+            .call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
+            .await?;
+        print(&label, &result);
+    }
+    match client.call_tool(CallToolRequestParams::new("delete_everything")).await {
+        Err(error) => println!("=== tools/call delete_everything (unknown tool)\n{error}\n"),
+        Ok(result) => print("tools/call delete_everything", &result),
+    }
+    client.cancel().await?;
+    Ok(())
+}
+
+mod erased {
+    /// Pretty JSON for anything serializable, behind `dyn` so the demo's printer is one
+    /// closure.
+    pub trait Json {
+        fn pretty(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn pretty(&self) -> String {
+            serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("<{e}>"))
+        }
+    }
+}

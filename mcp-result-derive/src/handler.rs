@@ -1,0 +1,66 @@
+//! `#[tool_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
+//! delegate to `T`'s `#[mcp_tools]` router, leaving any the user wrote.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{ImplItem, ItemImpl};
+
+pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut item: ItemImpl = match syn::parse2(input) {
+        Ok(item) => item,
+        Err(error) => return error.to_compile_error(),
+    };
+    if !args.is_empty() {
+        let error = syn::Error::new_spanned(args, "`#[tool_handler]` takes no arguments");
+        return crate::ctxt::with_stub(error, quote!(#item));
+    }
+    let has = |name: &str| {
+        item.items.iter().any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == name))
+    };
+    let mut added: Vec<ImplItem> = Vec::new();
+    if !has("call_tool") {
+        added.push(syn::parse_quote! {
+            async fn call_tool(
+                &self,
+                request: ::mcp_result::__private::rmcp::model::CallToolRequestParams,
+                context: ::mcp_result::__private::rmcp::service::RequestContext<
+                    ::mcp_result::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                ::mcp_result::__private::rmcp::model::CallToolResponse,
+                ::mcp_result::__private::rmcp::ErrorData,
+            > {
+                ::mcp_result::__private::call_tool(self, request, context).await
+            }
+        });
+    }
+    if !has("list_tools") {
+        added.push(syn::parse_quote! {
+            async fn list_tools(
+                &self,
+                _request: ::core::option::Option<
+                    ::mcp_result::__private::rmcp::model::PaginatedRequestParams,
+                >,
+                _context: ::mcp_result::__private::rmcp::service::RequestContext<
+                    ::mcp_result::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                ::mcp_result::__private::rmcp::model::ListToolsResult,
+                ::mcp_result::__private::rmcp::ErrorData,
+            > {
+                ::mcp_result::__private::list_tools::<Self>()
+            }
+        });
+    }
+    if !has("get_tool") {
+        added.push(syn::parse_quote! {
+            fn get_tool(&self, name: &str)
+                -> ::core::option::Option<::mcp_result::__private::rmcp::model::Tool>
+            {
+                ::mcp_result::__private::tool_for::<Self>(name)
+            }
+        });
+    }
+    item.items.extend(added);
+    quote!(#item)
+}

@@ -1,0 +1,58 @@
+//! Code generation for `#[derive(ToolResult)]`. No error paths: `valid` ran first.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{
+    ast::Input,
+    attr::Content,
+    valid::{Part, Template},
+};
+
+pub fn expand(input: &Input, template: &Template) -> TokenStream {
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let summary = match template {
+        Some(parts) => {
+            let parts = parts.iter().map(|part| match part {
+                Part::Text(text) => quote!(::mcp_result::SummaryPart::Text(#text)),
+                Part::Field(key) => quote!(::mcp_result::SummaryPart::Field(#key)),
+            });
+            quote!(::mcp_result::Summary::Template(&[#(#parts),*]))
+        }
+        None => {
+            let title = &input.title;
+            quote!(::mcp_result::Summary::Generated { title: #title })
+        }
+    };
+    let content = input.attrs.content.map(|content| {
+        let variant = match content {
+            Content::SummaryThenJson => quote!(SummaryThenJson),
+            Content::JsonThenSummary => quote!(JsonThenSummary),
+            Content::Summary => quote!(Summary),
+            Content::Json => quote!(Json),
+        };
+        quote!(const CONTENT: ::mcp_result::ContentMode = ::mcp_result::ContentMode::#variant;)
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::mcp_result::ToolResult for #ident #ty_generics #where_clause {
+            const SUMMARY: ::mcp_result::Summary = #summary;
+            #content
+        }
+    }
+}
+
+/// What is emitted beside a compile error: an impl with no content check, so uses of the
+/// type elsewhere do not add "`ToolResult` is not implemented" errors to the real one.
+pub fn stub(input: &syn::DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::mcp_result::ToolResult for #ident #ty_generics #where_clause {
+            const SUMMARY: ::mcp_result::Summary =
+                ::mcp_result::Summary::Generated { title: "" };
+        }
+    }
+}

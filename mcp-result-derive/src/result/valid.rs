@@ -1,0 +1,140 @@
+//! Cross-field rules of `#[derive(ToolResult)]`. Every violation is collected and reported
+//! at the span the user must change.
+
+use syn::LitStr;
+
+use super::ast::Input;
+use crate::ctxt::Ctxt;
+
+/// A resolved summary template part.
+pub enum Part {
+    Text(String),
+    /// The serialized key of the field a placeholder names.
+    Field(String),
+}
+
+/// The resolved summary template (`None`: use the generated summary).
+pub type Template = Option<Vec<Part>>;
+
+pub fn validate(input: &Input) -> syn::Result<Template> {
+    let mut cx = Ctxt::default();
+    if let Some(span) = input.serde.transparent {
+        cx.syn_error(syn::Error::new(
+            span,
+            "`#[serde(transparent)]` makes the struct serialize as its one field, which need \
+             not be a JSON object; remove it so `structuredContent` stays an object",
+        ));
+    }
+    let template = input.attrs.summary.as_ref().map(|lit| template(&mut cx, input, lit));
+    cx.check()?;
+    Ok(template)
+}
+
+/// Parses `"Found {total} findings"`: `{field}` names a field, `{{` and `}}` are literal
+/// braces.
+fn template(cx: &mut Ctxt, input: &Input, lit: &LitStr) -> Vec<Part> {
+    let source = lit.value();
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut chars = source.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                let mut name = String::new();
+                let mut closed = false;
+                for ch in chars.by_ref() {
+                    if ch == '}' {
+                        closed = true;
+                        break;
+                    }
+                    name.push(ch);
+                }
+                if !closed {
+                    cx.error_spanned_by(
+                        lit,
+                        "unclosed `{` in summary template: close the placeholder with `}`, \
+                         or write `{{` for a literal brace",
+                    );
+                    return parts;
+                }
+                let name = name.trim();
+                if let Some(key) = placeholder(cx, input, lit, name) {
+                    if !text.is_empty() {
+                        parts.push(Part::Text(std::mem::take(&mut text)));
+                    }
+                    parts.push(Part::Field(key));
+                }
+            }
+            '}' => cx.error_spanned_by(
+                lit,
+                "unmatched `}` in summary template: write `}}` for a literal brace",
+            ),
+            other => text.push(other),
+        }
+    }
+    if !text.is_empty() {
+        parts.push(Part::Text(text));
+    }
+    parts
+}
+
+/// Resolves a placeholder to the serialized key of the field it names.
+fn placeholder(cx: &mut Ctxt, input: &Input, lit: &LitStr, name: &str) -> Option<String> {
+    let Some(field) = input.field(name) else {
+        let known: Vec<String> = input
+            .fields
+            .iter()
+            .filter(|f| f.secret.is_none())
+            .map(|f| f.ident.to_string())
+            .collect();
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "unknown field `{name}` in summary template: `{}` has the fields {}",
+                input.ident,
+                if known.is_empty() { "(none)".to_owned() } else { known.join(", ") }
+            ),
+        );
+        return None;
+    };
+    if field.secret.is_some() {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "summary template names `#[secret]` field `{name}`: a secret never reaches \
+                 the model; remove `{{{name}}}` from the template"
+            ),
+        );
+        return None;
+    }
+    if field.serde.skip.is_some() {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "summary template names `{name}`, which serde never serializes \
+                 (`#[serde(skip)]`); the summary is rendered from `structuredContent`, so name \
+                 a serialized field"
+            ),
+        );
+        return None;
+    }
+    if field.serde.flatten.is_some() {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "summary template names `{name}`, a `#[serde(flatten)]` field with no key of \
+                 its own; name a top-level field instead"
+            ),
+        );
+        return None;
+    }
+    Some(field.key.clone())
+}

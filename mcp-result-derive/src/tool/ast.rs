@@ -1,0 +1,169 @@
+//! The typed view of an `#[mcp_tools]` impl block.
+
+use syn::{FnArg, Ident, ImplItem, ItemImpl, LitStr, ReturnType, Type};
+
+use super::attr::{self, ToolAttrs};
+use crate::ctxt::Ctxt;
+
+pub struct Server {
+    pub self_ty: Type,
+    pub tools: Vec<Tool>,
+}
+
+pub struct Tool {
+    pub method: Ident,
+    pub attrs: ToolAttrs,
+    /// The method's doc comment, lines joined with `\n`, trimmed.
+    pub doc: Option<String>,
+    pub is_async: bool,
+    pub params: Vec<Param>,
+    /// The declared return type.
+    pub output: Type,
+}
+
+pub enum Param {
+    /// The tool's arguments object.
+    Arguments(Type),
+    /// `rmcp::service::RequestContext<RoleServer>`.
+    Context,
+}
+
+impl Tool {
+    /// The tool name and the span to report it at: `name = "..."`, else the method name.
+    pub fn name(&self) -> LitStr {
+        match &self.attrs.name {
+            Some(name) => name.clone(),
+            None => {
+                let method = self.method.to_string();
+                LitStr::new(method.strip_prefix("r#").unwrap_or(&method), self.method.span())
+            }
+        }
+    }
+
+    pub fn arguments(&self) -> Option<&Type> {
+        self.params.iter().find_map(|p| match p {
+            Param::Arguments(ty) => Some(ty),
+            Param::Context => None,
+        })
+    }
+}
+
+impl Server {
+    /// Reads every `#[mcp_tool]` method of `item`, removing the attributes it consumes.
+    pub fn take_from(item: &mut ItemImpl) -> syn::Result<Self> {
+        let mut cx = Ctxt::default();
+        if let Some((_, path, _)) = &item.trait_ {
+            cx.error_spanned_by(
+                path,
+                "`#[mcp_tools]` goes on an inherent impl block (`impl MyServer { ... }`), \
+                 not on a trait impl",
+            );
+        }
+        if !item.generics.params.is_empty() {
+            cx.error_spanned_by(
+                &item.generics,
+                "`#[mcp_tools]` does not support generic server types yet: the tool router is \
+                 stored once per concrete type",
+            );
+        }
+        let mut tools = Vec::new();
+        for impl_item in &mut item.items {
+            let ImplItem::Fn(method) = impl_item else { continue };
+            let Some(index) = method.attrs.iter().position(attr::is_mcp_tool) else { continue };
+            let tool_attr = method.attrs.remove(index);
+            if let Some(extra) = method.attrs.iter().find(|a| attr::is_mcp_tool(a)) {
+                cx.error_spanned_by(extra, "duplicate `#[mcp_tool]` on one method");
+            }
+            let attrs = match attr::parse(&tool_attr) {
+                Ok(attrs) => attrs,
+                Err(error) => {
+                    cx.syn_error(error);
+                    ToolAttrs::default()
+                }
+            };
+            let sig = &method.sig;
+            match sig.inputs.first() {
+                Some(FnArg::Receiver(receiver))
+                    if receiver.reference.is_some() && receiver.mutability.is_none() => {}
+                _ => cx.error_spanned_by(
+                    &sig.ident,
+                    "a tool method takes `&self` first: tools may run concurrently, so they \
+                     cannot take `&mut self` or `self`",
+                ),
+            }
+            let mut params = Vec::new();
+            for input in sig.inputs.iter().skip(1) {
+                let FnArg::Typed(typed) = input else { continue };
+                let is_context = matches!(&*typed.ty, Type::Path(path)
+                    if path.path.segments.last().is_some_and(|s| s.ident == "RequestContext"));
+                if is_context {
+                    params.push(Param::Context);
+                } else if params.iter().any(|p| matches!(p, Param::Arguments(_))) {
+                    cx.error_spanned_by(
+                        &typed.ty,
+                        "a tool takes one arguments type: put every argument in one struct \
+                         that derives `Deserialize` and `JsonSchema`",
+                    );
+                } else {
+                    params.push(Param::Arguments((*typed.ty).clone()));
+                }
+            }
+            let output = match &sig.output {
+                ReturnType::Type(_, ty) => (**ty).clone(),
+                ReturnType::Default => {
+                    cx.error_spanned_by(
+                        &sig.ident,
+                        "a tool must return its result: `-> T` or `-> Result<T, E>` where `T` \
+                         derives `ToolResult`",
+                    );
+                    syn::parse_quote!(())
+                }
+            };
+            tools.push(Tool {
+                method: sig.ident.clone(),
+                attrs,
+                doc: doc(&method.attrs),
+                is_async: sig.asyncness.is_some(),
+                params,
+                output,
+            });
+        }
+        if tools.is_empty() {
+            cx.error_spanned_by(
+                &item.self_ty,
+                "`#[mcp_tools]` found no `#[mcp_tool]` method in this impl block",
+            );
+        }
+        cx.check()?;
+        Ok(Server { self_ty: (*item.self_ty).clone(), tools })
+    }
+}
+
+fn doc(attrs: &[syn::Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter_map(|attr| match &attr.meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    // Rustdoc paragraphs: wrapped lines join with a space, blank lines separate paragraphs.
+    let mut text = String::new();
+    for line in lines.iter().map(|l| l.trim()) {
+        if line.is_empty() {
+            if !text.is_empty() && !text.ends_with("\n\n") {
+                text.push_str("\n\n");
+            }
+        } else {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push(' ');
+            }
+            text.push_str(line);
+        }
+    }
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}

@@ -1,0 +1,42 @@
+//! `#[mcp_tools]` on an `impl` block and `#[mcp_tool]` on its methods: parse (`ast`,
+//! `attr`) → validate (`valid`) → expand (`expand`).
+
+mod ast;
+mod attr;
+mod expand;
+mod valid;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn mcp_tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut item: syn::ItemImpl = match syn::parse2(input) {
+        Ok(item) => item,
+        Err(error) => return error.to_compile_error(),
+    };
+    if !args.is_empty() {
+        let error = syn::Error::new_spanned(args, "`#[mcp_tools]` takes no arguments");
+        return crate::ctxt::with_stub(error, quote!(#item));
+    }
+    match ast::Server::take_from(&mut item).and_then(|server| {
+        valid::validate(&server)?;
+        Ok(expand::expand(&server))
+    }) {
+        Ok(generated) => quote!(#item #generated),
+        // The methods keep compiling (their `#[mcp_tool]` attributes are already removed),
+        // so the user sees only the real error.
+        Err(error) => crate::ctxt::with_stub(error, quote!(#item)),
+    }
+}
+
+/// `#[mcp_tool]` reached on its own: the method is not inside an `#[mcp_tools]` block, so
+/// nothing would register it. A compile error, never a silently missing tool.
+pub fn stray_mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let error = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[mcp_tool]` is registered by `#[mcp_tools]` on the enclosing `impl` block: add \
+         `#[mcp_tools]` above `impl YourServer { ... }`, or this tool would never be served",
+    );
+    let _ = args;
+    crate::ctxt::with_stub(error, input)
+}
