@@ -31,7 +31,9 @@ use serde::{Deserialize, Serialize};
 // ---------------------------------------------------------------------------------------
 
 /// How bad a ticket's problem is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Low,
@@ -60,11 +62,41 @@ impl Helpdesk {
     /// A desk seeded with five tickets; `T-1004` is locked.
     pub fn seeded() -> Self {
         let seed = [
-            ("T-1001", "Login fails with SSO", "SSO redirect loops for EU tenants", Severity::High, false),
-            ("T-1002", "Invoice PDF has wrong VAT", "VAT rounding differs from ledger", Severity::Medium, false),
-            ("T-1003", "Login page slow", "p95 login latency 4s since deploy", Severity::Low, false),
-            ("T-1004", "Data export leaked to wrong tenant", "Export job mixed tenant ids", Severity::Critical, true),
-            ("T-1005", "Password reset email missing", "Reset mails not delivered to outlook", Severity::High, false),
+            (
+                "T-1001",
+                "Login fails with SSO",
+                "SSO redirect loops for EU tenants",
+                Severity::High,
+                false,
+            ),
+            (
+                "T-1002",
+                "Invoice PDF has wrong VAT",
+                "VAT rounding differs from ledger",
+                Severity::Medium,
+                false,
+            ),
+            (
+                "T-1003",
+                "Login page slow",
+                "p95 login latency 4s since deploy",
+                Severity::Low,
+                false,
+            ),
+            (
+                "T-1004",
+                "Data export leaked to wrong tenant",
+                "Export job mixed tenant ids",
+                Severity::Critical,
+                true,
+            ),
+            (
+                "T-1005",
+                "Password reset email missing",
+                "Reset mails not delivered to outlook",
+                Severity::High,
+                false,
+            ),
         ];
         let tickets = seed
             .into_iter()
@@ -80,7 +112,10 @@ impl Helpdesk {
                 (id.to_owned(), ticket)
             })
             .collect();
-        Self { tickets: Mutex::new(tickets), next_event: AtomicU64::new(1) }
+        Self {
+            tickets: Mutex::new(tickets),
+            next_event: AtomicU64::new(1),
+        }
     }
 
     fn audit(&self, action: &str, ticket: &str) -> AuditEventId {
@@ -124,8 +159,10 @@ pub struct Finding {
 /// Ticket search results.
 #[derive(Debug, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "camelCase")]
-#[tool_result(summary = "Found {total} findings; highest severity {highest_severity}. \
-                         Use add_internal_note with a finding's id to annotate it.")]
+#[tool_result(
+    summary = "Found {total} findings; highest severity {highest_severity}. \
+                         Use add_internal_note with a finding's id to annotate it."
+)]
 pub struct TicketSearch {
     /// How many tickets matched (before `limit`).
     pub total: usize,
@@ -157,8 +194,10 @@ pub enum Visibility {
 /// An internal note was added to a ticket.
 #[derive(Debug, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "camelCase")]
-#[tool_result(summary = "Added internal note {note_id} to {ticket_id} (status {status}, \
-                         audit event {audit_event_id}). Retrying would add a second note.")]
+#[tool_result(
+    summary = "Added internal note {note_id} to {ticket_id} (status {status}, \
+                         audit event {audit_event_id}). Retrying would add a second note."
+)]
 pub struct NoteCreated {
     pub ticket_id: String,
     pub note_id: String,
@@ -201,8 +240,11 @@ impl Helpdesk {
     /// severe first, with their ids and URIs.
     #[mcp_tool(read_only, title = "Search tickets")]
     fn search_tickets(&self, args: SearchArgs) -> TicketSearch {
-        let words: Vec<String> =
-            args.query.split_whitespace().map(str::to_lowercase).collect();
+        let words: Vec<String> = args
+            .query
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
         let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
         let mut matches: Vec<&Ticket> = tickets
             .values()
@@ -308,7 +350,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
 async fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use mcp_result::rmcp::ServiceExt;
-    let service = Helpdesk::seeded().serve(mcp_result::rmcp::transport::stdio()).await?;
+    let service = Helpdesk::seeded()
+        .serve(mcp_result::rmcp::transport::stdio())
+        .await?;
     service.waiting().await?;
     Ok(())
 }
@@ -331,20 +375,34 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let calls = [
         ("search_tickets", json!({"query": "login"})),
         ("get_ticket", json!({"ticketId": "T-1003"})),
-        ("add_internal_note", json!({"ticketId": "T-1001", "body": "Customer confirmed SSO loop."})),
-        ("add_internal_note", json!({"ticketId": "T-1004", "body": "Checking export job."})),
+        (
+            "add_internal_note",
+            json!({"ticketId": "T-1001", "body": "Customer confirmed SSO loop."}),
+        ),
+        (
+            "add_internal_note",
+            json!({"ticketId": "T-1004", "body": "Checking export job."}),
+        ),
         ("get_ticket", json!({"ticketId": "T-9999"})),
         ("search_tickets", json!({"query": 42, "limit": 500})),
     ];
     for (name, arguments) in calls {
-        let serde_json::Value::Object(arguments) = arguments else { unreachable!() };
-        let label = format!("tools/call {name} {}", serde_json::Value::Object(arguments.clone()));
+        let serde_json::Value::Object(arguments) = arguments else {
+            unreachable!()
+        };
+        let label = format!(
+            "tools/call {name} {}",
+            serde_json::Value::Object(arguments.clone())
+        );
         let result = client
             .call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
             .await?;
         print(&label, &result);
     }
-    match client.call_tool(CallToolRequestParams::new("delete_everything")).await {
+    match client
+        .call_tool(CallToolRequestParams::new("delete_everything"))
+        .await
+    {
         Err(error) => println!("=== tools/call delete_everything (unknown tool)\n{error}\n"),
         Ok(result) => print("tools/call delete_everything", &result),
     }

@@ -61,7 +61,10 @@ pub struct FieldError {
 impl FieldError {
     /// A field error at `pointer` (JSON Pointer into the arguments) with `message`.
     pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { pointer: pointer.into(), message: message.into() }
+        Self {
+            pointer: pointer.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -135,7 +138,10 @@ impl ToolError {
             ),
             n => format!("{n} arguments are invalid. Fix all of them and call again."),
         };
-        Self { field_errors: fields, ..Self::new(ErrorKind::ValidationError, false, message) }
+        Self {
+            field_errors: fields,
+            ..Self::new(ErrorKind::ValidationError, false, message)
+        }
     }
 
     /// `upstream_timeout`: an upstream did not answer within `limit`. `retry_safe` says
@@ -144,7 +150,10 @@ impl ToolError {
         Self::new(
             ErrorKind::UpstreamTimeout,
             retry_safe,
-            format!("The upstream did not answer within {} ms.", limit.as_millis()),
+            format!(
+                "The upstream did not answer within {} ms.",
+                limit.as_millis()
+            ),
         )
     }
 
@@ -226,7 +235,11 @@ impl ToolError {
 }
 
 fn display_pointer(pointer: &str) -> String {
-    if pointer.is_empty() { "(arguments)".to_owned() } else { format!("`{pointer}`") }
+    if pointer.is_empty() {
+        "(arguments)".to_owned()
+    } else {
+        format!("`{pointer}`")
+    }
 }
 
 fn new_correlation_id() -> String {
@@ -236,7 +249,11 @@ fn new_correlation_id() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    format!("err-{:x}-{}", nanos & 0xffff_ffff, NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "err-{:x}-{}",
+        nanos & 0xffff_ffff,
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 impl fmt::Display for ToolError {

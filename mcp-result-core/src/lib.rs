@@ -37,7 +37,7 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::result::{assert_tool_output, error_result};
+    pub use crate::result::{assert_tool_output, error_result, Probe, ViaFallback, ViaToolOutput};
     pub use crate::router::{call_tool, list_tools, tool_for, ToolFuture};
     pub use ::core;
     pub use ::futures::future::FutureExt;
@@ -56,10 +56,9 @@ pub mod __private {
         arguments: ::serde_json::Value,
     ) -> ::core::result::Result<A, crate::ToolError> {
         ::serde_json::from_value(arguments).map_err(|error| {
-            crate::ToolError::validation(::std::vec![crate::FieldError::new(
-                "",
-                error.to_string(),
-            )])
+            crate::ToolError::validation(::std::vec![
+                crate::FieldError::new("", error.to_string(),)
+            ])
         })
     }
 }

@@ -84,10 +84,20 @@ pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
 /// Builds the `isError: true` result for a tool execution error.
 pub fn error_result(error: &ToolError) -> CallToolResult {
     let structured = serde_json::to_value(error).unwrap_or(Value::Null);
-    assemble(structured, error.summary(), ContentMode::SummaryThenJson, true)
+    assemble(
+        structured,
+        error.summary(),
+        ContentMode::SummaryThenJson,
+        true,
+    )
 }
 
-fn assemble(structured: Value, summary: String, mode: ContentMode, is_error: bool) -> CallToolResult {
+fn assemble(
+    structured: Value,
+    summary: String,
+    mode: ContentMode,
+    is_error: bool,
+) -> CallToolResult {
     let json = || ContentBlock::text(serde_json::to_string(&structured).unwrap_or_default());
     let content = match mode {
         ContentMode::SummaryThenJson => vec![ContentBlock::text(summary), json()],
@@ -146,6 +156,52 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
     }
 }
 
-/// Compile-time check, spanned by the macro at a tool's return type.
+/// Compile-time check, spanned by the macro at a tool's return type: the one place an
+/// unusable return type is reported.
 #[doc(hidden)]
 pub const fn assert_tool_output<R: IntoToolOutput>() {}
+
+/// Autoref dispatch for generated code: `(&Probe::<R>::new()).finish(value)` resolves to
+/// [`IntoToolOutput`] when `R` implements it and to an inert fallback otherwise, so a bad
+/// return type yields only the error of [`assert_tool_output`], not a cascade.
+#[doc(hidden)]
+pub struct Probe<R>(std::marker::PhantomData<fn() -> R>);
+
+impl<R> Probe<R> {
+    #[doc(hidden)]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+#[doc(hidden)]
+pub trait ViaToolOutput<R> {
+    fn output_schema(&self) -> fn() -> Arc<JsonObject>;
+    fn finish(&self, value: R) -> CallToolResult;
+}
+
+impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
+    fn output_schema(&self) -> fn() -> Arc<JsonObject> {
+        <R::Output as ToolResult>::output_schema
+    }
+    fn finish(&self, value: R) -> CallToolResult {
+        value.into_call_tool_result()
+    }
+}
+
+#[doc(hidden)]
+pub trait ViaFallback<R> {
+    fn output_schema(&self) -> fn() -> Arc<JsonObject>;
+    fn finish(&self, value: R) -> CallToolResult;
+}
+
+impl<R> ViaFallback<R> for &Probe<R> {
+    fn output_schema(&self) -> fn() -> Arc<JsonObject> {
+        crate::schema::empty_input_schema
+    }
+    fn finish(&self, _value: R) -> CallToolResult {
+        error_result(&ToolError::internal_logged(
+            "tool return type is not a tool result",
+        ))
+    }
+}

@@ -1,10 +1,13 @@
-use std::{borrow::Cow, collections::HashMap, fmt, future::Future, panic::AssertUnwindSafe, pin::Pin, sync::Arc};
+use std::{
+    borrow::Cow, collections::HashMap, fmt, future::Future, panic::AssertUnwindSafe, pin::Pin,
+    sync::Arc,
+};
 
 use futures::FutureExt;
 use rmcp::{
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, ListToolsResult,
-        Tool, ToolAnnotations,
+        CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, ListToolsResult, Tool,
+        ToolAnnotations,
     },
     service::RequestContext,
     ErrorData, RoleServer,
@@ -80,7 +83,10 @@ impl<S> ToolRouter<S> {
         let mut tools = Vec::with_capacity(defs.len());
         let mut routes = HashMap::with_capacity(defs.len());
         for def in defs {
-            let error = |message: String| RouterError { tool: def.name, message };
+            let error = |message: String| RouterError {
+                tool: def.name,
+                message,
+            };
             let input = (def.input_schema)();
             if input.get("type") != Some(&Value::String("object".into())) {
                 return Err(error(
@@ -91,16 +97,26 @@ impl<S> ToolRouter<S> {
             }
             let validator = jsonschema::validator_for(&Value::Object((*input).clone()))
                 .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
-            let output = schema::tool_output_schema(&(def.output_schema)(), &envelope)
-                .map_err(error)?;
-            let mut tool = Tool::new(Cow::Borrowed(def.name), Cow::Borrowed(def.description), input)
-                .with_raw_output_schema(Arc::new(output))
-                .with_annotations(def.annotations.clone());
+            let output =
+                schema::tool_output_schema(&(def.output_schema)(), &envelope).map_err(error)?;
+            let mut tool = Tool::new(
+                Cow::Borrowed(def.name),
+                Cow::Borrowed(def.description),
+                input,
+            )
+            .with_raw_output_schema(Arc::new(output))
+            .with_annotations(def.annotations.clone());
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
             }
             tools.push(tool);
-            routes.insert(def.name, Route { validator, call: def.call });
+            routes.insert(
+                def.name,
+                Route {
+                    validator,
+                    call: def.call,
+                },
+            );
         }
         Ok(Self { tools, routes })
     }
@@ -142,7 +158,10 @@ impl<S> ToolRouter<S> {
             return Ok(error_result(&ToolError::validation(field_errors)));
         }
         let name = request.name;
-        match AssertUnwindSafe((route.call)(server, arguments, context)).catch_unwind().await {
+        match AssertUnwindSafe((route.call)(server, arguments, context))
+            .catch_unwind()
+            .await
+        {
             Ok(result) => Ok(result),
             Err(panic) => {
                 let detail = panic
@@ -210,7 +229,10 @@ pub async fn call_tool<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let router = S::tool_router().map_err(router_error)?;
-    router.call(server, request, context).await.map(CallToolResponse::from)
+    router
+        .call(server, request, context)
+        .await
+        .map(CallToolResponse::from)
 }
 
 /// One tool's definition (used by `#[tool_handler]` for `ServerHandler::get_tool`).

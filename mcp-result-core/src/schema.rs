@@ -89,8 +89,15 @@ fn generate<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> JsonObject {
 
 type Cache = LazyLock<RwLock<HashMap<TypeId, Arc<JsonObject>>>>;
 
-fn cached<T: ?Sized + 'static>(cache: &Cache, make: impl FnOnce() -> JsonObject) -> Arc<JsonObject> {
-    if let Some(schema) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&TypeId::of::<T>()) {
+fn cached<T: ?Sized + 'static>(
+    cache: &Cache,
+    make: impl FnOnce() -> JsonObject,
+) -> Arc<JsonObject> {
+    if let Some(schema) = cache
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&TypeId::of::<T>())
+    {
         return schema.clone();
     }
     let schema = Arc::new(make());
@@ -107,7 +114,9 @@ fn cached<T: ?Sized + 'static>(cache: &Cache, make: impl FnOnce() -> JsonObject)
 /// type and cached.
 pub fn serialized_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> {
     static CACHE: Cache = LazyLock::new(Default::default);
-    cached::<T>(&CACHE, || generate::<T>(SchemaSettings::draft2020_12().for_serialize()))
+    cached::<T>(&CACHE, || {
+        generate::<T>(SchemaSettings::draft2020_12().for_serialize())
+    })
 }
 
 /// The schema of what `T` **accepts** when deserializing (for `inputSchema`), generated
@@ -143,10 +152,7 @@ pub fn empty_input_schema() -> Arc<JsonObject> {
 /// # Errors
 /// When both schemas define a `$defs` entry of the same name with different content (a
 /// user type named like one of the envelope's types): the message names the definition.
-pub fn tool_output_schema(
-    success: &JsonObject,
-    error: &JsonObject,
-) -> Result<JsonObject, String> {
+pub fn tool_output_schema(success: &JsonObject, error: &JsonObject) -> Result<JsonObject, String> {
     let mut defs = JsonObject::new();
     let mut branches = Vec::with_capacity(2);
     for schema in [success, error] {
@@ -206,8 +212,7 @@ mod tests {
     fn conflicting_definitions_are_reported() {
         let a = serde_json::json!({"$defs": {"X": {"type": "string"}}, "$ref": "#/$defs/X"});
         let b = serde_json::json!({"$defs": {"X": {"type": "integer"}}, "$ref": "#/$defs/X"});
-        let error = tool_output_schema(a.as_object().unwrap(), b.as_object().unwrap())
-            .unwrap_err();
+        let error = tool_output_schema(a.as_object().unwrap(), b.as_object().unwrap()).unwrap_err();
         assert!(error.contains("`X`"), "{error}");
     }
 }

@@ -41,7 +41,9 @@ impl fmt::Display for Status {
 
 /// The id of the audit-log event a write tool recorded (`auditEventId` in
 /// `structuredContent`). Serialized as a plain JSON string.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(transparent)]
 pub struct AuditEventId(String);
 

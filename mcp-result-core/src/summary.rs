@@ -116,8 +116,12 @@ mod tests {
 
     #[test]
     fn generated_summary_counts_arrays_and_names_status() {
-        let rendered = Summary::Generated { title: "Note created" }
-            .render(&object(json!({"status": "blocked", "items": [1, 2, 3], "x": 1})));
+        let rendered = Summary::Generated {
+            title: "Note created",
+        }
+        .render(&object(
+            json!({"status": "blocked", "items": [1, 2, 3], "x": 1}),
+        ));
         assert_eq!(rendered, "Note created (status: blocked, items: 3)");
     }
 }

@@ -15,7 +15,9 @@ pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         return crate::ctxt::with_stub(error, quote!(#item));
     }
     let has = |name: &str| {
-        item.items.iter().any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == name))
+        item.items
+            .iter()
+            .any(|i| matches!(i, ImplItem::Fn(f) if f.sig.ident == name))
     };
     let mut added: Vec<ImplItem> = Vec::new();
     if !has("call_tool") {

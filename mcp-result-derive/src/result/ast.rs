@@ -72,7 +72,14 @@ impl<'a> Input<'a> {
             })
             .collect();
         cx.check()?;
-        Ok(Input { ident: &input.ident, generics: &input.generics, attrs, title: title(input), serde: container, fields })
+        Ok(Input {
+            ident: &input.ident,
+            generics: &input.generics,
+            attrs,
+            title: title(input),
+            serde: container,
+            fields,
+        })
     }
 
     /// The field named `name` (its Rust name).
@@ -95,7 +102,11 @@ fn title(input: &DeriveInput) -> String {
     for attr in &input.attrs {
         if let syn::Meta::NameValue(nv) = &attr.meta {
             if nv.path.is_ident("doc") {
-                if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value {
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+                {
                     let line = s.value().trim().trim_end_matches('.').to_owned();
                     if !line.is_empty() {
                         return line;

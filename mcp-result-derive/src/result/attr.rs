@@ -53,7 +53,11 @@ pub fn parse(cx: &mut Ctxt, attrs: &[Attribute]) -> ResultAttrs {
                     return Err(meta.error("duplicate `content`: choose one content mode"));
                 }
             } else {
-                let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                let key = meta
+                    .path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
                 return Err(meta.error(format!(
                     "unknown `tool_result` key `{key}`: expected {KEYS}"
                 )));

@@ -25,7 +25,11 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
              not be a JSON object; remove it so `structuredContent` stays an object",
         ));
     }
-    let template = input.attrs.summary.as_ref().map(|lit| template(&mut cx, input, lit));
+    let template = input
+        .attrs
+        .summary
+        .as_ref()
+        .map(|lit| template(&mut cx, input, lit));
     cx.check()?;
     Ok(template)
 }
@@ -100,7 +104,11 @@ fn placeholder(cx: &mut Ctxt, input: &Input, lit: &LitStr, name: &str) -> Option
             format!(
                 "unknown field `{name}` in summary template: `{}` has the fields {}",
                 input.ident,
-                if known.is_empty() { "(none)".to_owned() } else { known.join(", ") }
+                if known.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    known.join(", ")
+                }
             ),
         );
         return None;

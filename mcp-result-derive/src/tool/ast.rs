@@ -35,7 +35,10 @@ impl Tool {
             Some(name) => name.clone(),
             None => {
                 let method = self.method.to_string();
-                LitStr::new(method.strip_prefix("r#").unwrap_or(&method), self.method.span())
+                LitStr::new(
+                    method.strip_prefix("r#").unwrap_or(&method),
+                    self.method.span(),
+                )
             }
         }
     }
@@ -68,8 +71,12 @@ impl Server {
         }
         let mut tools = Vec::new();
         for impl_item in &mut item.items {
-            let ImplItem::Fn(method) = impl_item else { continue };
-            let Some(index) = method.attrs.iter().position(attr::is_mcp_tool) else { continue };
+            let ImplItem::Fn(method) = impl_item else {
+                continue;
+            };
+            let Some(index) = method.attrs.iter().position(attr::is_mcp_tool) else {
+                continue;
+            };
             let tool_attr = method.attrs.remove(index);
             if let Some(extra) = method.attrs.iter().find(|a| attr::is_mcp_tool(a)) {
                 cx.error_spanned_by(extra, "duplicate `#[mcp_tool]` on one method");
@@ -135,7 +142,10 @@ impl Server {
             );
         }
         cx.check()?;
-        Ok(Server { self_ty: (*item.self_ty).clone(), tools })
+        Ok(Server {
+            self_ty: (*item.self_ty).clone(),
+            tools,
+        })
     }
 }
 
@@ -144,7 +154,10 @@ fn doc(attrs: &[syn::Attribute]) -> Option<String> {
         .iter()
         .filter_map(|attr| match &attr.meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
                 _ => None,
             },
             _ => None,

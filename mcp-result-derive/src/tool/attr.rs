@@ -24,7 +24,10 @@ pub struct ToolAttrs {
 const KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world";
 
 pub fn is_mcp_tool(attr: &Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "mcp_tool")
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "mcp_tool")
 }
 
 pub fn parse(attr: &Attribute) -> syn::Result<ToolAttrs> {
@@ -34,7 +37,11 @@ pub fn parse(attr: &Attribute) -> syn::Result<ToolAttrs> {
     }
     let mut errors: Option<syn::Error> = None;
     let result = attr.parse_nested_meta(|meta| {
-        let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        let key = meta
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
         let duplicate = || meta.error(format!("duplicate `{key}`: give it once"));
         let string = |slot: &mut Option<LitStr>| -> syn::Result<()> {
             let value: LitStr = meta.value()?.parse()?;
@@ -67,7 +74,9 @@ pub fn parse(attr: &Attribute) -> syn::Result<ToolAttrs> {
                 if meta.input.peek(Token![=]) {
                     meta.value()?.parse::<syn::Expr>()?;
                 }
-                Err(meta.error(format!("unknown `mcp_tool` key `{key}`: expected one of {KEYS}")))
+                Err(meta.error(format!(
+                    "unknown `mcp_tool` key `{key}`: expected one of {KEYS}"
+                )))
             }
         };
         if let Err(error) = outcome {

@@ -62,7 +62,10 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
         Param::Context => quote!(__context),
     });
     let unused = (!uses_context).then(|| quote!(let _ = __context;));
-    let unused_args = tool.arguments().is_none().then(|| quote!(let _ = __arguments;));
+    let unused_args = tool
+        .arguments()
+        .is_none()
+        .then(|| quote!(let _ = __arguments;));
     let await_ = tool.is_async.then(|| quote!(.await));
     quote! {
         #assert_output
@@ -79,7 +82,9 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
                 #unused_args
                 #deserialize
                 let __output = __server.#method(#(#args),*)#await_;
-                ::mcp_result::IntoToolOutput::into_call_tool_result(__output)
+                #[allow(unused_imports)]
+                use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
+                (&::mcp_result::__private::Probe::<#output>::new()).finish(__output)
             })
         }
     }
@@ -124,8 +129,11 @@ fn tool_def(tool: &Tool) -> TokenStream {
                 #idempotent
                 #open_world,
             input_schema: #input_schema,
-            output_schema: <<#output as ::mcp_result::IntoToolOutput>::Output
-                as ::mcp_result::ToolResult>::output_schema,
+            output_schema: {
+                #[allow(unused_imports)]
+                use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
+                (&::mcp_result::__private::Probe::<#output>::new()).output_schema()
+            },
             call: #glue,
         }
     }

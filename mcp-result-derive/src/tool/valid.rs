@@ -21,8 +21,9 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                     value.len()
                 ),
             );
-        } else if let Some(bad) =
-            value.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        } else if let Some(bad) = value
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
         {
             cx.error_spanned_by(
                 &name,
@@ -41,7 +42,11 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                 ),
             );
         }
-        let has_description = tool.attrs.description.as_ref().is_some_and(|d| !d.value().trim().is_empty())
+        let has_description = tool
+            .attrs
+            .description
+            .as_ref()
+            .is_some_and(|d| !d.value().trim().is_empty())
             || tool.doc.is_some();
         if !has_description {
             cx.error_spanned_by(
@@ -53,7 +58,8 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                 ),
             );
         }
-        if let (Some(read_only), Some(destructive)) = (tool.attrs.read_only, tool.attrs.destructive) {
+        if let (Some(read_only), Some(destructive)) = (tool.attrs.read_only, tool.attrs.destructive)
+        {
             if read_only.value && destructive.value {
                 cx.syn_error(syn::Error::new(
                     destructive.span,

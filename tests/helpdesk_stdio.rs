@@ -1,0 +1,230 @@
+//! The example server, spawned as a child process, answering rmcp's client over stdio.
+
+mod common;
+
+use common::*;
+use mcp_result::rmcp::{model::CallToolRequestParams, model::ErrorCode, ServiceError};
+use serde_json::{json, Value};
+
+/// Every success and error result the server produces for `tools/call`s that reach a tool.
+fn calls() -> Vec<(&'static str, Value, bool)> {
+    vec![
+        ("search_tickets", json!({"query": "login"}), false),
+        (
+            "search_tickets",
+            json!({"query": "nothing matches this"}),
+            false,
+        ),
+        (
+            "search_tickets",
+            json!({"query": "", "minSeverity": "critical", "limit": 1}),
+            false,
+        ),
+        ("get_ticket", json!({"ticketId": "T-1002"}), false),
+        ("get_ticket", json!({"ticketId": "T-0000"}), true),
+        (
+            "add_internal_note",
+            json!({"ticketId": "T-1003", "body": "Looked at the p95."}),
+            false,
+        ),
+        (
+            "add_internal_note",
+            json!({"ticketId": "T-1004", "body": "x"}),
+            true,
+        ),
+        ("search_tickets", json!({"query": 7}), true),
+    ]
+}
+
+#[tokio::test]
+async fn every_output_schema_is_a_valid_2020_12_object_schema() {
+    let client = connect("helpdesk").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["search_tickets", "get_ticket", "add_internal_note"]);
+    for tool in &tools {
+        let schema = output_schema(tool);
+        assert_eq!(
+            schema["type"], "object",
+            "{}: root must be an object",
+            tool.name
+        );
+        assert!(schema.get("$schema").is_none(), "{}: no $schema", tool.name);
+        if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
+            panic!("{}: outputSchema is not valid 2020-12: {error}", tool.name);
+        }
+        let input = serde_json::to_value(&*tool.input_schema).unwrap();
+        assert_eq!(input["type"], "object", "{}: inputSchema root", tool.name);
+        jsonschema::draft202012::meta::validate(&input).unwrap();
+        assert!(tool.description.as_deref().is_some_and(|d| !d.is_empty()));
+    }
+    let search = tool(&tools, "search_tickets");
+    assert_eq!(
+        search.annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+    let note = tool(&tools, "add_internal_note");
+    assert_eq!(
+        note.annotations.as_ref().unwrap().read_only_hint,
+        Some(false)
+    );
+    assert_eq!(
+        note.annotations.as_ref().unwrap().destructive_hint,
+        Some(false)
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn structured_content_validates_and_compat_text_equals_it() {
+    let client = connect("helpdesk").await;
+    let tools = client.list_all_tools().await.unwrap();
+    for (name, arguments, is_error) in calls() {
+        let result = call(&client, name, arguments.clone()).await.unwrap();
+        let label = format!("{name} {arguments}");
+        assert_eq!(result.is_error, Some(is_error), "{label}");
+        let structured = result
+            .structured_content
+            .clone()
+            .expect("structuredContent");
+        assert!(structured.is_object(), "{label}");
+        let errors = schema_errors(&output_schema(tool(&tools, name)), &structured);
+        assert!(errors.is_empty(), "{label}: {errors:?}");
+        // Summary first, JSON-compat text second (the default content mode).
+        assert_eq!(result.content.len(), 2, "{label}");
+        let compat = text(&result, 1);
+        let parsed: Value = serde_json::from_str(compat).unwrap();
+        assert_eq!(parsed, structured, "{label}");
+        // Key order included: the compat text is byte-identical to re-serializing the value.
+        assert_eq!(
+            compat,
+            serde_json::to_string(&structured).unwrap(),
+            "{label}"
+        );
+        assert!(!text(&result, 0).is_empty());
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn summaries_contain_the_values_their_templates_name() {
+    let client = connect("helpdesk").await;
+    let search = call(&client, "search_tickets", json!({"query": "login"}))
+        .await
+        .unwrap();
+    let structured = search.structured_content.clone().unwrap();
+    assert_eq!(structured["total"], 2);
+    assert_eq!(structured["highestSeverity"], "high");
+    assert!(text(&search, 0).starts_with("Found 2 findings; highest severity high."));
+
+    let none = call(&client, "search_tickets", json!({"query": "zzz"}))
+        .await
+        .unwrap();
+    assert!(text(&none, 0).starts_with("Found 0 findings; highest severity none."));
+
+    let note = call(
+        &client,
+        "add_internal_note",
+        json!({"ticketId": "T-1002", "body": "b"}),
+    )
+    .await
+    .unwrap();
+    let s = note.structured_content.clone().unwrap();
+    let summary = text(&note, 0);
+    for key in ["noteId", "ticketId", "status", "auditEventId"] {
+        let value = s[key].as_str().unwrap();
+        assert!(
+            summary.contains(value),
+            "summary {summary:?} lacks {key} = {value}"
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn unknown_tool_is_json_rpc_invalid_params() {
+    let client = connect("helpdesk").await;
+    let error = client
+        .call_tool(CallToolRequestParams::new("drop_tables"))
+        .await
+        .expect_err("an unknown tool is a protocol error, not a result");
+    match error {
+        ServiceError::McpError(data) => {
+            assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+            assert_eq!(data.code.0, -32602);
+            assert_eq!(data.message, "unknown tool: drop_tables");
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn wrong_argument_type_is_a_validation_error_result_naming_the_field() {
+    let client = connect("helpdesk").await;
+    let result = call(&client, "get_ticket", json!({"ticketId": 1004}))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.structured_content.clone().unwrap(),
+        json!({
+            "status": "failed",
+            "errorKind": "validation_error",
+            "retrySafe": false,
+            "message": "Invalid argument `/ticketId`: 1004 is not of type \"string\". Fix it and call again.",
+            "fieldErrors": [{"pointer": "/ticketId", "message": "1004 is not of type \"string\""}]
+        })
+    );
+    assert_eq!(
+        text(&result, 0),
+        "Error (validation_error): Invalid argument `/ticketId`: 1004 is not of type \"string\". Fix it and call again."
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn missing_argument_is_a_validation_error_result_naming_the_field() {
+    let client = connect("helpdesk").await;
+    let result = call(&client, "add_internal_note", json!({"body": "orphan note"}))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.structured_content.unwrap(),
+        json!({
+            "status": "failed",
+            "errorKind": "validation_error",
+            "retrySafe": false,
+            "message": "Invalid argument `/ticketId`: required field is missing. Fix it and call again.",
+            "fieldErrors": [{"pointer": "/ticketId", "message": "required field is missing"}]
+        })
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_failing_argument_is_reported_at_once() {
+    let client = connect("helpdesk").await;
+    let result = call(
+        &client,
+        "search_tickets",
+        json!({"query": 3, "minSeverity": "urgent", "limit": 0}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let structured = result.structured_content.unwrap();
+    let pointers: Vec<&str> = structured["fieldErrors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["pointer"].as_str().unwrap())
+        .collect();
+    assert_eq!(pointers, ["/query", "/minSeverity", "/limit"]);
+    assert_eq!(
+        structured["message"],
+        "3 arguments are invalid. Fix all of them and call again."
+    );
+    client.cancel().await.unwrap();
+}

@@ -1,0 +1,25 @@
+use mcp_result::{mcp_tools, ToolResult};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, JsonSchema, ToolResult)]
+struct Found {
+    total: u32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Query {
+    text: String,
+}
+
+struct Server;
+
+#[mcp_tools]
+impl Server {
+    #[mcp_tool(read_only)]
+    fn search(&self, query: Query) -> Found {
+        Found { total: query.text.len() as u32 }
+    }
+}
+
+fn main() {}
