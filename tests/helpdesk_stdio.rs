@@ -228,3 +228,61 @@ async fn every_failing_argument_is_reported_at_once() {
     );
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn write_tools_return_and_require_the_write_contract() {
+    let client = connect("helpdesk").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let write_tools: Vec<_> = tools
+        .iter()
+        .filter(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true))
+        .collect();
+    assert_eq!(write_tools.len(), 1, "the example has one write tool");
+    for tool in write_tools {
+        let schema = output_schema(tool);
+        let success = &schema["anyOf"][0];
+        let required: Vec<&str> = success["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        for key in ["status", "retrySafe", "auditEventId"] {
+            assert!(
+                required.contains(&key),
+                "{}: `{key}` not required in {required:?}",
+                tool.name
+            );
+        }
+        assert_eq!(success["properties"]["retrySafe"]["type"], "boolean");
+        assert_eq!(success["properties"]["auditEventId"]["type"], "string");
+    }
+    let result = call(
+        &client,
+        "add_internal_note",
+        json!({"ticketId": "T-1005", "body": "ok"}),
+    )
+    .await
+    .unwrap();
+    let structured = result.structured_content.unwrap();
+    assert_eq!(structured["status"], "succeeded");
+    assert_eq!(structured["retrySafe"], false);
+    assert!(structured["auditEventId"]
+        .as_str()
+        .unwrap()
+        .starts_with("audit-"));
+    // A locked ticket: the policy blocks the write; the error envelope says `blocked`.
+    let blocked = call(
+        &client,
+        "add_internal_note",
+        json!({"ticketId": "T-1004", "body": "x"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(blocked.is_error, Some(true));
+    let envelope = blocked.structured_content.unwrap();
+    assert_eq!(envelope["status"], "blocked");
+    assert_eq!(envelope["errorKind"], "policy_blocked");
+    assert_eq!(envelope["retrySafe"], false);
+    client.cancel().await.unwrap();
+}

@@ -10,5 +10,6 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/result/*.rs");
     t.compile_fail("tests/ui/tool/*.rs");
+    t.compile_fail("tests/ui/write/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

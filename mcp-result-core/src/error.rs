@@ -3,7 +3,7 @@ use std::{fmt, time::Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::Status;
+use crate::{AuditEventId, Status};
 
 /// What kind of tool execution error happened (`errorKind` in the error envelope).
 ///
@@ -82,7 +82,7 @@ impl FieldError {
 /// ```
 ///
 /// Optional keys appear only when set: `fieldErrors`, `retryAfterMs` (milliseconds),
-/// `requiredScope`, `reason`, `correlationId`.
+/// `requiredScope`, `reason`, `correlationId`, `auditEventId`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "ToolError")]
@@ -111,6 +111,10 @@ pub struct ToolError {
     /// The id under which the server logged the details (for `internal`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub correlation_id: Option<String>,
+    /// The audit-log event a failed or blocked write recorded, when it recorded one (the
+    /// error path of the write contract).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_event_id: Option<AuditEventId>,
 }
 
 impl ToolError {
@@ -125,6 +129,7 @@ impl ToolError {
             required_scope: None,
             reason: None,
             correlation_id: None,
+            audit_event_id: None,
         }
     }
 
@@ -207,6 +212,12 @@ impl ToolError {
     /// Sets `retryAfterMs` from `delay` (rounded down to milliseconds).
     pub fn with_retry_after(mut self, delay: Duration) -> Self {
         self.retry_after_ms = Some(u64::try_from(delay.as_millis()).unwrap_or(u64::MAX));
+        self
+    }
+
+    /// Sets `auditEventId`: the audit event a failed or blocked write recorded.
+    pub fn with_audit_event_id(mut self, id: AuditEventId) -> Self {
+        self.audit_event_id = Some(id);
         self
     }
 

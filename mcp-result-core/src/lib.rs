@@ -14,6 +14,7 @@
 //! - [`ToolRouter`] / [`ToolSet`]: the tools of a server, built once and stored.
 //! - [`Status`], [`AuditEventId`]: the write-tool contract vocabulary.
 
+pub mod contract;
 mod error;
 mod result;
 mod router;
@@ -21,6 +22,7 @@ pub mod schema;
 mod status;
 mod summary;
 
+pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
 pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
 pub use result::{build_result, ContentMode, IntoToolOutput, ToolResult};
 pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
@@ -37,6 +39,7 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::contract::{assert_write_output, markers};
     pub use crate::result::{assert_tool_output, error_result, Probe, ViaFallback, ViaToolOutput};
     pub use crate::router::{call_tool, list_tools, tool_for, ToolFuture};
     pub use ::core;

@@ -45,6 +45,7 @@ impl fmt::Display for Status {
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(transparent)]
+#[schemars(inline)]
 pub struct AuditEventId(String);
 
 impl AuditEventId {

@@ -43,16 +43,26 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
     }
 }
 
-/// What is emitted beside a compile error: an impl with no content check, so uses of the
-/// type elsewhere do not add "`ToolResult` is not implemented" errors to the real one.
+/// What is emitted beside a compile error: the trait impls with no checks, so uses of the
+/// type elsewhere (a tool returning it) add no "not implemented" errors to the real one.
 pub fn stub(input: &syn::DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let contract = [
+        quote!(::mcp_result::contract::HasStatus),
+        quote!(::mcp_result::contract::HasRetrySafe),
+        quote!(::mcp_result::contract::HasAuditEventId),
+        quote!(::mcp_result::contract::WriteCompanions),
+    ];
     quote! {
         #[automatically_derived]
         impl #impl_generics ::mcp_result::ToolResult for #ident #ty_generics #where_clause {
             const SUMMARY: ::mcp_result::Summary =
                 ::mcp_result::Summary::Generated { title: "" };
         }
+        #(
+            #[automatically_derived]
+            impl #impl_generics #contract for #ident #ty_generics #where_clause {}
+        )*
     }
 }

@@ -2,6 +2,7 @@
 
 mod ast;
 mod attr;
+mod contract;
 mod expand;
 mod valid;
 
@@ -10,7 +11,9 @@ use proc_macro2::TokenStream;
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     match ast::Input::from_syn(input).and_then(|input| {
         let summary = valid::validate(&input)?;
-        Ok(expand::expand(&input, &summary))
+        let mut tokens = expand::expand(&input, &summary);
+        tokens.extend(contract::expand(&input));
+        Ok(tokens)
     }) {
         Ok(tokens) => tokens,
         Err(error) => crate::ctxt::with_stub(error, expand::stub(input)),

@@ -25,6 +25,20 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
              not be a JSON object; remove it so `structuredContent` stays an object",
         ));
     }
+    for key in super::contract::KEYS {
+        if let Some(field) = super::contract::field_for(input, key) {
+            if let Some(secret) = field.secret {
+                cx.error_spanned_by(
+                    secret,
+                    format!(
+                        "`{}` is the write-contract field `{key}`, which every client sees; it \
+                         cannot be `#[secret]`: remove `#[secret]`, or rename the field",
+                        field.ident
+                    ),
+                );
+            }
+        }
+    }
     let template = input
         .attrs
         .summary

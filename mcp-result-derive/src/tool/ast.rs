@@ -43,6 +43,11 @@ impl Tool {
         }
     }
 
+    /// Declared `read_only`; every other tool is a write tool.
+    pub fn is_read_only(&self) -> bool {
+        self.attrs.read_only.is_some_and(|flag| flag.value)
+    }
+
     pub fn arguments(&self) -> Option<&Type> {
         self.params.iter().find_map(|p| match p {
             Param::Arguments(ty) => Some(ty),

@@ -43,8 +43,16 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
     let glue = glue_ident(tool);
     let method = &tool.method;
     let output = &tool.output;
-    let assert_output = quote_spanned! {output.span()=>
-        const _: () = ::mcp_result::__private::assert_tool_output::<#output>();
+    // Write tools (not declared read-only: MCP's `readOnlyHint` defaults to false) must
+    // return the write contract; that check implies the plain one.
+    let assert_output = if tool.is_read_only() {
+        quote_spanned! {output.span()=>
+            const _: () = ::mcp_result::__private::assert_tool_output::<#output>();
+        }
+    } else {
+        quote_spanned! {output.span()=>
+            const _: () = ::mcp_result::__private::assert_write_output::<#output>();
+        }
     };
     let deserialize = tool.arguments().map(|ty| {
         quote! {
@@ -103,7 +111,7 @@ fn tool_def(tool: &Tool) -> TokenStream {
         (None, Some(doc)) => quote!(#doc),
         (None, None) => quote!(""),
     };
-    let read_only = tool.attrs.read_only.is_some_and(|f| f.value);
+    let read_only = tool.is_read_only();
     let hint = |flag: Option<super::attr::Flag>, method: &str| {
         flag.map(|flag| {
             let method = format_ident!("{}", method);

@@ -1,0 +1,147 @@
+//! The write-tool contract: what a write tool's success result must serialize.
+//!
+//! A tool not declared `read_only` is a write tool (MCP's default `readOnlyHint` is `false`:
+//! fail closed). Its success type must serialize, in `structuredContent`, always present and
+//! under exactly these names:
+//!
+//! | key | Rust type | meaning |
+//! |---|---|---|
+//! | `status` | [`Status`](crate::Status) | `succeeded` / `partial` / `blocked` / `failed` |
+//! | `retrySafe` | `bool` | may an automatic retry run the same call again |
+//! | `auditEventId` | [`AuditEventId`](crate::AuditEventId) | the audit-log event of this write |
+//!
+//! Optional companions, checked by type when present: `externalId` (`String` or
+//! `Option<String>`), `requiresHumanReview` (`bool`), `redactionApplied` (`bool`).
+//!
+//! `#[derive(ToolResult)]` implements [`HasStatus`], [`HasRetrySafe`], [`HasAuditEventId`]
+//! and [`WriteCompanions`] from the serialized field names (after serde's `rename` and
+//! `rename_all`), and `#[mcp_tools]` requires them of every write tool's return type, so a
+//! broken contract is a compile error at that return type. The bounds of those impls carry
+//! the field-level checks; the traits below say, in their error messages, what to change.
+
+use crate::{AuditEventId, Status};
+
+/// The result type serializes a `status` field of type [`Status`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is returned by a write tool but has no `status` field",
+    label = "write tools must return `status`, `retrySafe` and `auditEventId`",
+    note = "add `pub status: mcp_result::Status` (serialized as `status`), or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
+)]
+pub trait HasStatus {}
+
+/// The result type serializes a `retrySafe` field of type `bool`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is returned by a write tool but has no `retrySafe` field",
+    label = "write tools must return `status`, `retrySafe` and `auditEventId`",
+    note = "add `pub retry_safe: bool` serialized as `retrySafe` (e.g. with `#[serde(rename_all = \"camelCase\")]`), or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
+)]
+pub trait HasRetrySafe {}
+
+/// The result type serializes an `auditEventId` field of type [`AuditEventId`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is returned by a write tool but has no `auditEventId` field",
+    label = "write tools must return `status`, `retrySafe` and `auditEventId`",
+    note = "add `pub audit_event_id: mcp_result::AuditEventId` serialized as `auditEventId` (e.g. with `#[serde(rename_all = \"camelCase\")]`), or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
+)]
+pub trait HasAuditEventId {}
+
+/// The optional companions the type declares (`externalId`, `requiresHumanReview`,
+/// `redactionApplied`) have their contract types and always serialize.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has a write-contract companion field of the wrong shape",
+    note = "`externalId` is a `String` or `Option<String>`; `requiresHumanReview` and `redactionApplied` are `bool`"
+)]
+pub trait WriteCompanions {}
+
+/// Types that can be a write result's `status`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the `status` of a write tool's result",
+    label = "`status` has the wrong type",
+    note = "use `mcp_result::Status` (succeeded / partial / blocked / failed) so clients can branch on it"
+)]
+pub trait StatusField {}
+impl StatusField for Status {}
+
+/// Types that can be a write result's `retrySafe`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the `retrySafe` of a write tool's result",
+    label = "`retrySafe` has the wrong type",
+    note = "use `bool`: a retry controller needs a definite yes or no, so not `Option<bool>`"
+)]
+pub trait RetrySafeField {}
+impl RetrySafeField for bool {}
+
+/// Types that can be a write result's `auditEventId`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the `auditEventId` of a write tool's result",
+    label = "`auditEventId` has the wrong type",
+    note = "use `mcp_result::AuditEventId` (serialized as a string)"
+)]
+pub trait AuditEventIdField {}
+impl AuditEventIdField for AuditEventId {}
+
+/// Types that can be a write result's `externalId`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the `externalId` of a write tool's result",
+    note = "use `String`, or `Option<String>` when the upstream may not assign one"
+)]
+pub trait ExternalIdField {}
+impl ExternalIdField for String {}
+impl ExternalIdField for Option<String> {}
+
+/// Types that can be a write result's `requiresHumanReview` or `redactionApplied`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the `requiresHumanReview` or `redactionApplied` of a write tool's result",
+    note = "use `bool`"
+)]
+pub trait FlagField {}
+impl FlagField for bool {}
+
+/// Marker bounds the derive adds when a contract field is present but not serialized as
+/// the contract requires. Each trait has exactly one type that does not implement it.
+#[doc(hidden)]
+pub mod markers {
+    /// A contract field with `#[serde(skip)]` or `#[serde(skip_serializing)]`.
+    pub struct SkippedBySerde;
+    /// A contract field with `#[serde(skip_serializing_if = ...)]`.
+    pub struct ConditionallySkipped;
+    /// A contract field serialized under another name.
+    pub struct RenamedAway;
+
+    #[diagnostic::on_unimplemented(
+        message = "a write-contract field of this result is never serialized",
+        label = "its field has `#[serde(skip)]` or `#[serde(skip_serializing)]`",
+        note = "`status`, `retrySafe` and `auditEventId` must reach `structuredContent`: remove the skip"
+    )]
+    pub trait Serialized {}
+    impl Serialized for ConditionallySkipped {}
+    impl Serialized for RenamedAway {}
+
+    #[diagnostic::on_unimplemented(
+        message = "a write-contract field of this result may be left out of `structuredContent`",
+        label = "its field has `#[serde(skip_serializing_if = ...)]`",
+        note = "write-contract fields are required in every result: remove `skip_serializing_if`"
+    )]
+    pub trait AlwaysSerialized {}
+    impl AlwaysSerialized for SkippedBySerde {}
+    impl AlwaysSerialized for RenamedAway {}
+
+    #[diagnostic::on_unimplemented(
+        message = "a write-contract field of this result is serialized under another name",
+        label = "its field has a serde `rename` that changes the contract name",
+        note = "the keys must be exactly `status`, `retrySafe` and `auditEventId` (and `externalId`, `requiresHumanReview`, `redactionApplied`): remove the rename"
+    )]
+    pub trait ContractName {}
+    impl ContractName for SkippedBySerde {}
+    impl ContractName for ConditionallySkipped {}
+}
+
+/// Compile-time check `#[mcp_tools]` emits for every write tool, spanned at its return
+/// type.
+#[doc(hidden)]
+pub const fn assert_write_output<R>()
+where
+    R: crate::IntoToolOutput,
+    R::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
+{
+}
