@@ -230,6 +230,42 @@ pub struct TicketView {
     pub notes: Vec<String>,
 }
 
+/// Arguments of `lookup_customer`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomerArgs {
+    /// The customer id, e.g. `C-100`.
+    pub customer_id: String,
+}
+
+/// A customer, as the CRM knows them.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "{name} ({customer_id}) is on the {plan} plan")]
+pub struct Customer {
+    pub customer_id: String,
+    pub name: String,
+    /// Subscription plan: `free`, `team` or `enterprise`.
+    pub plan: String,
+}
+
+/// The slow upstream: a CRM that takes 40 ms, or 2 s for the customer `C-SLOW`.
+async fn crm_fetch(customer_id: &str) -> Option<Customer> {
+    let delay = if customer_id == "C-SLOW" { 2_000 } else { 40 };
+    tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+    let (name, plan) = match customer_id {
+        "C-100" => ("Acme GmbH", "enterprise"),
+        "C-200" => ("Birch & Co", "team"),
+        "C-SLOW" => ("Sloth Ltd", "free"),
+        _ => return None,
+    };
+    Some(Customer {
+        customer_id: customer_id.into(),
+        name: name.into(),
+        plan: plan.into(),
+    })
+}
+
 // ---------------------------------------------------------------------------------------
 // Tools
 // ---------------------------------------------------------------------------------------
@@ -288,6 +324,15 @@ impl Helpdesk {
             severity: ticket.severity,
             locked: ticket.locked,
             notes: ticket.notes.clone(),
+        })
+    }
+
+    /// Look a customer up in the CRM. The CRM is slow at times: past 500 ms the call is
+    /// answered with `upstream_timeout` (retry-safe: the lookup is idempotent).
+    #[mcp_tool(read_only, idempotent, timeout_ms = 500, title = "Look up customer")]
+    async fn lookup_customer(&self, args: CustomerArgs) -> Result<Customer, ToolError> {
+        crm_fetch(&args.customer_id).await.ok_or_else(|| {
+            ToolError::not_found(format!("No customer `{}` in the CRM.", args.customer_id))
         })
     }
 
@@ -384,6 +429,8 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             json!({"ticketId": "T-1004", "body": "Checking export job."}),
         ),
         ("get_ticket", json!({"ticketId": "T-9999"})),
+        ("lookup_customer", json!({"customerId": "C-100"})),
+        ("lookup_customer", json!({"customerId": "C-SLOW"})),
         ("search_tickets", json!({"query": 42, "limit": 500})),
     ];
     for (name, arguments) in calls {

@@ -33,6 +33,9 @@ fn calls() -> Vec<(&'static str, Value, bool)> {
             true,
         ),
         ("search_tickets", json!({"query": 7}), true),
+        ("lookup_customer", json!({"customerId": "C-200"}), false),
+        ("lookup_customer", json!({"customerId": "C-404"}), true),
+        ("lookup_customer", json!({"customerId": "C-SLOW"}), true),
     ]
 }
 
@@ -41,7 +44,15 @@ async fn every_output_schema_is_a_valid_2020_12_object_schema() {
     let client = connect("helpdesk").await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["search_tickets", "get_ticket", "add_internal_note"]);
+    assert_eq!(
+        names,
+        [
+            "search_tickets",
+            "get_ticket",
+            "lookup_customer",
+            "add_internal_note"
+        ]
+    );
     for tool in &tools {
         let schema = output_schema(tool);
         assert_eq!(

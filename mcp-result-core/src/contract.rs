@@ -145,3 +145,13 @@ where
     R::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
 {
 }
+
+/// The write check for a tool returning `Result<T, E>` written out (see
+/// [`crate::__private::assert_tool_result`]).
+#[doc(hidden)]
+pub const fn assert_write_result<T, E>()
+where
+    T: crate::ToolResult + HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
+    E: crate::IntoToolError,
+{
+}

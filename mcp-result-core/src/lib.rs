@@ -39,9 +39,11 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::contract::{assert_write_output, markers};
-    pub use crate::result::{assert_tool_output, error_result, Probe, ViaFallback, ViaToolOutput};
-    pub use crate::router::{call_tool, list_tools, tool_for, ToolFuture};
+    pub use crate::contract::{assert_write_output, assert_write_result, markers};
+    pub use crate::result::{
+        assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
+    };
+    pub use crate::router::{call_tool, custom_request, list_tools, tool_for, ToolFuture};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;

@@ -161,6 +161,11 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
 #[doc(hidden)]
 pub const fn assert_tool_output<R: IntoToolOutput>() {}
 
+/// Compile-time check for a tool returning `Result<T, E>` written out: checks `T` and `E`
+/// separately, so each gets its own message (`E` says what conversion to implement).
+#[doc(hidden)]
+pub const fn assert_tool_result<T: ToolResult, E: IntoToolError>() {}
+
 /// Autoref dispatch for generated code: `(&Probe::<R>::new()).finish(value)` resolves to
 /// [`IntoToolOutput`] when `R` implements it and to an inert fallback otherwise, so a bad
 /// return type yields only the error of [`assert_tool_output`], not a cascade.

@@ -1,13 +1,13 @@
 use std::{
     borrow::Cow, collections::HashMap, fmt, future::Future, panic::AssertUnwindSafe, pin::Pin,
-    sync::Arc,
+    sync::Arc, time::Duration,
 };
 
 use futures::FutureExt;
 use rmcp::{
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, ListToolsResult, Tool,
-        ToolAnnotations,
+        CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+        ErrorCode, JsonObject, ListToolsResult, Tool, ToolAnnotations,
     },
     service::RequestContext,
     ErrorData, RoleServer,
@@ -35,6 +35,9 @@ pub struct ToolDef<S> {
     pub input_schema: fn() -> Arc<JsonObject>,
     /// The success type's `outputSchema`.
     pub output_schema: fn() -> Arc<JsonObject>,
+    /// `#[mcp_tool(timeout_ms = N)]`: past this the call is abandoned and answered with an
+    /// `upstream_timeout` error whose `retrySafe` is the tool's `idempotent` declaration.
+    pub timeout: Option<Duration>,
     /// Deserializes the arguments, runs the method and builds its result.
     pub call: for<'a> fn(&'a S, Value, RequestContext<RoleServer>) -> ToolFuture<'a>,
 }
@@ -59,6 +62,8 @@ impl std::error::Error for RouterError {}
 
 struct Route<S> {
     validator: jsonschema::Validator,
+    timeout: Option<Duration>,
+    idempotent: bool,
     call: for<'a> fn(&'a S, Value, RequestContext<RoleServer>) -> ToolFuture<'a>,
 }
 
@@ -114,6 +119,8 @@ impl<S> ToolRouter<S> {
                 def.name,
                 Route {
                     validator,
+                    timeout: def.timeout,
+                    idempotent: def.annotations.is_idempotent(),
                     call: def.call,
                 },
             );
@@ -138,6 +145,8 @@ impl<S> ToolRouter<S> {
     /// - Arguments are validated against the `inputSchema` before deserializing; every
     ///   failing field is reported at once in one `validation_error` result
     ///   (`isError: true`, MCP 2025-11-25: invalid arguments are tool execution errors).
+    /// - A tool that runs past its `timeout_ms` becomes an `upstream_timeout` error result,
+    ///   `retrySafe` only when the tool is declared `idempotent`.
     /// - A panicking tool becomes an `internal` error result with a correlation id; the
     ///   panic message is logged, not returned.
     pub async fn call(
@@ -158,22 +167,30 @@ impl<S> ToolRouter<S> {
             return Ok(error_result(&ToolError::validation(field_errors)));
         }
         let name = request.name;
-        match AssertUnwindSafe((route.call)(server, arguments, context))
-            .catch_unwind()
-            .await
-        {
-            Ok(result) => Ok(result),
-            Err(panic) => {
-                let detail = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic payload".to_owned());
-                Ok(error_result(&ToolError::internal_logged(format_args!(
-                    "tool `{name}` panicked: {detail}"
-                ))))
-            }
-        }
+        let run = AssertUnwindSafe((route.call)(server, arguments, context)).catch_unwind();
+        let outcome = match route.timeout {
+            Some(limit) => match tokio::time::timeout(limit, run).await {
+                Ok(outcome) => outcome,
+                Err(_elapsed) => {
+                    tracing::warn!(tool = %name, limit_ms = limit.as_millis(), "tool timed out");
+                    return Ok(error_result(&ToolError::upstream_timeout(
+                        limit,
+                        route.idempotent,
+                    )));
+                }
+            },
+            None => run.await,
+        };
+        Ok(outcome.unwrap_or_else(|panic| {
+            let detail = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "non-string panic payload".to_owned());
+            error_result(&ToolError::internal_logged(format_args!(
+                "tool `{name}` panicked: {detail}"
+            )))
+        }))
     }
 }
 
@@ -238,6 +255,34 @@ pub async fn call_tool<S: ToolSet>(
 /// One tool's definition (used by `#[tool_handler]` for `ServerHandler::get_tool`).
 pub fn tool_for<S: ToolSet>(name: &str) -> Option<Tool> {
     S::tool_router().ok()?.tool(name).cloned()
+}
+
+/// The answer to a request rmcp could not parse as any MCP request (used by
+/// `#[tool_handler]` for `ServerHandler::on_custom_request`).
+///
+/// A `tools/call` or `tools/list` that reaches here had malformed params (say, no `name`):
+/// JSON-RPC `-32602` invalid params, as JSON-RPC 2.0 prescribes, rather than rmcp's default
+/// `-32601` "method not found" for a method the server does implement. Any other method is
+/// `-32601`.
+///
+/// # Errors
+/// Always: this is the error path.
+pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData> {
+    match request.method.as_str() {
+        "tools/call" => Err(ErrorData::invalid_params(
+            "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}",
+            None,
+        )),
+        "tools/list" => Err(ErrorData::invalid_params(
+            "invalid tools/list params: expected {\"cursor\"?: string}",
+            None,
+        )),
+        _ => Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        )),
+    }
 }
 
 fn router_error(error: &RouterError) -> ErrorData {

@@ -1,5 +1,6 @@
 //! `#[tool_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
-//! delegate to `T`'s `#[mcp_tools]` router, leaving any the user wrote.
+//! delegate to `T`'s `#[mcp_tools]` router (and `on_custom_request`, which answers a
+//! malformed `tools/call` with `-32602`), leaving any the user wrote.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -60,6 +61,22 @@ pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 -> ::core::option::Option<::mcp_result::__private::rmcp::model::Tool>
             {
                 ::mcp_result::__private::tool_for::<Self>(name)
+            }
+        });
+    }
+    if !has("on_custom_request") {
+        added.push(syn::parse_quote! {
+            async fn on_custom_request(
+                &self,
+                request: ::mcp_result::__private::rmcp::model::CustomRequest,
+                _context: ::mcp_result::__private::rmcp::service::RequestContext<
+                    ::mcp_result::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                ::mcp_result::__private::rmcp::model::CustomResult,
+                ::mcp_result::__private::rmcp::ErrorData,
+            > {
+                ::mcp_result::__private::custom_request(request)
             }
         });
     }

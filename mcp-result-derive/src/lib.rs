@@ -36,7 +36,7 @@ pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::stray_mcp_tool(args.into(), input.into()).into()
 }
 
-/// Fills in `list_tools`, `call_tool` and `get_tool` (and `get_info`, when absent) of an
+/// Fills in `list_tools`, `call_tool`, `get_tool` and `on_custom_request` (when absent) of an
 /// `impl rmcp::ServerHandler for T` block from `T`'s `#[mcp_tools]`.
 #[proc_macro_attribute]
 pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {

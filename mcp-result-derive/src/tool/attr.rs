@@ -1,7 +1,7 @@
 //! `#[mcp_tool(...)]` keys.
 
 use proc_macro2::Span;
-use syn::{Attribute, LitBool, LitStr, Token};
+use syn::{Attribute, LitBool, LitInt, LitStr, Token};
 
 /// A boolean flag: `read_only` or `read_only = true`, with the span of its key.
 #[derive(Clone, Copy)]
@@ -19,9 +19,12 @@ pub struct ToolAttrs {
     pub destructive: Option<Flag>,
     pub idempotent: Option<Flag>,
     pub open_world: Option<Flag>,
+    /// `timeout_ms = N`: milliseconds, at least 1.
+    pub timeout_ms: Option<LitInt>,
 }
 
-const KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world";
+const KEYS: &str =
+    "name, title, description, read_only, destructive, idempotent, open_world, timeout_ms";
 
 pub fn is_mcp_tool(attr: &Attribute) -> bool {
     attr.path()
@@ -70,6 +73,22 @@ pub fn parse(attr: &Attribute) -> syn::Result<ToolAttrs> {
             "destructive" => flag(&mut out.destructive),
             "idempotent" => flag(&mut out.idempotent),
             "open_world" => flag(&mut out.open_world),
+            "timeout_ms" => (|| {
+                let value: LitInt = meta.value()?.parse()?;
+                match value.base10_parse::<u64>() {
+                    Ok(0) | Err(_) => {
+                        return Err(syn::Error::new(
+                            value.span(),
+                            "`timeout_ms` is a whole number of milliseconds, at least 1",
+                        ))
+                    }
+                    Ok(_) => {}
+                }
+                if out.timeout_ms.replace(value).is_some() {
+                    return Err(duplicate());
+                }
+                Ok(())
+            })(),
             _ => {
                 if meta.input.peek(Token![=]) {
                     meta.value()?.parse::<syn::Expr>()?;

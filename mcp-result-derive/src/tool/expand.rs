@@ -44,15 +44,20 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
     let method = &tool.method;
     let output = &tool.output;
     // Write tools (not declared read-only: MCP's `readOnlyHint` defaults to false) must
-    // return the write contract; that check implies the plain one.
-    let assert_output = if tool.is_read_only() {
-        quote_spanned! {output.span()=>
-            const _: () = ::mcp_result::__private::assert_tool_output::<#output>();
-        }
+    // return the write contract; that check implies the plain one. A return type written as
+    // `Result<T, E>` is checked part by part so `E` gets its own message.
+    let (plain, parts) = if tool.is_read_only() {
+        (quote!(assert_tool_output), quote!(assert_tool_result))
     } else {
-        quote_spanned! {output.span()=>
-            const _: () = ::mcp_result::__private::assert_write_output::<#output>();
-        }
+        (quote!(assert_write_output), quote!(assert_write_result))
+    };
+    let assert_output = match result_parts(output) {
+        Some((ok, err)) => quote_spanned! {output.span()=>
+            const _: () = ::mcp_result::__private::#parts::<#ok, #err>();
+        },
+        None => quote_spanned! {output.span()=>
+            const _: () = ::mcp_result::__private::#plain::<#output>();
+        },
     };
     let deserialize = tool.arguments().map(|ty| {
         quote! {
@@ -126,6 +131,10 @@ fn tool_def(tool: &Tool) -> TokenStream {
         Some(ty) => quote_spanned!(ty.span()=> ::mcp_result::schema::input_schema::<#ty>),
         None => quote!(::mcp_result::schema::empty_input_schema),
     };
+    let timeout = match &tool.attrs.timeout_ms {
+        Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         ::mcp_result::ToolDef {
             name: #name,
@@ -142,7 +151,31 @@ fn tool_def(tool: &Tool) -> TokenStream {
                 use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
                 (&::mcp_result::__private::Probe::<#output>::new()).output_schema()
             },
+            timeout: #timeout,
             call: #glue,
         }
+    }
+}
+
+/// `T` and `E` of a return type written `Result<T, E>` (any path ending in `Result` with two
+/// type arguments); `None` for other spellings, which get the whole-type check.
+fn result_parts(ty: &syn::Type) -> Option<(&syn::Type, &syn::Type)> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let mut types = args.args.iter().filter_map(|arg| match arg {
+        syn::GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    });
+    match (types.next(), types.next(), types.next()) {
+        (Some(ok), Some(err), None) => Some((ok, err)),
+        _ => None,
     }
 }

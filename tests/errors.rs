@@ -1,0 +1,368 @@
+//! Tool execution errors (`isError: true` results with the envelope) versus protocol errors
+//! (JSON-RPC `error`), over a real rmcp transport (an in-process duplex stream for the
+//! error-kind server; the example binary over stdio for raw malformed requests).
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mcp_result::{
+    mcp_tools,
+    rmcp::{
+        model::{CallToolRequestParams, CallToolResult},
+        ServerHandler, ServiceExt,
+    },
+    tool_handler, AuditEventId, FieldError, Status, ToolError, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// Done.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Done {
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+}
+
+/// What the upstream answered.
+#[derive(Serialize, JsonSchema, ToolResult)]
+struct Answer {
+    value: u32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Which {
+    /// One of the error kinds.
+    kind: String,
+}
+
+/// A user's own error enum, converted by `From`.
+enum BillingError {
+    CardDeclined,
+    LedgerDown,
+}
+
+impl From<BillingError> for ToolError {
+    fn from(error: BillingError) -> Self {
+        match error {
+            BillingError::CardDeclined => {
+                ToolError::conflict("The card was declined; ask for another card.")
+            }
+            BillingError::LedgerDown => {
+                ToolError::upstream_unavailable("The ledger is down.", true)
+                    .with_retry_after(Duration::from_secs(30))
+            }
+        }
+    }
+}
+
+struct Kinds;
+
+#[mcp_tools]
+impl Kinds {
+    /// Fails with the error kind it is asked for.
+    #[mcp_tool(destructive)]
+    fn fail(&self, which: Which) -> Result<Done, ToolError> {
+        Err(match which.kind.as_str() {
+            "validation_error" => ToolError::validation(vec![
+                FieldError::new("/amount", "must be positive"),
+                FieldError::new("/currency", "unknown currency `XXX`"),
+            ]),
+            "permission_denied" => ToolError::permission_denied("billing:write"),
+            "policy_blocked" => ToolError::policy_blocked("refunds above 1000 EUR need a manager")
+                .with_audit_event_id(AuditEventId::new("audit-9")),
+            "not_found" => ToolError::not_found("No invoice `INV-1`."),
+            "internal" => ToolError::internal("corr-1"),
+            _ => ToolError::upstream_timeout(Duration::from_millis(1500), false),
+        })
+    }
+
+    /// Fails with the user's own error type.
+    #[mcp_tool(read_only)]
+    fn charge(&self, which: Which) -> Result<Answer, BillingError> {
+        match which.kind.as_str() {
+            "declined" => Err(BillingError::CardDeclined),
+            _ => Err(BillingError::LedgerDown),
+        }
+    }
+
+    /// Panics with a message that holds a secret.
+    #[mcp_tool(read_only)]
+    fn explode(&self) -> Answer {
+        panic!("db password is hunter2")
+    }
+
+    /// Answers after 5 s; its limit is 100 ms.
+    #[mcp_tool(read_only, idempotent, timeout_ms = 100)]
+    async fn slow(&self) -> Answer {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        Answer { value: 1 }
+    }
+
+    /// Answers 42.
+    #[mcp_tool(read_only)]
+    fn answer(&self) -> Answer {
+        Answer { value: 42 }
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Kinds {}
+
+async fn kinds_client() -> (Client, tokio::task::JoinHandle<()>) {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(async move {
+        if let Ok(running) = Kinds.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("initialize");
+    (client, server)
+}
+
+async fn checked_call(client: &Client, name: &str, arguments: Value) -> CallToolResult {
+    let tools = client.list_all_tools().await.unwrap();
+    let result = call(client, name, arguments).await.unwrap();
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    let errors = schema_errors(&output_schema(tool(&tools, name)), &structured);
+    assert!(
+        errors.is_empty(),
+        "{name}: envelope fails the advertised outputSchema: {errors:?}"
+    );
+    assert_eq!(
+        text(&result, 1),
+        serde_json::to_string(&structured).unwrap()
+    );
+    result
+}
+
+#[tokio::test]
+async fn each_error_kind_has_its_exact_envelope_and_text() {
+    let (client, _server) = kinds_client().await;
+    let cases = [
+        (
+            "validation_error",
+            json!({"status": "failed", "errorKind": "validation_error", "retrySafe": false,
+                   "message": "2 arguments are invalid. Fix all of them and call again.",
+                   "fieldErrors": [{"pointer": "/amount", "message": "must be positive"},
+                                   {"pointer": "/currency", "message": "unknown currency `XXX`"}]}),
+            "Error (validation_error): 2 arguments are invalid. Fix all of them and call again.\n- `/amount`: must be positive\n- `/currency`: unknown currency `XXX`",
+        ),
+        (
+            "permission_denied",
+            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": false,
+                   "message": "Permission denied: this call needs the `billing:write` scope.",
+                   "requiredScope": "billing:write"}),
+            "Error (permission_denied): Permission denied: this call needs the `billing:write` scope.",
+        ),
+        (
+            "policy_blocked",
+            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": false,
+                   "message": "Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
+                   "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9"}),
+            "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
+        ),
+        (
+            "not_found",
+            json!({"status": "failed", "errorKind": "not_found", "retrySafe": false,
+                   "message": "No invoice `INV-1`."}),
+            "Error (not_found): No invoice `INV-1`.",
+        ),
+        (
+            "internal",
+            json!({"status": "failed", "errorKind": "internal", "retrySafe": false,
+                   "message": "Internal error (correlation id corr-1).", "correlationId": "corr-1"}),
+            "Error (internal): Internal error (correlation id corr-1).",
+        ),
+        (
+            "upstream_timeout",
+            json!({"status": "failed", "errorKind": "upstream_timeout", "retrySafe": false,
+                   "message": "The upstream did not answer within 1500 ms."}),
+            "Error (upstream_timeout): The upstream did not answer within 1500 ms.",
+        ),
+    ];
+    for (kind, envelope, summary) in cases {
+        let result = checked_call(&client, "fail", json!({"kind": kind})).await;
+        assert_eq!(result.is_error, Some(true), "{kind}");
+        assert_eq!(
+            result.structured_content.as_ref().unwrap(),
+            &envelope,
+            "{kind}"
+        );
+        assert_eq!(text(&result, 0), summary, "{kind}");
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_user_error_enum_converts_through_from() {
+    let (client, _server) = kinds_client().await;
+    let declined = checked_call(&client, "charge", json!({"kind": "declined"})).await;
+    assert_eq!(
+        declined.structured_content.unwrap(),
+        json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
+               "message": "The card was declined; ask for another card."})
+    );
+    let down = checked_call(&client, "charge", json!({"kind": "down"})).await;
+    assert_eq!(
+        down.structured_content.unwrap(),
+        json!({"status": "failed", "errorKind": "upstream_unavailable", "retrySafe": true,
+               "message": "The ledger is down.", "retryAfterMs": 30000})
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_panic_is_an_internal_error_and_the_connection_keeps_serving() {
+    let (client, _server) = kinds_client().await;
+    let result = checked_call(&client, "explode", json!({})).await;
+    assert_eq!(result.is_error, Some(true));
+    let envelope = result.structured_content.clone().unwrap();
+    assert_eq!(envelope["errorKind"], "internal");
+    let correlation = envelope["correlationId"].as_str().unwrap();
+    assert!(correlation.starts_with("err-"), "{correlation}");
+    let wire = serde_json::to_string(&result).unwrap();
+    assert!(
+        !wire.contains("hunter2"),
+        "the panic message leaked: {wire}"
+    );
+    let next = checked_call(&client, "answer", json!({})).await;
+    assert_eq!(next.is_error, Some(false));
+    assert_eq!(next.structured_content.unwrap(), json!({"value": 42}));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_past_its_time_limit_is_an_upstream_timeout() {
+    let (client, _server) = kinds_client().await;
+    let started = std::time::Instant::now();
+    let result = checked_call(&client, "slow", json!({})).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "the call was not cut off"
+    );
+    assert_eq!(
+        result.structured_content.unwrap(),
+        // retrySafe: true because `slow` is declared idempotent.
+        json!({"status": "failed", "errorKind": "upstream_timeout", "retrySafe": true,
+               "message": "The upstream did not answer within 100 ms."})
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_example_server_shows_not_found_policy_blocked_and_upstream_timeout() {
+    let client = connect("helpdesk").await;
+    let kinds = [
+        (
+            "get_ticket",
+            json!({"ticketId": "T-0"}),
+            "not_found",
+            "failed",
+        ),
+        (
+            "add_internal_note",
+            json!({"ticketId": "T-1004", "body": "b"}),
+            "policy_blocked",
+            "blocked",
+        ),
+        (
+            "lookup_customer",
+            json!({"customerId": "C-SLOW"}),
+            "upstream_timeout",
+            "failed",
+        ),
+    ];
+    for (name, arguments, kind, status) in kinds {
+        let result = call(&client, name, arguments).await.unwrap();
+        let envelope = result.structured_content.unwrap();
+        assert_eq!(envelope["errorKind"], kind);
+        assert_eq!(envelope["status"], status);
+    }
+    let timeout = call(&client, "lookup_customer", json!({"customerId": "C-SLOW"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        timeout.structured_content.unwrap()["retrySafe"],
+        true,
+        "lookup is idempotent"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// Sends raw JSON-RPC lines to the example server and returns the response to id 2.
+async fn raw_exchange(request: Value) -> Value {
+    let mut child = tokio::process::Command::new(example_path("helpdesk"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    for message in [
+        initialize,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        request,
+    ] {
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("server answered")
+            .unwrap()
+            .expect("server kept the connection open");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            return message;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_tools_call_without_a_name_is_json_rpc_invalid_params() {
+    let response = raw_exchange(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}}),
+    )
+    .await;
+    assert_eq!(
+        response,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602,
+            "message": "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}"}})
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_method_is_json_rpc_method_not_found() {
+    let response =
+        raw_exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/explode", "params": {}}))
+            .await;
+    assert_eq!(response["error"]["code"], -32601, "{response}");
+}
+
+#[tokio::test]
+async fn an_unknown_tool_over_raw_json_rpc_is_invalid_params() {
+    let response = raw_exchange(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "nope", "arguments": {}}}))
+    .await;
+    assert_eq!(
+        response,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "unknown tool: nope"}})
+    );
+    let _ = CallToolRequestParams::new("unused");
+}
