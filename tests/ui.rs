@@ -1,9 +1,9 @@
 //! Compile-time rules, proven by trybuild: each `tests/ui/<area>/<failure>.rs` must fail to
 //! compile with exactly the reviewed `.stderr` beside it; `tests/ui/pass/*.rs` must compile.
 //!
-//! The `.stderr` files are pinned to the toolchain in `rust-toolchain.toml`'s absence: the
-//! machine's stable rustc (1.95). Regenerate with `TRYBUILD=overwrite cargo test --test ui`
-//! and review the diff.
+//! The `.stderr` files were produced by rustc 1.95 (the toolchain of this project's
+//! machines and CI); rustc's wording changes between releases. Regenerate with
+//! `TRYBUILD=overwrite cargo test --test ui` and review the diff.
 
 #[test]
 fn ui() {
