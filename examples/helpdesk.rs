@@ -21,7 +21,7 @@ use mcp_result::{
         model::{Implementation, ServerCapabilities, ServerConfig},
         ServerHandler,
     },
-    tool_handler, AuditEventId, Status, ToolError, ToolResult,
+    tool_handler, AuditEventId, Secret, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -238,7 +238,9 @@ pub struct CustomerArgs {
     pub customer_id: String,
 }
 
-/// A customer, as the CRM knows them.
+/// A customer, as the CRM record has them. The record holds the customer's API token: it
+/// is `#[secret]`, so it never reaches the client, the schema or `Debug` output, and the
+/// result says `redactionApplied: true`.
 #[derive(Debug, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "camelCase")]
 #[tool_result(summary = "{name} ({customer_id}) is on the {plan} plan")]
@@ -247,6 +249,12 @@ pub struct Customer {
     pub name: String,
     /// Subscription plan: `free`, `team` or `enterprise`.
     pub plan: String,
+    /// The customer's API token for the CRM.
+    #[secret]
+    #[serde(skip)]
+    pub api_token: Secret<String>,
+    /// True when a value of this record was withheld (set by mcp-result).
+    pub redaction_applied: bool,
 }
 
 /// The slow upstream: a CRM that takes 40 ms, or 2 s for the customer `C-SLOW`.
@@ -263,6 +271,8 @@ async fn crm_fetch(customer_id: &str) -> Option<Customer> {
         customer_id: customer_id.into(),
         name: name.into(),
         plan: plan.into(),
+        api_token: Secret::new(format!("crm-token-{customer_id}-7f3a9c")),
+        redaction_applied: false,
     })
 }
 

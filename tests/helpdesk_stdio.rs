@@ -297,3 +297,21 @@ async fn write_tools_return_and_require_the_write_contract() {
     assert_eq!(envelope["retrySafe"], false);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_crm_token_is_withheld_and_the_result_says_so() {
+    let client = connect("helpdesk").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = output_schema(tool(&tools, "lookup_customer")).to_string();
+    assert!(
+        !schema.contains("apiToken") && !schema.contains("api_token"),
+        "{schema}"
+    );
+    let result = call(&client, "lookup_customer", json!({"customerId": "C-100"}))
+        .await
+        .unwrap();
+    let wire = serde_json::to_string(&result).unwrap();
+    assert!(!wire.contains("crm-token"), "the token leaked: {wire}");
+    assert_eq!(result.structured_content.unwrap()["redactionApplied"], true);
+    client.cancel().await.unwrap();
+}

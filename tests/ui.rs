@@ -11,5 +11,6 @@ fn ui() {
     t.compile_fail("tests/ui/result/*.rs");
     t.compile_fail("tests/ui/tool/*.rs");
     t.compile_fail("tests/ui/write/*.rs");
+    t.compile_fail("tests/ui/secret/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

@@ -13,12 +13,14 @@
 //!   apart from protocol errors (JSON-RPC `error`), per MCP 2025-11-25 "Error Handling".
 //! - [`ToolRouter`] / [`ToolSet`]: the tools of a server, built once and stored.
 //! - [`Status`], [`AuditEventId`]: the write-tool contract vocabulary.
+//! - [`Secret`]: a value no serialization path can carry (`#[secret]` fields).
 
 pub mod contract;
 mod error;
 mod result;
 mod router;
 pub mod schema;
+mod secret;
 mod status;
 mod summary;
 
@@ -26,6 +28,7 @@ pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
 pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
 pub use result::{build_result, ContentMode, IntoToolOutput, ToolResult};
 pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
+pub use secret::{Secret, SecretField};
 pub use status::{AuditEventId, Status};
 pub use summary::{Summary, SummaryPart};
 

@@ -44,6 +44,9 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     const SUMMARY: Summary;
     /// Which text blocks `content` holds.
     const CONTENT: ContentMode = ContentMode::SummaryThenJson;
+    /// The type has `#[secret]` fields, whose values are withheld from every result: when
+    /// the type also serializes `redactionApplied`, [`build_result`] sets it to `true`.
+    const REDACTS: bool = false;
 
     /// The schema of this type's `structuredContent` (JSON Schema 2020-12, object root,
     /// self-contained), generated once and cached: later calls clone an `Arc`.
@@ -57,7 +60,8 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 ///
 /// 1. `structuredContent` = `serde_json::to_value(value)`, serialized once;
 /// 2. the summary is rendered from that object ([`Summary::render`]);
-/// 3. the JSON-compat text is `serde_json::to_string` of that same object, so parsing it
+/// 3. a type with `#[secret]` fields gets `redactionApplied: true` (when it has that key);
+/// 4. the JSON-compat text is `serde_json::to_string` of that same object, so parsing it
 ///    back gives a value equal to `structuredContent`, key order included.
 ///
 /// A value whose `Serialize` fails, or does not produce a JSON object, becomes an
@@ -65,7 +69,12 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// panic.
 pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
     match serde_json::to_value(value) {
-        Ok(Value::Object(object)) => {
+        Ok(Value::Object(mut object)) => {
+            if T::REDACTS {
+                if let Some(flag) = object.get_mut("redactionApplied") {
+                    *flag = Value::Bool(true);
+                }
+            }
             let summary = T::SUMMARY.render(&object);
             assemble(Value::Object(object), summary, T::CONTENT, false)
         }

@@ -1,7 +1,8 @@
 //! Code generation for `#[derive(ToolResult)]`. No error paths: `valid` ran first.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use super::{
     ast::Input,
@@ -34,11 +35,27 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
         };
         quote!(const CONTENT: ::mcp_result::ContentMode = ::mcp_result::ContentMode::#variant;)
     });
+    let secrets: Vec<_> = input.fields.iter().filter(|f| f.secret.is_some()).collect();
+    let redacts = (!secrets.is_empty()).then(|| {
+        quote!(
+            const REDACTS: bool = true;
+        )
+    });
+    // Each `#[secret]` field's type must be `Secret<_>`: a where-clause predicate spanned at
+    // the type, checked where the impl is defined (or, for a type generic in that field,
+    // where it is used).
+    let secret_bounds = secrets.iter().map(|field| {
+        let ty = field.ty;
+        quote_spanned!(ty.span()=> #ty: ::mcp_result::SecretField)
+    });
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let where_clause = quote!(where #(#existing,)* #(#secret_bounds,)*);
     quote! {
         #[automatically_derived]
         impl #impl_generics ::mcp_result::ToolResult for #ident #ty_generics #where_clause {
             const SUMMARY: ::mcp_result::Summary = #summary;
             #content
+            #redacts
         }
     }
 }

@@ -25,6 +25,37 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
              not be a JSON object; remove it so `structuredContent` stays an object",
         ));
     }
+    for field in &input.fields {
+        let Some(secret) = field.secret else { continue };
+        if !matches!(secret.meta, syn::Meta::Path(_)) {
+            cx.error_spanned_by(secret, "`#[secret]` takes no arguments");
+        }
+        if field.serde.flatten.is_some() {
+            cx.error_spanned_by(
+                secret,
+                format!(
+                    "`{}` is `#[serde(flatten)]` and `#[secret]`: a flattened field serializes \
+                     its contents; mark the secret fields inside it instead",
+                    field.ident
+                ),
+            );
+        } else if field.serde.skip.is_none() {
+            cx.error_spanned_by(
+                secret,
+                format!(
+                    "`#[secret]` field `{}` would be serialized into `structuredContent`: add \
+                     `#[serde(skip_serializing)]` (or `#[serde(skip)]`) so no client ever sees \
+                     it{}",
+                    field.ident,
+                    if field.serde.skip_if.is_some() {
+                        "; `skip_serializing_if` still serializes it when the condition is false"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+    }
     for key in super::contract::KEYS {
         if let Some(field) = super::contract::field_for(input, key) {
             if let Some(secret) = field.secret {
