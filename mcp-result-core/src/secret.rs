@@ -16,7 +16,7 @@ use std::fmt;
 /// the type declares that field).
 ///
 /// ```
-/// use mcp_result::Secret;
+/// use mcp_result_core::Secret;
 /// let token = Secret::new(String::from("tok-123"));
 /// assert_eq!(format!("{token:?}"), "Secret([redacted])");
 /// assert_eq!(token.expose(), "tok-123");
