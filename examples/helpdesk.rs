@@ -317,6 +317,14 @@ impl Helpdesk {
         }
     }
 
+    /// List every ticket id, oldest first. The result is a JSON array, so `structuredContent`
+    /// wraps it as `{"result": [...]}` (the tool's `_meta` says so).
+    #[mcp_tool(read_only, idempotent, title = "List ticket ids")]
+    fn list_ticket_ids(&self) -> Vec<String> {
+        let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        tickets.keys().cloned().collect()
+    }
+
     /// Read one ticket with its internal notes.
     #[mcp_tool(read_only, title = "Get ticket")]
     fn get_ticket(&self, args: TicketArgs) -> Result<TicketView, ToolError> {
@@ -429,6 +437,7 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
     let calls = [
         ("search_tickets", json!({"query": "login"})),
+        ("list_ticket_ids", json!({})),
         ("get_ticket", json!({"ticketId": "T-1003"})),
         (
             "add_internal_note",

@@ -20,6 +20,7 @@ fn calls() -> Vec<(&'static str, Value, bool)> {
             json!({"query": "", "minSeverity": "critical", "limit": 1}),
             false,
         ),
+        ("list_ticket_ids", json!({}), false),
         ("get_ticket", json!({"ticketId": "T-1002"}), false),
         ("get_ticket", json!({"ticketId": "T-0000"}), true),
         (
@@ -48,6 +49,7 @@ async fn every_output_schema_is_a_valid_2020_12_object_schema() {
         names,
         [
             "search_tickets",
+            "list_ticket_ids",
             "get_ticket",
             "lookup_customer",
             "add_internal_note"
@@ -313,5 +315,30 @@ async fn the_crm_token_is_withheld_and_the_result_says_so() {
     let wire = serde_json::to_string(&result).unwrap();
     assert!(!wire.contains("crm-token"), "the token leaked: {wire}");
     assert_eq!(result.structured_content.unwrap()["redactionApplied"], true);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_non_object_result_is_wrapped_and_the_tool_says_so() {
+    let client = connect("helpdesk").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let ids = tool(&tools, "list_ticket_ids");
+    let meta = ids.meta.as_ref().expect("_meta on a wrapped tool");
+    assert_eq!(
+        meta.0.get("io.github.mcp-result/wrapped"),
+        Some(&json!("result"))
+    );
+    assert!(
+        tool(&tools, "search_tickets").meta.is_none(),
+        "objects are not wrapped"
+    );
+    let schema = output_schema(ids);
+    assert_eq!(schema["anyOf"][0]["required"], json!(["result"]));
+    let result = call(&client, "list_ticket_ids", json!({})).await.unwrap();
+    assert_eq!(
+        result.structured_content.clone().unwrap(),
+        json!({"result": ["T-1001", "T-1002", "T-1003", "T-1004", "T-1005"]})
+    );
+    assert_eq!(text(&result, 0), "Result: 5 items");
     client.cancel().await.unwrap();
 }

@@ -20,6 +20,7 @@ fn secret() -> Secret<String> {
 }
 
 /// A nested record holding a credential.
+#[allow(dead_code)] // the secrets are held, never read: that is the point
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Account {
@@ -48,6 +49,7 @@ enum Credential {
 }
 
 /// Shape 1 and 10: a top-level `#[secret]` field beside the summary's fields.
+#[allow(dead_code)]
 #[derive(Debug, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "camelCase")]
 #[tool_result(summary = "Connected as {user} to {host}")]
@@ -74,6 +76,7 @@ struct Nested {
 }
 
 /// Flattened into `Nested`.
+#[allow(dead_code)]
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Account2 {

@@ -17,6 +17,7 @@
 
 pub mod contract;
 mod error;
+mod impls;
 mod result;
 mod router;
 pub mod schema;
@@ -26,6 +27,7 @@ mod summary;
 
 pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
 pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
+pub use impls::Structured;
 pub use result::{build_result, ContentMode, IntoToolOutput, ToolResult};
 pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
 pub use secret::{Secret, SecretField};

@@ -51,7 +51,13 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     /// The schema of this type's `structuredContent` (JSON Schema 2020-12, object root,
     /// self-contained), generated once and cached: later calls clone an `Arc`.
     fn output_schema() -> Arc<JsonObject> {
-        crate::schema::serialized_schema::<Self>()
+        crate::schema::output_shape::<Self>().schema.clone()
+    }
+
+    /// Whether the serialized value is wrapped as `{"result": value}` because it is not
+    /// always a JSON object (see [`crate::schema::output_shape`]).
+    fn is_wrapped() -> bool {
+        crate::schema::output_shape::<Self>().wrapped
     }
 }
 
@@ -61,6 +67,10 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// 1. `structuredContent` = `serde_json::to_value(value)`, serialized once;
 /// 2. the summary is rendered from that object ([`Summary::render`]);
 /// 3. a type with `#[secret]` fields gets `redactionApplied: true` (when it has that key);
+/// A type whose serialized form is not always an object is wrapped first:
+/// `structuredContent` is `{"result": value}` ([`crate::schema::WRAP_PROPERTY`]), matching
+/// its schema; the compat text is that same object.
+///
 /// 4. the JSON-compat text is `serde_json::to_string` of that same object, so parsing it
 ///    back gives a value equal to `structuredContent`, key order included.
 ///
@@ -68,7 +78,16 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// `internal` [`ToolError`] result (the cause is logged under its correlation id), never a
 /// panic.
 pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
-    match serde_json::to_value(value) {
+    let serialized = serde_json::to_value(value).map(|value| {
+        if T::is_wrapped() {
+            let mut object = serde_json::Map::with_capacity(1);
+            object.insert(crate::schema::WRAP_PROPERTY.to_owned(), value);
+            Value::Object(object)
+        } else {
+            value
+        }
+    });
+    match serialized {
         Ok(Value::Object(mut object)) => {
             if T::REDACTS {
                 if let Some(flag) = object.get_mut("redactionApplied") {
@@ -190,13 +209,13 @@ impl<R> Probe<R> {
 
 #[doc(hidden)]
 pub trait ViaToolOutput<R> {
-    fn output_schema(&self) -> fn() -> Arc<JsonObject>;
+    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
     fn finish(&self, value: R) -> CallToolResult;
 }
 
 impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
-    fn output_schema(&self) -> fn() -> Arc<JsonObject> {
-        <R::Output as ToolResult>::output_schema
+    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
+        crate::schema::output_shape::<R::Output>
     }
     fn finish(&self, value: R) -> CallToolResult {
         value.into_call_tool_result()
@@ -205,13 +224,13 @@ impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
 
 #[doc(hidden)]
 pub trait ViaFallback<R> {
-    fn output_schema(&self) -> fn() -> Arc<JsonObject>;
+    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
     fn finish(&self, value: R) -> CallToolResult;
 }
 
 impl<R> ViaFallback<R> for &Probe<R> {
-    fn output_schema(&self) -> fn() -> Arc<JsonObject> {
-        crate::schema::empty_input_schema
+    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
+        crate::schema::output_shape::<()>
     }
     fn finish(&self, _value: R) -> CallToolResult {
         error_result(&ToolError::internal_logged(

@@ -33,8 +33,8 @@ pub struct ToolDef<S> {
     pub annotations: ToolAnnotations,
     /// The `inputSchema` of the argument type.
     pub input_schema: fn() -> Arc<JsonObject>,
-    /// The success type's `outputSchema`.
-    pub output_schema: fn() -> Arc<JsonObject>,
+    /// The success type's `structuredContent` schema and wrapping.
+    pub output: fn() -> Arc<schema::OutputShape>,
     /// `#[mcp_tool(timeout_ms = N)]`: past this the call is abandoned and answered with an
     /// `upstream_timeout` error whose `retrySafe` is the tool's `idempotent` declaration.
     pub timeout: Option<Duration>,
@@ -102,8 +102,19 @@ impl<S> ToolRouter<S> {
             }
             let validator = jsonschema::validator_for(&Value::Object((*input).clone()))
                 .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
-            let output =
-                schema::tool_output_schema(&(def.output_schema)(), &envelope).map_err(error)?;
+            let mut wrap_meta = None;
+            let output = {
+                let shape = (def.output)();
+                if shape.wrapped {
+                    let mut meta = rmcp::model::MetaObject::default();
+                    meta.0.insert(
+                        schema::WRAP_META_KEY.into(),
+                        Value::String(schema::WRAP_PROPERTY.into()),
+                    );
+                    wrap_meta = Some(meta);
+                }
+                schema::tool_output_schema(&shape.schema, &envelope).map_err(error)?
+            };
             let mut tool = Tool::new(
                 Cow::Borrowed(def.name),
                 Cow::Borrowed(def.description),
@@ -113,6 +124,9 @@ impl<S> ToolRouter<S> {
             .with_annotations(def.annotations.clone());
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
+            }
+            if let Some(meta) = wrap_meta {
+                tool = tool.with_meta(meta);
             }
             tools.push(tool);
             routes.insert(
@@ -136,6 +150,12 @@ impl<S> ToolRouter<S> {
     /// Looks a tool up by name.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// The time limit of tool `name` (`#[mcp_tool(timeout_ms = N)]`), if it has one. Not part
+    /// of the `tools/list` payload; [`crate::docs`] documents it.
+    pub fn timeout(&self, name: &str) -> Option<Duration> {
+        self.routes.get(name)?.timeout
     }
 
     /// Runs a `tools/call`.

@@ -59,11 +59,29 @@ pub fn generation_count() -> usize {
     GENERATED.load(Ordering::Relaxed)
 }
 
+/// Keywords that only annotate; beside a `$ref` they change nothing in any draft.
+const ANNOTATIONS: &[&str] =
+    &["$ref", "description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
+
 fn portable(schema: &mut Schema) {
     if let Some(object) = schema.as_object_mut() {
         if let Some(Value::String(format)) = object.get("format") {
             if !STANDARD_FORMATS.contains(&format.as_str()) {
-                object.remove("format");
+                object.shift_remove("format");
+            }
+        }
+        // Draft-07 ignores every keyword beside a `$ref`; 2020-12 applies them. Moving the
+        // `$ref` into an `allOf` means the same in both.
+        if object.contains_key("$ref") && object.keys().any(|k| !ANNOTATIONS.contains(&k.as_str())) {
+            if let Some(reference) = object.shift_remove("$ref") {
+                let mut target = JsonObject::new();
+                target.insert("$ref".into(), reference);
+                match object.get_mut("allOf") {
+                    Some(Value::Array(all)) => all.insert(0, Value::Object(target)),
+                    _ => {
+                        object.insert("allOf".into(), Value::Array(vec![Value::Object(target)]));
+                    }
+                }
             }
         }
     }
@@ -126,9 +144,134 @@ pub fn input_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> {
     static CACHE: Cache = LazyLock::new(Default::default);
     cached::<T>(&CACHE, || {
         let mut object = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
-        object.remove("title");
+        object.shift_remove("title");
         object
     })
+}
+
+/// The property a result whose serialized form is not always a JSON object is wrapped
+/// under: `structuredContent` is `{"result": <value>}` and the schema describes exactly that.
+/// MCP 2025-06-18 and 2025-11-25 require an object root; clients on those versions reject a
+/// whole `tools/list` over one non-object `outputSchema`.
+pub const WRAP_PROPERTY: &str = "result";
+
+/// The `_meta` key of a `tools/list` entry whose result is wrapped; its value is
+/// [`WRAP_PROPERTY`]. (A `_meta` key prefix of dot-separated labels then `/`, per MCP
+/// 2025-11-25 "General fields: `_meta`"; not a reserved prefix.)
+pub const WRAP_META_KEY: &str = "io.github.mcp-result/wrapped";
+
+/// A result type's `structuredContent` schema and whether the value is wrapped under
+/// [`WRAP_PROPERTY`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputShape {
+    /// The schema of `structuredContent`: object root, self-contained.
+    pub schema: Arc<JsonObject>,
+    /// `true` when the serialized value is not always an object and is wrapped.
+    pub wrapped: bool,
+}
+
+/// The [`OutputShape`] of `T`, generated once per type and cached.
+///
+/// A schema that admits only objects (`type: "object"`, or `oneOf`/`anyOf` whose every
+/// branch does, following `$ref`s: internally and adjacently tagged enums) is used as is,
+/// with `"type": "object"` made explicit at the root. Anything else (primitives, arrays,
+/// `Option`, `()`, externally tagged or untagged enums that can serialize to a string) is
+/// wrapped: `{"type": "object", "properties": {"result": <schema>}, "required": ["result"]}`
+/// with the definitions kept at the root.
+pub fn output_shape<T: JsonSchema + ?Sized + 'static>() -> Arc<OutputShape> {
+    static CACHE: LazyLock<RwLock<HashMap<TypeId, Arc<OutputShape>>>> =
+        LazyLock::new(Default::default);
+    if let Some(shape) = CACHE
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&TypeId::of::<T>())
+    {
+        return shape.clone();
+    }
+    let shape = Arc::new(shape_of(&serialized_schema::<T>()));
+    CACHE
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(TypeId::of::<T>())
+        .or_insert(shape)
+        .clone()
+}
+
+fn shape_of(raw: &JsonObject) -> OutputShape {
+    let defs = raw.get("$defs").and_then(Value::as_object);
+    // The root `title` is the Rust type name: noise to a client, and never the contract.
+    let mut raw = raw.clone();
+    raw.shift_remove("title");
+    if admits_only_objects(&Value::Object(raw.clone()), defs, 0) {
+        let mut schema = raw;
+        if schema.get("type").is_none() {
+            // Keep `type` first for readers: rebuild with it in front.
+            let mut ordered = JsonObject::new();
+            ordered.insert("type".into(), Value::String("object".into()));
+            ordered.extend(schema);
+            schema = ordered;
+        }
+        return OutputShape {
+            schema: Arc::new(schema),
+            wrapped: false,
+        };
+    }
+    let mut inner = raw;
+    let defs = inner.shift_remove("$defs");
+    let mut properties = JsonObject::new();
+    properties.insert(WRAP_PROPERTY.into(), Value::Object(inner));
+    let mut schema = JsonObject::new();
+    schema.insert("type".into(), Value::String("object".into()));
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert(
+        "required".into(),
+        Value::Array(vec![Value::String(WRAP_PROPERTY.into())]),
+    );
+    if let Some(defs) = defs {
+        schema.insert("$defs".into(), defs);
+    }
+    OutputShape {
+        schema: Arc::new(schema),
+        wrapped: true,
+    }
+}
+
+/// Whether every instance `schema` accepts is a JSON object (conservative: `false` when
+/// unsure, which only costs a wrapper).
+fn admits_only_objects(schema: &Value, defs: Option<&JsonObject>, depth: usize) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    let Value::Object(schema) = schema else {
+        return false;
+    };
+    match schema.get("type") {
+        Some(Value::String(t)) => return t == "object",
+        Some(Value::Array(types)) => {
+            return !types.is_empty() && types.iter().all(|t| t == "object");
+        }
+        _ => {}
+    }
+    if let Some(Value::String(reference)) = schema.get("$ref") {
+        let target = reference
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.and_then(|d| d.get(name)));
+        return target.is_some_and(|t| admits_only_objects(t, defs, depth + 1));
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(branches)) = schema.get(key) {
+            return !branches.is_empty()
+                && branches
+                    .iter()
+                    .all(|b| admits_only_objects(b, defs, depth + 1));
+        }
+    }
+    if let Some(Value::Array(parts)) = schema.get("allOf") {
+        return parts
+            .iter()
+            .any(|b| admits_only_objects(b, defs, depth + 1));
+    }
+    false
 }
 
 /// The `inputSchema` of a tool without arguments: `{"type": "object", "properties": {}}`.
@@ -157,7 +300,7 @@ pub fn tool_output_schema(success: &JsonObject, error: &JsonObject) -> Result<Js
     let mut branches = Vec::with_capacity(2);
     for schema in [success, error] {
         let mut schema = schema.clone();
-        if let Some(Value::Object(own)) = schema.remove("$defs") {
+        if let Some(Value::Object(own)) = schema.shift_remove("$defs") {
             for (name, def) in own {
                 match defs.get(&name) {
                     Some(existing) if *existing != def => {
@@ -206,6 +349,28 @@ mod tests {
         assert!(!text.contains("nullable"), "{text}");
         let second = serialized_schema::<Counts>();
         assert!(Arc::ptr_eq(&first, &second));
+    }
+
+    #[test]
+    fn object_only_schemas_are_not_wrapped_and_others_are() {
+        let object = serde_json::json!({"type": "object", "properties": {}});
+        assert!(!shape_of(object.as_object().unwrap()).wrapped);
+        let tagged = serde_json::json!({"oneOf": [{"$ref": "#/$defs/A"}, {"type": "object"}],
+            "$defs": {"A": {"type": "object"}}});
+        let shape = shape_of(tagged.as_object().unwrap());
+        assert!(!shape.wrapped);
+        assert_eq!(shape.schema["type"], "object");
+        for other in [
+            serde_json::json!({"type": "string"}),
+            serde_json::json!({"type": ["object", "null"]}),
+            serde_json::json!({"anyOf": [{"type": "object"}, {"type": "null"}]}),
+            serde_json::json!({"oneOf": [{"type": "string", "enum": ["A"]}, {"type": "object"}]}),
+            serde_json::json!({}),
+        ] {
+            let shape = shape_of(other.as_object().unwrap());
+            assert!(shape.wrapped, "{other}");
+            assert_eq!(shape.schema["required"], serde_json::json!(["result"]));
+        }
     }
 
     #[test]

@@ -49,6 +49,11 @@ impl Summary {
                 out
             }
             Summary::Generated { title } => {
+                if let (1, Some(value)) =
+                    (object.len(), object.get(crate::schema::WRAP_PROPERTY))
+                {
+                    return wrapped_summary(title, value);
+                }
                 let mut out = String::from(*title);
                 let mut details = Vec::new();
                 if let Some(Value::String(status)) = object.get("status") {
@@ -66,6 +71,28 @@ impl Summary {
             }
         }
     }
+}
+
+/// The generated summary of a wrapped value: `Result: 3 items`, `Result: 42`, `Result: none`.
+/// Long scalars are cut at 200 characters.
+fn wrapped_summary(title: &str, value: &Value) -> String {
+    match value {
+        Value::Array(items) => format!("{title}: {} item{}", items.len(), plural(items.len())),
+        Value::Object(map) => format!("{title}: {} field{}", map.len(), plural(map.len())),
+        other => {
+            let mut rendered = String::new();
+            render_value(&mut rendered, Some(other));
+            if let Some((cut, _)) = rendered.char_indices().nth(200) {
+                rendered.truncate(cut);
+                rendered.push('…');
+            }
+            format!("{title}: {rendered}")
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 fn render_value(out: &mut String, value: Option<&Value>) {
@@ -112,6 +139,20 @@ mod tests {
             json!({"s": "high", "n": 3, "a": [1, 2], "o": {"k": true}}),
         ));
         assert_eq!(rendered, r#"s=high n=3 a=2 missing=none o={"k":true}"#);
+    }
+
+    #[test]
+    fn generated_summary_of_a_wrapped_value() {
+        let generated = Summary::Generated { title: "Result" };
+        assert_eq!(generated.render(&object(json!({"result": [1, 2]}))), "Result: 2 items");
+        assert_eq!(generated.render(&object(json!({"result": [1]}))), "Result: 1 item");
+        assert_eq!(generated.render(&object(json!({"result": "ok"}))), "Result: ok");
+        assert_eq!(generated.render(&object(json!({"result": null}))), "Result: none");
+        let long = "x".repeat(300);
+        assert_eq!(
+            generated.render(&object(json!({"result": long}))).chars().count(),
+            "Result: ".len() + 201
+        );
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub struct SerdeField {
     pub skip_if: Option<syn::Path>,
     /// `flatten`: the field's own keys are merged into the parent object.
     pub flatten: Option<syn::Path>,
+    /// `serialize_with = "..."`: a custom serializer the schema cannot see.
+    pub serialize_with: Option<syn::Path>,
+    /// `#[schemars(with = "...")]` or `#[schemars(schema_with = "...")]`: the schema of what
+    /// a custom serializer writes.
+    pub schemars_with: bool,
 }
 
 fn serde_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
@@ -80,6 +85,14 @@ pub fn container(attrs: &[Attribute]) -> SerdeContainer {
 
 pub fn field(attrs: &[Attribute]) -> SerdeField {
     let mut out = SerdeField::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("with") || meta.path.is_ident("schema_with") {
+                out.schemars_with = true;
+            }
+            skip_value(&meta)
+        });
+    }
     for attr in serde_attrs(attrs) {
         let _ = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("rename") {
@@ -91,6 +104,9 @@ pub fn field(attrs: &[Attribute]) -> SerdeField {
                 skip_value(&meta)?;
             } else if meta.path.is_ident("flatten") {
                 out.flatten = Some(meta.path.clone());
+            } else if meta.path.is_ident("serialize_with") {
+                out.serialize_with = Some(meta.path.clone());
+                skip_value(&meta)?;
             } else {
                 skip_value(&meta)?;
             }

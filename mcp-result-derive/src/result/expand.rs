@@ -35,7 +35,7 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
         };
         quote!(const CONTENT: ::mcp_result::ContentMode = ::mcp_result::ContentMode::#variant;)
     });
-    let secrets: Vec<_> = input.fields.iter().filter(|f| f.secret.is_some()).collect();
+    let secrets: Vec<_> = input.all_fields.iter().filter(|f| f.secret.is_some()).collect();
     let redacts = (!secrets.is_empty()).then(|| {
         quote!(
             const REDACTS: bool = true;

@@ -18,14 +18,22 @@ pub type Template = Option<Vec<Part>>;
 
 pub fn validate(input: &Input) -> syn::Result<Template> {
     let mut cx = Ctxt::default();
-    if let Some(span) = input.serde.transparent {
-        cx.syn_error(syn::Error::new(
-            span,
-            "`#[serde(transparent)]` makes the struct serialize as its one field, which need \
-             not be a JSON object; remove it so `structuredContent` stays an object",
-        ));
+    for field in &input.all_fields {
+        if let (Some(path), false) = (&field.serde.serialize_with, field.serde.schemars_with) {
+            cx.error_spanned_by(
+                path,
+                format!(
+                    "field `{}` has a custom serializer, which the generated `outputSchema` \
+                     cannot see, so the schema would describe `{}` instead of what is written; \
+                     add `#[schemars(with = \"T\")]` naming a type whose schema matches the \
+                     serializer's output (or `#[schemars(schema_with = \"path\")]`)",
+                    field.name,
+                    quote::ToTokens::to_token_stream(field.ty)
+                ),
+            );
+        }
     }
-    for field in &input.fields {
+    for field in &input.all_fields {
         let Some(secret) = field.secret else { continue };
         if !matches!(secret.meta, syn::Meta::Path(_)) {
             cx.error_spanned_by(secret, "`#[secret]` takes no arguments");
@@ -36,7 +44,7 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
                 format!(
                     "`{}` is `#[serde(flatten)]` and `#[secret]`: a flattened field serializes \
                      its contents; mark the secret fields inside it instead",
-                    field.ident
+                    field.name
                 ),
             );
         } else if field.serde.skip.is_none() {
@@ -46,7 +54,7 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
                     "`#[secret]` field `{}` would be serialized into `structuredContent`: add \
                      `#[serde(skip_serializing)]` (or `#[serde(skip)]`) so no client ever sees \
                      it{}",
-                    field.ident,
+                    field.name,
                     if field.serde.skip_if.is_some() {
                         "; `skip_serializing_if` still serializes it when the condition is false"
                     } else {
@@ -82,6 +90,19 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
 /// Parses `"Found {total} findings"`: `{field}` names a field, `{{` and `}}` are literal
 /// braces.
 fn template(cx: &mut Ctxt, input: &Input, lit: &LitStr) -> Vec<Part> {
+    if input.shape != super::ast::Shape::Named && lit.value().replace("{{", "").contains('{') {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "summary placeholders name fields, and `{}` is {} whose fields have no keys of \
+                 their own in `structuredContent`; use literal text only, or leave out \
+                 `summary` for the generated one",
+                input.ident,
+                input.shape.describe()
+            ),
+        );
+        return Vec::new();
+    }
     let source = lit.value();
     let mut parts = Vec::new();
     let mut text = String::new();

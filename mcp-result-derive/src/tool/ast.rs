@@ -122,14 +122,9 @@ impl Server {
             }
             let output = match &sig.output {
                 ReturnType::Type(_, ty) => (**ty).clone(),
-                ReturnType::Default => {
-                    cx.error_spanned_by(
-                        &sig.ident,
-                        "a tool must return its result: `-> T` or `-> Result<T, E>` where `T` \
-                         derives `ToolResult`",
-                    );
-                    syn::parse_quote!(())
-                }
+                // No return type: `()`, a wrapped `{"result": null}` (a write tool still
+                // needs its contract, so this is for read-only tools).
+                ReturnType::Default => syn::parse_quote_spanned!(sig.ident.span()=> ()),
             };
             tools.push(Tool {
                 method: sig.ident.clone(),

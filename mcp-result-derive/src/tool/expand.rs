@@ -146,10 +146,10 @@ fn tool_def(tool: &Tool) -> TokenStream {
                 #idempotent
                 #open_world,
             input_schema: #input_schema,
-            output_schema: {
+            output: {
                 #[allow(unused_imports)]
                 use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
-                (&::mcp_result::__private::Probe::<#output>::new()).output_schema()
+                (&::mcp_result::__private::Probe::<#output>::new()).output_shape()
             },
             timeout: #timeout,
             call: #glue,

@@ -3,8 +3,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 #[derive(Serialize, JsonSchema, ToolResult)]
+#[tool_result(summary = "Outcome: {outcome}")]
+#[serde(rename_all = "lowercase")]
 enum Outcome {
-    Done { id: String },
+    Done,
     Skipped,
 }
 
