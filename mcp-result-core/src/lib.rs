@@ -16,6 +16,7 @@
 //! - [`Secret`]: a value no serialization path can carry (`#[secret]` fields).
 
 pub mod contract;
+pub mod docs;
 mod error;
 mod impls;
 mod result;
