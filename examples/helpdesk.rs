@@ -4,6 +4,8 @@
 //! - `cargo run --example helpdesk -- demo` starts this same binary as a child process,
 //!   connects rmcp's client to it over stdio and prints the `tools/list` result and a few
 //!   `tools/call` results as JSON: the whole contract in one command.
+//! - `cargo run --example helpdesk -- docs [--json] [PATH]` prints (or writes to `PATH`) the
+//!   docs of every tool, rendered from the `tools/list` payload (`docs/helpdesk.md`).
 //!
 //! The store is in memory and seeded with a few tickets; everything else is the real thing.
 
@@ -407,8 +409,36 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     match std::env::args().nth(1).as_deref() {
         None | Some("serve") => serve().await,
         Some("demo") => demo().await,
-        Some(other) => Err(format!("unknown command `{other}`: expected `serve` or `demo`").into()),
+        Some("docs") => docs(std::env::args().skip(2)),
+        Some(other) => {
+            Err(format!("unknown command `{other}`: expected `serve`, `demo` or `docs`").into())
+        }
     }
+}
+
+/// `docs [--json] [PATH]`: the Markdown (or JSON) docs of every tool, to stdout or `PATH`.
+/// The committed `docs/helpdesk.md` and `docs/helpdesk.json` are this output.
+fn docs(
+    args: impl Iterator<Item = String>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let (flags, paths): (Vec<String>, Vec<String>) = args.partition(|a| a.starts_with("--"));
+    let json = match flags.as_slice() {
+        [] => false,
+        [flag] if flag == "--json" => true,
+        _ => return Err(format!("usage: helpdesk docs [--json] [PATH], got {flags:?}").into()),
+    };
+    let docs = mcp_result::docs::ServerDocs::for_tool_set::<Helpdesk>("helpdesk")?;
+    let text = if json {
+        docs.to_json_pretty()
+    } else {
+        docs.to_markdown()
+    };
+    match paths.as_slice() {
+        [] => print!("{text}"),
+        [path] => std::fs::write(path, text)?,
+        _ => return Err("usage: helpdesk docs [--json] [PATH]".into()),
+    }
+    Ok(())
 }
 
 async fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

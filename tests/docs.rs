@@ -1,0 +1,863 @@
+//! Tool documentation (`mcp_result::docs`): rendered from the `tools/list` payload, in
+//! Markdown and JSON. The example server's docs are committed under `docs/` and checked for
+//! staleness; a server defined here checks secrets, doc comments, hints, the write
+//! contract, error kinds, artifacts, nested types and the Markdown's well-formedness (parsed
+//! with pulldown-cmark).
+
+mod common;
+
+use std::{collections::HashMap, path::Path, process::Command, sync::Arc};
+
+use mcp_result::{
+    docs::{FieldDoc, ServerDocs, ToolDoc},
+    mcp_tools,
+    rmcp::model::{MetaObject, Tool, ToolAnnotations},
+    AuditEventId, Secret, Status, ToolError, ToolResult, ToolSet,
+};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+// ---------------------------------------------------------------------------------------
+// A server with every shape the docs must handle
+// ---------------------------------------------------------------------------------------
+
+/// Signing algorithms.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Algorithm {
+    Ed25519,
+    Rsa4096,
+}
+
+/// Who approves a rotation.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct Approver {
+    /// The approver's e-mail address.
+    email: String,
+}
+
+/// Arguments of `rotate_key`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct RotateArgs {
+    /// The key to rotate, e.g. `K-7`.
+    #[schemars(pattern(r"^K-[0-9]+$"))]
+    key_id: String,
+    /// Days until the old key stops working.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 90))]
+    grace_days: Option<u32>,
+    /// Why the key is rotated (kept in the audit log).
+    #[schemars(length(min = 3, max = 200))]
+    reason: String,
+    /// The algorithm of the new key.
+    algorithm: Algorithm,
+    /// Who approved the rotation.
+    approver: Approver,
+}
+
+/// A file attached to a rotation report.
+#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Attachment {
+    /// Where the attachment can be downloaded.
+    #[schemars(url)]
+    href: String,
+    /// One-time download code, never returned.
+    #[serde(skip)]
+    download_code: Secret<String>,
+}
+
+/// A key was rotated.
+#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct KeyRotated {
+    /// The new key's id.
+    new_key_id: String,
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+    external_id: Option<String>,
+    requires_human_review: bool,
+    /// The rotation report.
+    #[schemars(url)]
+    report_url: String,
+    attachments: Vec<Attachment>,
+    /// The new key itself: it stays on the server.
+    #[secret]
+    #[serde(skip)]
+    new_key_material: Secret<String>,
+}
+
+/// An account holding a recovery code.
+#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Account {
+    /// The account's login name.
+    login: String,
+    #[serde(skip)]
+    recovery_code: Secret<String>,
+}
+
+/// How the credential authenticates.
+#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Method {
+    /// A password.
+    Password {
+        /// When it was last changed.
+        changed: String,
+    },
+    /// A hardware token.
+    Token {
+        /// The token's serial number.
+        serial: String,
+    },
+}
+
+/// A folder of credentials; folders nest.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Folder {
+    /// The folder's name.
+    name: String,
+    /// Sub-folders.
+    children: Vec<Folder>,
+}
+
+/// A credential from the vault.
+#[allow(dead_code)]
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Credential {
+    /// A label humans recognise the credential by.
+    label: String,
+    /// The accounts that use it.
+    accounts: Vec<Account>,
+    /// How it authenticates.
+    method: Method,
+    /// Where it is filed.
+    folder: Folder,
+    /// The passphrase that unlocks it.
+    #[secret]
+    #[serde(skip)]
+    vault_passphrase: Secret<String>,
+    redaction_applied: bool,
+}
+
+/// The vault's health.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Health {
+    /// Whether the vault is sealed.
+    sealed: bool,
+}
+
+/// Arguments of `read_credential`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct ReadArgs {
+    /// The credential's label.
+    label: String,
+}
+
+struct Vault;
+
+#[mcp_tools]
+impl Vault {
+    /// Rotate a signing key. Each call creates a new key.
+    #[mcp_tool(title = "Rotate key", open_world = false)]
+    fn rotate_key(&self, _args: RotateArgs) -> Result<KeyRotated, ToolError> {
+        Err(ToolError::conflict("not in this test"))
+    }
+
+    /// Read one credential. Answered within 250 ms or not at all.
+    #[mcp_tool(read_only, timeout_ms = 250)]
+    async fn read_credential(&self, _args: ReadArgs) -> Result<Credential, ToolError> {
+        Err(ToolError::not_found("not in this test"))
+    }
+
+    /// Report whether the vault is sealed.
+    #[mcp_tool(read_only, idempotent, title = "Vault health")]
+    fn health(&self) -> Health {
+        Health { sealed: false }
+    }
+}
+
+fn vault_docs() -> ServerDocs {
+    ServerDocs::for_tool_set::<Vault>("vault").expect("router builds")
+}
+
+fn tool_doc<'a>(docs: &'a ServerDocs, name: &str) -> &'a ToolDoc {
+    docs.tools
+        .iter()
+        .find(|doc| doc.name == name)
+        .unwrap_or_else(|| panic!("no docs for `{name}`"))
+}
+
+fn field<'a>(fields: &'a [FieldDoc], path: &str) -> &'a FieldDoc {
+    fields.iter().find(|f| f.path == path).unwrap_or_else(|| {
+        let paths: Vec<&str> = fields.iter().map(|f| f.path.as_str()).collect();
+        panic!("no field `{path}` among {paths:?}")
+    })
+}
+
+/// The Markdown table row of field `path` (its first cell is the path in a code span).
+fn markdown_row<'a>(markdown: &'a str, section_start: &str, path: &str) -> &'a str {
+    let section = &markdown[markdown.find(section_start).expect("section")..];
+    let prefix = format!("| `{path}` |");
+    section
+        .lines()
+        .find(|line| line.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no row for `{path}` after {section_start:?}"))
+}
+
+// ---------------------------------------------------------------------------------------
+// The committed docs of the example server
+// ---------------------------------------------------------------------------------------
+
+const REFRESH: &str = "refresh them with `cargo run --example helpdesk -- docs docs/helpdesk.md` \
+    and `cargo run --example helpdesk -- docs --json docs/helpdesk.json` (or `cargo build \
+    --example helpdesk && UPDATE_DOCS=1 cargo test --test docs`), review the diff and commit it";
+
+fn repo_file(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn run_example_docs(args: &[&str]) -> String {
+    let output = Command::new(common::example_path("helpdesk"))
+        .args(args)
+        .output()
+        .expect("run the helpdesk example");
+    assert!(
+        output.status.success(),
+        "`helpdesk {}` failed: {}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&output.stderr),
+        staleness_note()
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 docs")
+}
+
+/// A note for failures when the example binary is older than a source it is built from:
+/// `cargo test --test docs` alone does not rebuild examples (`cargo test --workspace` does).
+fn staleness_note() -> String {
+    fn newest(path: &Path) -> Option<std::time::SystemTime> {
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_dir() {
+            return meta.modified().ok();
+        }
+        std::fs::read_dir(path)
+            .ok()?
+            .filter_map(|entry| newest(&entry.ok()?.path()))
+            .max()
+    }
+    let built = newest(&common::example_path("helpdesk"));
+    let sources = [
+        "examples/helpdesk.rs",
+        "src",
+        "mcp-result-core/src",
+        "mcp-result-derive/src",
+    ]
+    .iter()
+    .filter_map(|dir| newest(&repo_file(dir)))
+    .max();
+    if sources > built {
+        "\nNote: the helpdesk example binary is older than its sources; `cargo test --test \
+         docs` does not rebuild examples: run `cargo build --example helpdesk` first, or \
+         `cargo test --workspace`."
+            .into()
+    } else {
+        String::new()
+    }
+}
+
+#[test]
+fn committed_example_docs_match_the_example_server() {
+    for (args, file) in [
+        (&["docs"][..], "docs/helpdesk.md"),
+        (&["docs", "--json"][..], "docs/helpdesk.json"),
+    ] {
+        let rendered = run_example_docs(args);
+        let path = repo_file(file);
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &rendered).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{file} is missing ({e}): {REFRESH}"));
+        if committed != rendered {
+            let line = committed
+                .lines()
+                .zip(rendered.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| committed.lines().count().min(rendered.lines().count()));
+            panic!(
+                "{file} is stale: it differs from `helpdesk {}` from line {}:\n  committed: {:?}\n  \
+                 rendered:  {:?}\n{REFRESH}{}",
+                args.join(" "),
+                line + 1,
+                committed.lines().nth(line).unwrap_or("<end of file>"),
+                rendered.lines().nth(line).unwrap_or("<end of file>"),
+                staleness_note(),
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn json_docs_carry_the_tools_list_payload_a_client_receives() {
+    let client = common::connect("helpdesk").await;
+    let mut listed = client.list_all_tools().await.expect("tools/list");
+    client.cancel().await.expect("close");
+    listed.sort_by(|a, b| a.name.cmp(&b.name));
+    let docs: Value = serde_json::from_str(&run_example_docs(&["docs", "--json"])).unwrap();
+    assert_eq!(docs["tools"], serde_json::to_value(&listed).unwrap());
+    let names: Vec<&str> = listed.iter().map(|t| t.name.as_ref()).collect();
+    let documented: Vec<&str> = docs["docs"]
+        .as_object()
+        .expect("docs object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(documented, names);
+}
+
+#[test]
+fn committed_markdown_is_well_formed_and_covers_every_tool() {
+    let markdown = std::fs::read_to_string(repo_file("docs/helpdesk.md")).expect(REFRESH);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo_file("docs/helpdesk.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = json["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"search_tickets") && names.contains(&"add_internal_note"));
+    let report = check_markdown(&markdown).unwrap_or_else(|e| panic!("docs/helpdesk.md: {e}"));
+    report.assert_covers(&names);
+}
+
+// ---------------------------------------------------------------------------------------
+// Secrets, doc comments, hints, contract, errors, artifacts, shapes
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn secret_fields_appear_in_neither_format() {
+    let docs = vault_docs();
+    let markdown = docs.to_markdown();
+    let json = docs.to_json_pretty();
+    for secret in [
+        "vaultPassphrase",
+        "vault_passphrase",
+        "newKeyMaterial",
+        "new_key_material",
+        "recoveryCode",
+        "recovery_code",
+        "downloadCode",
+        "download_code",
+    ] {
+        assert!(!markdown.contains(secret), "Markdown names `{secret}`");
+        assert!(!json.contains(secret), "JSON names `{secret}`");
+    }
+    // The types holding them are documented: their other fields are there.
+    let read = tool_doc(&docs, "read_credential");
+    field(&read.outputs, "label");
+    field(&read.outputs, "accounts[].login");
+    field(&read.outputs, "redactionApplied");
+    let rotate = tool_doc(&docs, "rotate_key");
+    field(&rotate.outputs, "newKeyId");
+    field(&rotate.outputs, "attachments[].href");
+    assert!(markdown.contains("| `accounts[].login` |"));
+    assert!(json.contains("\"accounts[].login\""));
+}
+
+#[test]
+fn field_doc_comments_are_descriptions_in_the_schema_and_the_docs() {
+    let router = Vault::tool_router().unwrap();
+    let docs = vault_docs();
+    let markdown = docs.to_markdown();
+    let json = docs.to_json();
+    let rotate = router.tool("rotate_key").unwrap();
+
+    let key_id = "The key to rotate, e.g. `K-7`.";
+    assert_eq!(
+        rotate.input_schema["properties"]["keyId"]["description"],
+        key_id
+    );
+    assert_eq!(
+        field(&tool_doc(&docs, "rotate_key").inputs, "keyId")
+            .description
+            .as_deref(),
+        Some(key_id)
+    );
+    let inputs = json["docs"]["rotate_key"]["inputs"].as_array().unwrap();
+    assert_eq!(inputs[0]["path"], "keyId");
+    assert_eq!(inputs[0]["description"], key_id);
+    let row = markdown_row(&markdown, "## `rotate_key`", "keyId");
+    assert!(row.ends_with(&format!("| {key_id} |")), "{row}");
+
+    // A nested output field: the doc comment of `Attachment::href`.
+    let href = "Where the attachment can be downloaded.";
+    let output = rotate.output_schema.as_ref().unwrap();
+    assert_eq!(
+        output["$defs"]["Attachment"]["properties"]["href"]["description"],
+        href
+    );
+    assert_eq!(
+        field(&tool_doc(&docs, "rotate_key").outputs, "attachments[].href")
+            .description
+            .as_deref(),
+        Some(href)
+    );
+    let row = markdown_row(&markdown, "## `rotate_key`", "attachments[].href");
+    assert!(row.ends_with(&format!("| {href} |")), "{row}");
+}
+
+#[test]
+fn hints_take_their_mcp_defaults_when_absent() {
+    let docs = vault_docs();
+    let rotate = tool_doc(&docs, "rotate_key").hints;
+    // `#[mcp_tool]` always emits readOnlyHint; open_world = false was declared.
+    assert!(!rotate.read_only.value && rotate.read_only.declared);
+    assert!(rotate.destructive.value && !rotate.destructive.declared);
+    assert!(!rotate.idempotent.value && !rotate.idempotent.declared);
+    assert!(!rotate.open_world.value && rotate.open_world.declared);
+    let health = tool_doc(&docs, "health").hints;
+    assert!(health.read_only.value && health.idempotent.value && health.idempotent.declared);
+    assert!(health.open_world.value && !health.open_world.declared);
+
+    let markdown = docs.to_markdown();
+    let section = &markdown[markdown.find("## `rotate_key`").unwrap()..];
+    assert!(section.contains("| destructive | yes | MCP default (`destructiveHint` absent) |"));
+    assert!(section.contains("| open-world | no | declared: `openWorldHint: false` |"));
+
+    // A tool with no annotations at all: every default.
+    let bare = Tool::new("bare", "No annotations.", Arc::new(serde_json::Map::new()));
+    let hints = ServerDocs::from_tools("s", &[bare]).tools[0].hints;
+    assert_eq!(
+        [
+            hints.read_only,
+            hints.destructive,
+            hints.idempotent,
+            hints.open_world
+        ]
+        .map(|h| (h.value, h.declared)),
+        [(false, false), (true, false), (false, false), (true, false)]
+    );
+}
+
+#[test]
+fn write_tools_list_the_contract_fields_they_return() {
+    let docs = vault_docs();
+    let rotate = tool_doc(&docs, "rotate_key");
+    assert!(rotate.write_tool);
+    assert_eq!(
+        rotate.write_contract_fields,
+        [
+            "status",
+            "retrySafe",
+            "auditEventId",
+            "externalId",
+            "requiresHumanReview"
+        ]
+    );
+    let read = tool_doc(&docs, "read_credential");
+    assert!(!read.write_tool);
+    assert_eq!(read.write_contract_fields, ["redactionApplied"]);
+    assert!(tool_doc(&docs, "health").write_contract_fields.is_empty());
+    let markdown = docs.to_markdown();
+    assert!(markdown.contains(
+        "| write-contract fields | `status`, `retrySafe`, `auditEventId`, `externalId`, \
+         `requiresHumanReview` |"
+    ));
+}
+
+#[test]
+fn error_kinds_are_the_envelope_enum_and_say_which_the_framework_returns() {
+    let docs = vault_docs();
+    let all = [
+        "validation_error",
+        "upstream_timeout",
+        "upstream_unavailable",
+        "permission_denied",
+        "policy_blocked",
+        "not_found",
+        "conflict",
+        "internal",
+    ];
+    for doc in &docs.tools {
+        let kinds: Vec<&str> = doc.error_kinds.iter().map(|k| k.kind.as_str()).collect();
+        assert_eq!(kinds, all, "{}", doc.name);
+        let framework: Vec<&str> = doc
+            .error_kinds
+            .iter()
+            .filter(|k| k.framework.is_some())
+            .map(|k| k.kind.as_str())
+            .collect();
+        if doc.name == "read_credential" {
+            assert_eq!(doc.time_limit_ms, Some(250));
+            assert_eq!(
+                framework,
+                ["validation_error", "upstream_timeout", "internal"]
+            );
+        } else {
+            assert_eq!(doc.time_limit_ms, None);
+            assert_eq!(framework, ["validation_error", "internal"], "{}", doc.name);
+        }
+    }
+    let markdown = docs.to_markdown();
+    let read = &markdown[markdown.find("## `read_credential`").unwrap()..];
+    assert!(read.contains(
+        "| `upstream_timeout` | the call runs past its time limit of 250 ms; \
+         `retrySafe: false` (the tool is not idempotent) |"
+    ));
+    let envelope: Vec<&str> = docs
+        .error_envelope
+        .iter()
+        .map(|f| f.path.as_str())
+        .collect();
+    assert!(envelope.starts_with(&["status", "errorKind", "retrySafe", "message", "fieldErrors"]));
+}
+
+#[test]
+fn uri_output_fields_are_listed_as_artifacts() {
+    let docs = vault_docs();
+    assert_eq!(
+        tool_doc(&docs, "rotate_key").artifacts,
+        ["reportUrl", "attachments[].href"]
+    );
+    assert!(tool_doc(&docs, "read_credential").artifacts.is_empty());
+    let markdown = docs.to_markdown();
+    assert!(markdown.contains("| artifacts | `reportUrl`, `attachments[].href` |"));
+    assert!(markdown.contains("| artifacts | none |"));
+}
+
+#[test]
+fn constraints_of_inputs_are_documented() {
+    let docs = vault_docs();
+    let inputs = &tool_doc(&docs, "rotate_key").inputs;
+    assert_eq!(
+        Value::Object(field(inputs, "keyId").constraints.clone()),
+        json!({"pattern": "^K-[0-9]+$"})
+    );
+    assert_eq!(
+        Value::Object(field(inputs, "graceDays").constraints.clone()),
+        json!({"minimum": 1, "maximum": 90, "default": null})
+    );
+    assert!(!field(inputs, "graceDays").required);
+    assert_eq!(
+        Value::Object(field(inputs, "reason").constraints.clone()),
+        json!({"minLength": 3, "maxLength": 200})
+    );
+    let algorithm = field(inputs, "algorithm");
+    assert_eq!(algorithm.type_name, "Algorithm");
+    assert_eq!(algorithm.constraints["enum"], json!(["ed25519", "rsa4096"]));
+    assert_eq!(
+        algorithm.description.as_deref(),
+        Some("The algorithm of the new key.")
+    );
+    assert!(field(inputs, "approver.email").required);
+    let markdown = docs.to_markdown();
+    let row = markdown_row(&markdown, "## `rotate_key`", "graceDays");
+    assert!(
+        row.contains("| integer or null | no | minimum: `1`; maximum: `90`; default: `null` |"),
+        "{row}"
+    );
+    assert!(markdown_row(&markdown, "## `rotate_key`", "algorithm")
+        .contains("one of `\"ed25519\"`, `\"rsa4096\"`"));
+}
+
+#[test]
+fn nested_unions_and_recursive_types_are_expanded_once() {
+    let docs = vault_docs();
+    let outputs = &tool_doc(&docs, "read_credential").outputs;
+    let paths: Vec<&str> = outputs.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "label",
+            "accounts",
+            "accounts[].login",
+            "method",
+            "method.kind",
+            "method.changed",
+            "method.kind",
+            "method.serial",
+            "folder",
+            "folder.name",
+            "folder.children",
+            "redactionApplied",
+        ]
+    );
+    assert_eq!(field(outputs, "accounts").type_name, "array of Account");
+    assert_eq!(
+        field(outputs, "folder.children").type_name,
+        "array of Folder"
+    );
+    let serial = field(outputs, "method.serial");
+    assert_eq!(serial.variant.as_deref(), Some("kind = \"token\""));
+    assert_eq!(
+        serial.description.as_deref(),
+        Some("The token's serial number.")
+    );
+    // The success result's description heads its table.
+    let markdown = docs.to_markdown();
+    assert!(markdown.contains("in `structuredContent`: A credential from the vault."));
+    assert!(
+        markdown_row(&markdown, "## `read_credential`", "method.serial")
+            .contains("in variant `kind = \"token\"`")
+    );
+}
+
+#[test]
+fn docs_are_sorted_and_deterministic() {
+    let router = Vault::tool_router().unwrap();
+    let mut tools = router.tools().to_vec();
+    let forward = ServerDocs::from_tools("vault", &tools);
+    tools.reverse();
+    let backward = ServerDocs::from_tools("vault", &tools);
+    assert_eq!(forward.to_markdown(), backward.to_markdown());
+    assert_eq!(forward.to_json_pretty(), backward.to_json_pretty());
+    let names: Vec<&str> = forward.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["health", "read_credential", "rotate_key"]);
+    assert_eq!(vault_docs().to_markdown(), vault_docs().to_markdown());
+}
+
+#[test]
+fn a_wrap_marker_in_meta_is_shown() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"result": {"type": "array", "items": {"type": "string"}}},
+        "required": ["result"]
+    });
+    let mut meta = MetaObject::default();
+    meta.0
+        .insert("io.github.mcp-result/wrap".into(), json!("result"));
+    let tool = Tool::new("ids", "List ids.", Arc::new(serde_json::Map::new()))
+        .with_raw_output_schema(Arc::new(schema.as_object().unwrap().clone()))
+        .with_annotations(ToolAnnotations::new().read_only(true))
+        .with_meta(meta);
+    let docs = ServerDocs::from_tools("s", &[tool]);
+    let wrap = docs.tools[0].wrap.as_ref().expect("wrap documented");
+    assert_eq!(wrap.meta_key, "io.github.mcp-result/wrap");
+    assert_eq!(docs.to_json()["docs"]["ids"]["wrap"]["value"], "result");
+    let markdown = docs.to_markdown();
+    assert!(markdown.contains(
+        "| result wrapping | the value is wrapped under the property `result` | `_meta` key \
+         `io.github.mcp-result/wrap` |"
+    ));
+    assert_eq!(
+        field(&docs.tools[0].outputs, "result").type_name,
+        "array of string"
+    );
+    // Without the marker: nothing about wrapping.
+    let plain = vault_docs();
+    assert!(plain.tools.iter().all(|t| t.wrap.is_none()));
+    assert!(!plain.to_markdown().contains("wrapped under"));
+}
+
+#[test]
+fn rendered_markdown_is_well_formed() {
+    let docs = vault_docs();
+    let report = check_markdown(&docs.to_markdown()).unwrap_or_else(|e| panic!("{e}"));
+    report.assert_covers(&["health", "read_credential", "rotate_key"]);
+}
+
+#[test]
+fn the_markdown_check_catches_broken_tables_and_links() {
+    let good = "# T\n\n## `a`\n\n- [a](#a)\n\n| x | y |\n|---|---|\n| 1 | 2 |\n";
+    assert!(check_markdown(good).is_ok());
+    let extra_cell = good.replace("| 1 | 2 |", "| 1 | 2 | 3 |");
+    assert!(check_markdown(&extra_cell).unwrap_err().contains("cells"));
+    let pipe = good.replace("| 1 | 2 |", "| `a|b` | 2 |");
+    assert!(check_markdown(&pipe).unwrap_err().contains("cells"));
+    let dangling = good.replace("(#a)", "(#b)");
+    assert!(check_markdown(&dangling).unwrap_err().contains("#b"));
+    let stray = format!("{good}\ntext\n| not | a table |\n");
+    assert!(check_markdown(&stray).unwrap_err().contains("outside"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Markdown checks (pulldown-cmark, GitHub-flavoured tables)
+// ---------------------------------------------------------------------------------------
+
+#[derive(Debug)]
+struct MarkdownReport {
+    /// (level, text, anchor) of every heading, in order.
+    headings: Vec<(HeadingLevel, String, String)>,
+    /// Every in-page link target (without `#`).
+    links: Vec<String>,
+    tables: usize,
+}
+
+impl MarkdownReport {
+    /// One H1, a `Contents` H2 linking every tool, each tool an H2 (its name) followed by
+    /// its three H3 sections.
+    fn assert_covers(&self, tools: &[&str]) {
+        let h1 = self
+            .headings
+            .iter()
+            .filter(|h| h.0 == HeadingLevel::H1)
+            .count();
+        assert_eq!(h1, 1, "one H1");
+        assert!(self
+            .headings
+            .iter()
+            .any(|h| h.0 == HeadingLevel::H2 && h.1 == "Contents"));
+        for tool in tools {
+            let at = self
+                .headings
+                .iter()
+                .position(|h| h.0 == HeadingLevel::H2 && h.1 == *tool)
+                .unwrap_or_else(|| panic!("no heading for `{tool}`"));
+            let sections: Vec<&str> = self.headings[at + 1..]
+                .iter()
+                .take_while(|h| h.0 == HeadingLevel::H3)
+                .map(|h| h.1.as_str())
+                .collect();
+            assert_eq!(
+                sections,
+                ["Input parameters", "Output fields", "Errors"],
+                "{tool}"
+            );
+            assert!(
+                self.links.contains(&self.headings[at].2),
+                "no TOC link to `{tool}`"
+            );
+        }
+        assert!(self.tables >= tools.len() * 3, "{} tables", self.tables);
+    }
+}
+
+/// GitHub's heading anchors: lower case; letters, digits, `-` and `_` kept, spaces become
+/// `-`, everything else dropped; repeats get `-1`, `-2`, ...
+fn github_anchor(text: &str, seen: &mut HashMap<String, usize>) -> String {
+    let mut base = String::new();
+    for c in text.trim().to_lowercase().chars() {
+        if c == ' ' {
+            base.push('-');
+        } else if c.is_alphanumeric() || c == '-' || c == '_' {
+            base.push(c);
+        }
+    }
+    let n = seen.entry(base.clone()).or_default();
+    let anchor = if *n == 0 {
+        base.clone()
+    } else {
+        format!("{base}-{n}")
+    };
+    *n += 1;
+    anchor
+}
+
+/// The cells of one raw table line, split at unescaped pipes (as GitHub does, code spans
+/// included).
+fn raw_cells(line: &str) -> usize {
+    let line = line.trim();
+    let line = line.strip_prefix('|').unwrap_or(line);
+    let line = match line.strip_suffix('|') {
+        Some(rest) if !rest.ends_with('\\') => rest,
+        _ => line,
+    };
+    let mut cells = 1;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '|' => cells += 1,
+            _ => {}
+        }
+    }
+    cells
+}
+
+/// Parses `text` as GitHub-flavoured Markdown and checks that every table row has as many
+/// cells as its header (in the parse and in the source line), that no table-like line lies
+/// outside a table, and that every in-page link resolves to a heading.
+fn check_markdown(text: &str) -> Result<MarkdownReport, String> {
+    let mut report = MarkdownReport {
+        headings: Vec::new(),
+        links: Vec::new(),
+        tables: 0,
+    };
+    let mut anchors = HashMap::new();
+    let mut heading: Option<(HeadingLevel, String)> = None;
+    let mut columns = 0;
+    let mut cells = 0;
+    let mut table_ranges = Vec::new();
+    for (event, range) in Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => heading = Some((level, String::new())),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, h)) = heading.as_mut() {
+                    h.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                let (level, text) = heading.take().unwrap();
+                if text.trim().is_empty() {
+                    return Err("an empty heading".into());
+                }
+                let anchor = github_anchor(&text, &mut anchors);
+                report.headings.push((level, text, anchor));
+            }
+            Event::Start(Tag::Link { dest_url, .. }) => {
+                if let Some(target) = dest_url.strip_prefix('#') {
+                    report.links.push(target.to_owned());
+                }
+            }
+            Event::Start(Tag::Table(alignments)) => {
+                columns = alignments.len();
+                report.tables += 1;
+                table_ranges.push(range);
+            }
+            Event::Start(Tag::TableHead | Tag::TableRow) => {
+                cells = 0;
+                let line = text[range].lines().next().unwrap_or_default();
+                if raw_cells(line) != columns {
+                    return Err(format!(
+                        "{} cells in a {columns}-column table: {line}",
+                        raw_cells(line)
+                    ));
+                }
+            }
+            Event::Start(Tag::TableCell) => cells += 1,
+            Event::End(TagEnd::TableHead | TagEnd::TableRow) if cells != columns => {
+                return Err(format!("{cells} parsed cells in a {columns}-column table"));
+            }
+            _ => {}
+        }
+    }
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let inside = table_ranges
+            .iter()
+            .any(|r| r.start <= offset && offset < r.end);
+        if line.trim_start().starts_with('|') && !inside {
+            return Err(format!("a table row outside any table: {line}"));
+        }
+        offset += line.len();
+    }
+    let known: Vec<&str> = report.headings.iter().map(|h| h.2.as_str()).collect();
+    if let Some(dangling) = report.links.iter().find(|l| !known.contains(&l.as_str())) {
+        return Err(format!("link #{dangling} resolves to no heading"));
+    }
+    Ok(report)
+}
