@@ -25,6 +25,7 @@ pub mod schema;
 mod secret;
 mod status;
 mod summary;
+pub mod view;
 
 pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
 pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
