@@ -21,9 +21,11 @@ use mcp_result::{
     mcp_tools,
     rmcp::{
         model::{Implementation, ServerCapabilities, ServerConfig},
-        ServerHandler,
+        service::RequestContext,
+        RoleServer, ServerHandler,
     },
-    tool_handler, AuditEventId, Secret, Status, ToolError, ToolResult,
+    tool_handler, ArtifactAccess, ArtifactStore, Audience, AuditEventId, BlockAnnotations, Image,
+    MemoryStore, Payload, Secret, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -58,6 +60,8 @@ struct Ticket {
 pub struct Helpdesk {
     tickets: Mutex<BTreeMap<String, Ticket>>,
     next_event: AtomicU64,
+    /// Where large reports go; served back through `resources/read`.
+    artifacts: MemoryStore,
 }
 
 impl Helpdesk {
@@ -117,6 +121,7 @@ impl Helpdesk {
         Self {
             tickets: Mutex::new(tickets),
             next_event: AtomicU64::new(1),
+            artifacts: MemoryStore::new(),
         }
     }
 
@@ -210,7 +215,7 @@ pub struct NoteCreated {
     pub audit_event_id: AuditEventId,
 }
 
-/// Arguments of `get_ticket`.
+/// Names one ticket.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TicketArgs {
@@ -278,11 +283,77 @@ async fn crm_fetch(customer_id: &str) -> Option<Customer> {
     })
 }
 
+/// Arguments of `billing_import_dry_run`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportArgs {
+    /// How many invoice rows the simulated export holds (1 to 100000).
+    #[schemars(range(min = 1, max = 100000))]
+    pub rows: u32,
+}
+
+/// A billing import checked without writing anything.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(
+    summary = "Dry run: {rows_valid} of {rows_total} invoice rows would import, \
+                         {rows_rejected} rejected. The full report is linked (resources/read)."
+)]
+pub struct ImportDryRun {
+    pub rows_total: u32,
+    pub rows_valid: u32,
+    pub rows_rejected: u32,
+    /// The row-by-row report (CSV), stored as an artifact: its URI here, a `resource_link`
+    /// in `content`.
+    pub report: Payload,
+}
+
+/// The header image of a ticket (a tiny generated PNG).
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "Attachment of {ticket_id} (image block for the user)")]
+pub struct Attachment {
+    pub ticket_id: String,
+    /// The image: bytes in an `image` block, metadata here.
+    pub image: Image,
+}
+
+/// A 1x1 transparent PNG.
+const TINY_PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
+
+/// The `_meta` key of a request that names the caller's tenant (the example's stand-in
+/// for an authenticated session).
+pub const TENANT_META_KEY: &str = "helpdesk.example/tenant";
+
+impl ArtifactAccess for Helpdesk {
+    fn artifact_store(&self) -> &dyn ArtifactStore {
+        &self.artifacts
+    }
+
+    /// The caller's tenant, from the request's `_meta`.
+    fn artifact_owner(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        context
+            .meta
+            .0
+             .0
+            .get(TENANT_META_KEY)?
+            .as_str()
+            .map(str::to_owned)
+    }
+    // `may_read` keeps its default: the reader's tenant must be the creator's.
+}
+
 // ---------------------------------------------------------------------------------------
 // Tools
 // ---------------------------------------------------------------------------------------
 
-#[mcp_tools]
+#[mcp_tools(artifacts)]
 impl Helpdesk {
     /// Search support tickets by words in their title or body. Returns the matches, most
     /// severe first, with their ids and URIs.
@@ -386,17 +457,64 @@ impl Helpdesk {
             retry_safe: false,
         })
     }
+
+    /// Check a billing import without writing anything: counts in the result, the full
+    /// row-by-row report behind a `resource_link` (only the calling tenant may read it).
+    #[mcp_tool(read_only, idempotent, title = "Billing import (dry run)")]
+    fn billing_import_dry_run(&self, args: ImportArgs) -> ImportDryRun {
+        let mut report = String::from("row,invoice,status,reason\n");
+        let mut rejected = 0;
+        for row in 1..=args.rows {
+            // Every 7th row has a negative amount in the simulated export.
+            let (status, reason) = if row % 7 == 0 {
+                rejected += 1;
+                ("rejected", "negative amount")
+            } else {
+                ("ok", "")
+            };
+            report.push_str(&format!("{row},INV-{row:06},{status},{reason}\n"));
+        }
+        ImportDryRun {
+            rows_total: args.rows,
+            rows_valid: args.rows - rejected,
+            rows_rejected: rejected,
+            report: Payload::text("import-report.csv", "text/csv", report)
+                .with_title("Billing import dry-run report"),
+        }
+    }
+
+    /// Get a ticket's attachment (an image).
+    #[mcp_tool(read_only, title = "Get attachment")]
+    fn get_attachment(&self, args: TicketArgs) -> Result<Attachment, ToolError> {
+        let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        if !tickets.contains_key(&args.ticket_id) {
+            return Err(ToolError::not_found(format!(
+                "No ticket `{}`.",
+                args.ticket_id
+            )));
+        }
+        let annotations = BlockAnnotations::new().audience(Audience::User);
+        Ok(Attachment {
+            ticket_id: args.ticket_id,
+            image: Image::new(TINY_PNG, "image/png").with_annotations(annotations),
+        })
+    }
 }
 
 #[tool_handler]
 impl ServerHandler for Helpdesk {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("helpdesk", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Support desk. Search tickets, read one, add internal notes. Results carry \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("helpdesk", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Support desk. Search tickets, read one, add internal notes. Results carry \
                  structuredContent; write results carry status, retrySafe and auditEventId.",
-            )
+        )
     }
 }
 
@@ -481,6 +599,7 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         ("lookup_customer", json!({"customerId": "C-100"})),
         ("lookup_customer", json!({"customerId": "C-SLOW"})),
         ("search_tickets", json!({"query": 42, "limit": 500})),
+        ("get_attachment", json!({"ticketId": "T-1002"})),
     ];
     for (name, arguments) in calls {
         let serde_json::Value::Object(arguments) = arguments else {
@@ -494,6 +613,36 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             .call_tool(CallToolRequestParams::new(name).with_arguments(arguments))
             .await?;
         print(&label, &result);
+    }
+    // A large report behind a resource_link, readable only by the tenant that made it.
+    let tenant = |name: &str| {
+        let mut meta = serde_json::Map::new();
+        meta.insert(TENANT_META_KEY.into(), json!(name));
+        mcp_result::rmcp::model::RequestMetaObject::from(meta)
+    };
+    let mut import = CallToolRequestParams::new("billing_import_dry_run")
+        .with_arguments(serde_json::Map::from_iter([("rows".into(), json!(20))]));
+    import.meta = Some(tenant("acme"));
+    let result = client.call_tool(import).await?;
+    print(
+        "tools/call billing_import_dry_run {\"rows\":20} as tenant acme",
+        &result,
+    );
+    let uri = result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s["report"].as_str())
+        .unwrap_or_default();
+    for reader in ["acme", "globex"] {
+        let mut read = mcp_result::rmcp::model::ReadResourceRequestParams::new(uri);
+        read.meta = Some(tenant(reader));
+        match client.read_resource(read).await {
+            Ok(contents) => print(
+                &format!("resources/read {uri} as tenant {reader}"),
+                &contents,
+            ),
+            Err(error) => println!("=== resources/read {uri} as tenant {reader}\n{error}\n"),
+        }
     }
     match client
         .call_tool(CallToolRequestParams::new("delete_everything"))

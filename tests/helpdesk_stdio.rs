@@ -37,6 +37,9 @@ fn calls() -> Vec<(&'static str, Value, bool)> {
         ("lookup_customer", json!({"customerId": "C-200"}), false),
         ("lookup_customer", json!({"customerId": "C-404"}), true),
         ("lookup_customer", json!({"customerId": "C-SLOW"}), true),
+        ("billing_import_dry_run", json!({"rows": 10}), false),
+        ("get_attachment", json!({"ticketId": "T-1001"}), false),
+        ("get_attachment", json!({"ticketId": "T-0"}), true),
     ]
 }
 
@@ -52,7 +55,9 @@ async fn every_output_schema_is_a_valid_2020_12_object_schema() {
             "list_ticket_ids",
             "get_ticket",
             "lookup_customer",
-            "add_internal_note"
+            "add_internal_note",
+            "billing_import_dry_run",
+            "get_attachment"
         ]
     );
     for tool in &tools {
@@ -103,8 +108,17 @@ async fn structured_content_validates_and_compat_text_equals_it() {
         assert!(structured.is_object(), "{label}");
         let errors = schema_errors(&output_schema(tool(&tools, name)), &structured);
         assert!(errors.is_empty(), "{label}: {errors:?}");
-        // Summary first, JSON-compat text second (the default content mode).
-        assert_eq!(result.content.len(), 2, "{label}");
+        // Summary first, JSON-compat text second (the default content mode), then the
+        // blocks of artifacts and media, if any.
+        assert!(result.content.len() >= 2, "{label}");
+        assert!(
+            result.content[..2].iter().all(|b| b.as_text().is_some()),
+            "{label}"
+        );
+        let extra = result.content.len() - 2;
+        let expected_extra =
+            usize::from(matches!(name, "billing_import_dry_run" | "get_attachment") && !is_error);
+        assert_eq!(extra, expected_extra, "{label}");
         let compat = text(&result, 1);
         let parsed: Value = serde_json::from_str(compat).unwrap();
         assert_eq!(parsed, structured, "{label}");

@@ -86,6 +86,7 @@ struct Account2 {
 }
 
 /// Shape 8: a generic result whose parameter carries a secret.
+#[allow(dead_code)]
 #[derive(Debug, Serialize, JsonSchema, ToolResult)]
 struct Page<T: Serialize + JsonSchema + 'static> {
     items: Vec<T>,

@@ -12,5 +12,6 @@ fn ui() {
     t.compile_fail("tests/ui/tool/*.rs");
     t.compile_fail("tests/ui/write/*.rs");
     t.compile_fail("tests/ui/secret/*.rs");
+    t.compile_fail("tests/ui/surface/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

@@ -151,7 +151,8 @@ where
 #[doc(hidden)]
 pub const fn assert_write_result<T, E>()
 where
-    T: crate::ToolResult + HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
+    T: crate::result::SuccessOutput,
+    T::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
     E: crate::IntoToolError,
 {
 }

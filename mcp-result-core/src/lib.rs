@@ -15,25 +15,36 @@
 //! - [`Status`], [`AuditEventId`]: the write-tool contract vocabulary.
 //! - [`Secret`]: a value no serialization path can carry (`#[secret]` fields).
 
+pub mod content;
 pub mod contract;
 pub mod docs;
 mod error;
 mod impls;
+pub mod meta;
 mod result;
 mod router;
 pub mod schema;
 mod secret;
 mod status;
+pub mod store;
 mod summary;
 pub mod view;
 
+pub use content::{
+    Artifact, Audience, Audio, BlockAnnotations, BlockStyle, ContentSource, EmbeddedText, Image,
+    InvalidPriority,
+};
 pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
-pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
 pub use impls::Structured;
-pub use result::{build_result, ContentMode, IntoToolOutput, ToolResult};
+pub use meta::{MetaError, MetaKey, MetaKeyRule, ResultMeta, WithMeta};
+pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
+pub use result::{build_result, ContentMode, IntoToolOutput, SuccessOutput, ToolResult};
 pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
 pub use secret::{Secret, SecretField};
 pub use status::{AuditEventId, Status};
+pub use store::{
+    ArtifactAccess, ArtifactContent, ArtifactStore, MemoryStore, Payload, SpillScope, StoredArtifact,
+};
 pub use summary::{Summary, SummaryPart};
 
 /// Re-exports of the crates the generated code and users need, so a server needs only
@@ -46,11 +57,13 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::content::{Collect, CollectBlocks, CollectNothing};
+    pub use crate::store::{SpillField, SpillNothing, SpillPayloads};
     pub use crate::contract::{assert_write_output, assert_write_result, markers};
     pub use crate::result::{
         assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
     };
-    pub use crate::router::{call_tool, custom_request, list_tools, tool_for, ToolFuture};
+    pub use crate::router::{call_tool, custom_request, list_tools, read_resource, tool_for, ToolFuture};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;

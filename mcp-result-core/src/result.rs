@@ -47,6 +47,24 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     /// The type has `#[secret]` fields, whose values are withheld from every result: when
     /// the type also serializes `redactionApplied`, [`build_result`] sets it to `true`.
     const REDACTS: bool = false;
+    /// The summary block's annotations (`#[tool_result(summary_audience, summary_priority)]`).
+    const SUMMARY_STYLE: crate::BlockStyle = crate::BlockStyle::SUMMARY;
+    /// The JSON-compat block's annotations (`#[tool_result(json_audience, json_priority)]`).
+    const JSON_STYLE: crate::BlockStyle = crate::BlockStyle::JSON;
+
+    /// Appends the blocks this value adds after the text blocks: `resource_link`s for its
+    /// [`crate::Artifact`] fields, `resource` blocks for [`crate::EmbeddedText`], `image` and
+    /// `audio` blocks (the derive implements it for top-level fields of those types, also in
+    /// an `Option`, `Vec` or `Box`).
+    fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
+        let _ = out;
+    }
+
+    /// Stores this value's [`crate::Payload`]s in `scope` (the derive implements it for
+    /// top-level fields of type `Payload`, also in an `Option`, `Vec` or `Box`).
+    fn spill(&self, scope: &crate::SpillScope<'_>) {
+        let _ = scope;
+    }
 
     /// The schema of this type's `structuredContent` (JSON Schema 2020-12, object root,
     /// self-contained), generated once and cached: later calls clone an `Arc`.
@@ -78,6 +96,15 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// `internal` [`ToolError`] result (the cause is logged under its correlation id), never a
 /// panic.
 pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
+    build_result_in(value, None)
+}
+
+/// [`build_result`] inside a tool call: first stores the value's [`crate::Payload`]s in
+/// `scope`'s artifact store (so they serialize as URIs and link as `resource_link`s).
+pub fn build_result_in<T: ToolResult>(value: &T, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+    if let Some(scope) = scope {
+        value.spill(scope);
+    }
     let serialized = serde_json::to_value(value).map(|value| {
         if T::is_wrapped() {
             let mut object = serde_json::Map::with_capacity(1);
@@ -95,7 +122,15 @@ pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
                 }
             }
             let summary = T::SUMMARY.render(&object);
-            assemble(Value::Object(object), summary, T::CONTENT, false)
+            let mut result = assemble(
+                Value::Object(object),
+                summary,
+                T::CONTENT,
+                (T::SUMMARY_STYLE, T::JSON_STYLE),
+                false,
+            );
+            value.content_blocks(&mut result.content);
+            result
         }
         Ok(other) => error_result(&ToolError::internal_logged(format_args!(
             "result type `{}` serialized to a non-object JSON value ({})",
@@ -116,6 +151,7 @@ pub fn error_result(error: &ToolError) -> CallToolResult {
         structured,
         error.summary(),
         ContentMode::SummaryThenJson,
+        (crate::BlockStyle::SUMMARY, crate::BlockStyle::JSON),
         true,
     )
 }
@@ -124,13 +160,18 @@ fn assemble(
     structured: Value,
     summary: String,
     mode: ContentMode,
+    (summary_style, json_style): (crate::BlockStyle, crate::BlockStyle),
     is_error: bool,
 ) -> CallToolResult {
-    let json = || ContentBlock::text(serde_json::to_string(&structured).unwrap_or_default());
+    let text = |text: String, style: crate::BlockStyle| {
+        ContentBlock::Text(rmcp::model::TextContent::new(text).with_annotations(style.annotations()))
+    };
+    let json = || text(serde_json::to_string(&structured).unwrap_or_default(), json_style);
+    let summary = || text(summary.clone(), summary_style);
     let content = match mode {
-        ContentMode::SummaryThenJson => vec![ContentBlock::text(summary), json()],
-        ContentMode::JsonThenSummary => vec![json(), ContentBlock::text(summary)],
-        ContentMode::Summary => vec![ContentBlock::text(summary)],
+        ContentMode::SummaryThenJson => vec![summary(), json()],
+        ContentMode::JsonThenSummary => vec![json(), summary()],
+        ContentMode::Summary => vec![summary()],
         ContentMode::Json => vec![json()],
     };
     let mut result = if is_error {
@@ -164,21 +205,29 @@ pub trait IntoToolOutput {
     /// The success type, whose schema is the success branch of the tool's `outputSchema`.
     type Output: ToolResult;
     /// Turns the returned value into the result sent to the client.
-    fn into_call_tool_result(self) -> CallToolResult;
+    fn into_call_tool_result(self) -> CallToolResult
+    where
+        Self: Sized,
+    {
+        self.into_result_in(None)
+    }
+
+    /// The same inside a tool call, storing payloads in `scope`.
+    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult;
 }
 
 impl<T: ToolResult> IntoToolOutput for T {
     type Output = T;
-    fn into_call_tool_result(self) -> CallToolResult {
-        build_result(&self)
+    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+        build_result_in(&self, scope)
     }
 }
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
     type Output = T;
-    fn into_call_tool_result(self) -> CallToolResult {
+    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
         match self {
-            Ok(value) => build_result(&value),
+            Ok(value) => build_result_in(&value, scope),
             Err(error) => error_result(&error.into_tool_error()),
         }
     }
@@ -192,7 +241,27 @@ pub const fn assert_tool_output<R: IntoToolOutput>() {}
 /// Compile-time check for a tool returning `Result<T, E>` written out: checks `T` and `E`
 /// separately, so each gets its own message (`E` says what conversion to implement).
 #[doc(hidden)]
-pub const fn assert_tool_result<T: ToolResult, E: IntoToolError>() {}
+pub const fn assert_tool_result<T: SuccessOutput, E: IntoToolError>() {}
+
+/// What may stand as `T` in a tool's `Result<T, E>`: a [`ToolResult`], or one with `_meta`
+/// attached ([`crate::WithMeta`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool result",
+    label = "this type does not implement `ToolResult`",
+    note = "add `#[derive(serde::Serialize, schemars::JsonSchema, mcp_result::ToolResult)]` to `{Self}`"
+)]
+pub trait SuccessOutput {
+    /// The result type itself.
+    type Output: ToolResult;
+}
+
+impl<T: ToolResult> SuccessOutput for T {
+    type Output = T;
+}
+
+impl<T: ToolResult> SuccessOutput for crate::WithMeta<T> {
+    type Output = T;
+}
 
 /// Autoref dispatch for generated code: `(&Probe::<R>::new()).finish(value)` resolves to
 /// [`IntoToolOutput`] when `R` implements it and to an inert fallback otherwise, so a bad
@@ -210,29 +279,29 @@ impl<R> Probe<R> {
 #[doc(hidden)]
 pub trait ViaToolOutput<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(&self, value: R) -> CallToolResult;
+    fn finish(&self, value: R, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult;
 }
 
 impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
         crate::schema::output_shape::<R::Output>
     }
-    fn finish(&self, value: R) -> CallToolResult {
-        value.into_call_tool_result()
+    fn finish(&self, value: R, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+        value.into_result_in(scope)
     }
 }
 
 #[doc(hidden)]
 pub trait ViaFallback<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(&self, value: R) -> CallToolResult;
+    fn finish(&self, value: R, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult;
 }
 
 impl<R> ViaFallback<R> for &Probe<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
         crate::schema::output_shape::<()>
     }
-    fn finish(&self, _value: R) -> CallToolResult {
+    fn finish(&self, _value: R, _scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
         error_result(&ToolError::internal_logged(
             "tool return type is not a tool result",
         ))

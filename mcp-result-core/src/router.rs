@@ -39,7 +39,12 @@ pub struct ToolDef<S> {
     /// `upstream_timeout` error whose `retrySafe` is the tool's `idempotent` declaration.
     pub timeout: Option<Duration>,
     /// Deserializes the arguments, runs the method and builds its result.
-    pub call: for<'a> fn(&'a S, Value, RequestContext<RoleServer>) -> ToolFuture<'a>,
+    pub call: for<'a> fn(
+        &'a S,
+        Value,
+        RequestContext<RoleServer>,
+        Option<crate::SpillScope<'a>>,
+    ) -> ToolFuture<'a>,
 }
 
 /// A problem with a server's tool definitions found when its router is built (at server
@@ -64,7 +69,12 @@ struct Route<S> {
     validator: jsonschema::Validator,
     timeout: Option<Duration>,
     idempotent: bool,
-    call: for<'a> fn(&'a S, Value, RequestContext<RoleServer>) -> ToolFuture<'a>,
+    call: for<'a> fn(
+        &'a S,
+        Value,
+        RequestContext<RoleServer>,
+        Option<crate::SpillScope<'a>>,
+    ) -> ToolFuture<'a>,
 }
 
 /// The tools of one server type: the `tools/list` payload and a name index, built once.
@@ -169,11 +179,14 @@ impl<S> ToolRouter<S> {
     ///   `retrySafe` only when the tool is declared `idempotent`.
     /// - A panicking tool becomes an `internal` error result with a correlation id; the
     ///   panic message is logged, not returned.
-    pub async fn call(
+    /// - Payloads in the result are stored through `scope` (`None`: the server has no
+    ///   artifact store, and a result holding a `Payload` becomes an `internal` error).
+    pub async fn call<'a>(
         &self,
-        server: &S,
+        server: &'a S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        scope: Option<crate::SpillScope<'a>>,
     ) -> Result<CallToolResult, ErrorData> {
         let Some(route) = self.routes.get(request.name.as_ref()) else {
             return Err(ErrorData::invalid_params(
@@ -187,7 +200,7 @@ impl<S> ToolRouter<S> {
             return Ok(error_result(&ToolError::validation(field_errors)));
         }
         let name = request.name;
-        let run = AssertUnwindSafe((route.call)(server, arguments, context)).catch_unwind();
+        let run = AssertUnwindSafe((route.call)(server, arguments, context, scope)).catch_unwind();
         let outcome = match route.timeout {
             Some(limit) => match tokio::time::timeout(limit, run).await {
                 Ok(outcome) => outcome,
@@ -245,6 +258,12 @@ pub trait ToolSet: Sized + Send + Sync + 'static {
     /// # Errors
     /// The [`RouterError`] of a broken tool definition, every time it is asked for.
     fn tool_router() -> Result<&'static ToolRouter<Self>, &'static RouterError>;
+
+    /// The server's artifact store and access rules, when it spills payloads
+    /// (`#[mcp_tools(artifacts)]` returns `Some(self)`, requiring `Self: ArtifactAccess`).
+    fn artifact_access(&self) -> Option<&dyn crate::ArtifactAccess> {
+        None
+    }
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[tool_handler]`).
@@ -266,8 +285,12 @@ pub async fn call_tool<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let router = S::tool_router().map_err(router_error)?;
+    let scope = server.artifact_access().map(|access| crate::SpillScope {
+        store: access.artifact_store(),
+        owner: access.artifact_owner(&context),
+    });
     router
-        .call(server, request, context)
+        .call(server, request, context, scope)
         .await
         .map(CallToolResponse::from)
 }
@@ -302,6 +325,23 @@ pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData>
             request.method,
             None,
         )),
+    }
+}
+
+/// The `resources/read` answer of a [`ToolSet`] (used by `#[tool_handler]`): the artifacts
+/// its tools stored, checked by [`crate::ArtifactAccess::may_read`].
+///
+/// # Errors
+/// `-32601` when the server has no artifact store; resource-not-found for an unknown or
+/// denied URI ([`crate::store::read_artifact`]).
+pub fn read_resource<S: ToolSet>(
+    server: &S,
+    request: rmcp::model::ReadResourceRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+    match server.artifact_access() {
+        Some(access) => crate::store::read_artifact(access, &request, &context),
+        None => Err(ErrorData::method_not_found::<rmcp::model::ReadResourceRequestMethod>()),
     }
 }
 

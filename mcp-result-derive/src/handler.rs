@@ -64,6 +64,22 @@ pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         });
     }
+    if !has("read_resource") {
+        added.push(syn::parse_quote! {
+            async fn read_resource(
+                &self,
+                request: ::mcp_result::__private::rmcp::model::ReadResourceRequestParams,
+                context: ::mcp_result::__private::rmcp::service::RequestContext<
+                    ::mcp_result::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                ::mcp_result::__private::rmcp::model::ReadResourceResponse,
+                ::mcp_result::__private::rmcp::ErrorData,
+            > {
+                ::mcp_result::__private::read_resource(self, request, context)
+            }
+        });
+    }
     if !has("on_custom_request") {
         added.push(syn::parse_quote! {
             async fn on_custom_request(

@@ -13,15 +13,64 @@ pub enum Content {
     Json,
 }
 
+/// `annotations.audience` of a text block.
+#[derive(Clone, Copy)]
+pub enum Audience {
+    User,
+    Assistant,
+    Both,
+}
+
+/// The annotations of one of the two text blocks; `None` keeps the core default.
+#[derive(Default, Clone, Copy)]
+pub struct Style {
+    pub audience: Option<Audience>,
+    /// 0..=1, checked at parse time.
+    pub priority: Option<f32>,
+}
+
 #[derive(Default)]
 pub struct ResultAttrs {
     /// `summary = "..."`: the template.
     pub summary: Option<LitStr>,
     /// `content = "..."`.
     pub content: Option<Content>,
+    /// `summary_audience`, `summary_priority`.
+    pub summary_style: Style,
+    /// `json_audience`, `json_priority`.
+    pub json_style: Style,
 }
 
-const KEYS: &str = "`summary = \"...\"` or `content = \"summary_then_json\" | \"json_then_summary\" | \"summary\" | \"json\"`";
+const KEYS: &str = "`summary = \"...\"`, `content = \"summary_then_json\" | \"json_then_summary\" | \"summary\" | \"json\"`, `summary_audience`, `summary_priority`, `json_audience` or `json_priority`";
+
+fn audience(value: &LitStr) -> syn::Result<Audience> {
+    match value.value().as_str() {
+        "user" => Ok(Audience::User),
+        "assistant" => Ok(Audience::Assistant),
+        "user,assistant" | "assistant,user" | "both" => Ok(Audience::Both),
+        other => Err(syn::Error::new(
+            value.span(),
+            format!(
+                "unknown audience `{other}`: expected \"user\", \"assistant\" or \
+                 \"user,assistant\" (MCP annotations.audience)"
+            ),
+        )),
+    }
+}
+
+fn priority(value: &syn::LitFloat) -> syn::Result<f32> {
+    let parsed: f32 = value.base10_parse()?;
+    if !(0.0..=1.0).contains(&parsed) {
+        return Err(syn::Error::new(
+            value.span(),
+            format!(
+                "priority {parsed} is outside 0..=1: MCP annotations.priority runs from 0 \
+                 (least important) to 1 (effectively required)"
+            ),
+        ));
+    }
+    Ok(parsed)
+}
 
 pub fn parse(cx: &mut Ctxt, attrs: &[Attribute]) -> ResultAttrs {
     let mut out = ResultAttrs::default();
@@ -51,6 +100,34 @@ pub fn parse(cx: &mut Ctxt, attrs: &[Attribute]) -> ResultAttrs {
                 };
                 if out.content.replace(content).is_some() {
                     return Err(meta.error("duplicate `content`: choose one content mode"));
+                }
+            } else if let Some((block, field)) = ["summary", "json"].iter().find_map(|block| {
+                let key = meta.path.get_ident()?.to_string();
+                let field = key.strip_prefix(block)?.strip_prefix('_')?.to_owned();
+                Some((*block, field))
+            }) {
+                let style = if block == "summary" {
+                    &mut out.summary_style
+                } else {
+                    &mut out.json_style
+                };
+                let duplicate = match field.as_str() {
+                    "audience" => style
+                        .audience
+                        .replace(audience(&meta.value()?.parse()?)?)
+                        .is_some(),
+                    "priority" => style
+                        .priority
+                        .replace(priority(&meta.value()?.parse()?)?)
+                        .is_some(),
+                    _ => {
+                        return Err(meta.error(format!(
+                            "unknown `tool_result` key `{block}_{field}`: expected {KEYS}"
+                        )))
+                    }
+                };
+                if duplicate {
+                    return Err(meta.error(format!("duplicate `{block}_{field}`: give it once")));
                 }
             } else {
                 let key = meta

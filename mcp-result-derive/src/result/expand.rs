@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use super::{
     ast::Input,
-    attr::Content,
+    attr::{Audience, Content},
     valid::{Part, Template},
 };
 
@@ -35,6 +35,56 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
         };
         quote!(const CONTENT: ::mcp_result::ContentMode = ::mcp_result::ContentMode::#variant;)
     });
+    let styles = [
+        ("SUMMARY_STYLE", &input.attrs.summary_style, quote!(SUMMARY)),
+        ("JSON_STYLE", &input.attrs.json_style, quote!(JSON)),
+    ]
+    .into_iter()
+    .filter(|(_, style, _)| style.audience.is_some() || style.priority.is_some())
+    .map(|(name, style, default)| {
+        let name = syn::Ident::new(name, proc_macro2::Span::call_site());
+        let audience = match style.audience {
+            Some(Audience::User) => quote!(::mcp_result::Audience::User),
+            Some(Audience::Assistant) => quote!(::mcp_result::Audience::Assistant),
+            Some(Audience::Both) => quote!(::mcp_result::Audience::Both),
+            None => quote!(::mcp_result::BlockStyle::#default.audience),
+        };
+        let priority = match style.priority {
+            Some(priority) => quote!(#priority),
+            None => quote!(::mcp_result::BlockStyle::#default.priority),
+        };
+        quote! {
+            const #name: ::mcp_result::BlockStyle =
+                ::mcp_result::BlockStyle { audience: #audience, priority: #priority };
+        }
+    });
+    // Top-level fields that serialize may add content blocks (artifacts, media).
+    let blocks = input.fields.iter().filter(|f| f.serde.skip.is_none() && f.secret.is_none()).map(|f| {
+        let ident = f.ident;
+        quote!((&::mcp_result::__private::Collect(&self.#ident)).content_blocks(out);)
+    });
+    let spills = input.fields.iter().filter(|f| f.serde.skip.is_none() && f.secret.is_none()).map(|f| {
+        let ident = f.ident;
+        quote!((&::mcp_result::__private::SpillField(&self.#ident)).spill(scope);)
+    });
+    let content_blocks = (!input.fields.is_empty()).then(|| {
+        quote! {
+            fn content_blocks(
+                &self,
+                out: &mut ::std::vec::Vec<::mcp_result::__private::rmcp::model::ContentBlock>,
+            ) {
+                #[allow(unused_imports)]
+                use ::mcp_result::__private::{CollectBlocks as _, CollectNothing as _};
+                #(#blocks)*
+            }
+
+            fn spill(&self, scope: &::mcp_result::SpillScope<'_>) {
+                #[allow(unused_imports)]
+                use ::mcp_result::__private::{SpillNothing as _, SpillPayloads as _};
+                #(#spills)*
+            }
+        }
+    });
     let secrets: Vec<_> = input.all_fields.iter().filter(|f| f.secret.is_some()).collect();
     let redacts = (!secrets.is_empty()).then(|| {
         quote!(
@@ -56,6 +106,8 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
             const SUMMARY: ::mcp_result::Summary = #summary;
             #content
             #redacts
+            #(#styles)*
+            #content_blocks
         }
     }
 }

@@ -7,6 +7,8 @@ use crate::ctxt::Ctxt;
 
 pub struct Server {
     pub self_ty: Type,
+    /// `#[mcp_tools(artifacts)]`: the server implements `ArtifactAccess`.
+    pub artifacts: bool,
     pub tools: Vec<Tool>,
 }
 
@@ -142,10 +144,7 @@ impl Server {
             );
         }
         cx.check()?;
-        Ok(Server {
-            self_ty: (*item.self_ty).clone(),
-            tools,
-        })
+        Ok(Server { self_ty: (*item.self_ty).clone(), artifacts: false, tools })
     }
 }
 

@@ -8,6 +8,13 @@ use super::ast::{Param, Server, Tool};
 
 pub fn expand(server: &Server) -> TokenStream {
     let self_ty = &server.self_ty;
+    let artifacts = server.artifacts.then(|| {
+        quote! {
+            fn artifact_access(&self) -> ::core::option::Option<&dyn ::mcp_result::ArtifactAccess> {
+                ::core::option::Option::Some(self)
+            }
+        }
+    });
     let glue = server.tools.iter().map(|tool| call_glue(self_ty, tool));
     let defs = server.tools.iter().map(tool_def);
     quote! {
@@ -30,6 +37,8 @@ pub fn expand(server: &Server) -> TokenStream {
                         .get_or_init(|| ::mcp_result::ToolRouter::new(::std::vec![#(#defs),*]))
                         .as_ref()
                 }
+
+                #artifacts
             }
         };
     }
@@ -89,6 +98,7 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
             __context: ::mcp_result::__private::rmcp::service::RequestContext<
                 ::mcp_result::__private::rmcp::RoleServer,
             >,
+            __scope: ::core::option::Option<::mcp_result::SpillScope<'__a>>,
         ) -> ::mcp_result::__private::ToolFuture<'__a> {
             ::std::boxed::Box::pin(async move {
                 #unused
@@ -97,7 +107,8 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
                 let __output = __server.#method(#(#args),*)#await_;
                 #[allow(unused_imports)]
                 use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
-                (&::mcp_result::__private::Probe::<#output>::new()).finish(__output)
+                (&::mcp_result::__private::Probe::<#output>::new())
+                    .finish(__output, __scope.as_ref())
             })
         }
     }

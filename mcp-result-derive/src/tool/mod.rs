@@ -14,11 +14,23 @@ pub fn mcp_tools(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
-    if !args.is_empty() {
-        let error = syn::Error::new_spanned(args, "`#[mcp_tools]` takes no arguments");
+    let mut artifacts = false;
+    let parsed = syn::meta::parser(|meta| {
+        if meta.path.is_ident("artifacts") {
+            artifacts = true;
+            Ok(())
+        } else {
+            Err(meta.error(
+                "unknown `mcp_tools` argument: expected `artifacts` (the server implements \
+                 `mcp_result::ArtifactAccess` and stores payloads)",
+            ))
+        }
+    });
+    if let Err(error) = syn::parse::Parser::parse2(parsed, args) {
         return crate::ctxt::with_stub(error, quote!(#item));
     }
-    match ast::Server::take_from(&mut item).and_then(|server| {
+    match ast::Server::take_from(&mut item).and_then(|mut server| {
+        server.artifacts = artifacts;
         valid::validate(&server)?;
         Ok(expand::expand(&server))
     }) {

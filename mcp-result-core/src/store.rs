@@ -1,0 +1,338 @@
+//! Large payloads spilled into an artifact store and served through `resources/read`.
+//!
+//! A [`Payload`] field (a long report, a log, a CSV, rows) is never inlined: when the tool's
+//! result is built, the payload is stored in the server's [`ArtifactStore`] (a
+//! [`MemoryStore`] by default) under a fresh URI, `structuredContent` carries that URI, and
+//! `content` carries a `resource_link` to it. A client then fetches it with
+//! `resources/read`, which checks access again through [`ArtifactAccess::may_read`] with the
+//! reading request's context: a URI grants nothing. An unknown URI and a denied one get the
+//! same error, so a denial does not reveal that an artifact exists.
+
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, OnceLock, RwLock,
+    },
+};
+
+use base64::Engine as _;
+use rmcp::{
+    model::{ContentBlock, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents},
+    service::RequestContext,
+    ErrorData, RoleServer,
+};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{Serialize, Serializer};
+use sha2::Digest as _;
+
+use crate::Artifact;
+
+/// The content of a stored artifact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArtifactContent {
+    /// UTF-8 text (served as `text`).
+    Text(String),
+    /// Bytes (served base64-encoded as `blob`).
+    Blob(Vec<u8>),
+}
+
+impl ArtifactContent {
+    /// Size in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            ArtifactContent::Text(text) => text.len(),
+            ArtifactContent::Blob(bytes) => bytes.len(),
+        }
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One artifact in a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredArtifact {
+    /// Its URI (what `structuredContent` and the `resource_link` carry).
+    pub uri: String,
+    /// Programmatic name, e.g. `import-report.csv`.
+    pub name: String,
+    /// MIME type, e.g. `text/csv`.
+    pub mime_type: String,
+    /// Who created it (a tenant, a user), as [`ArtifactAccess::artifact_owner`] said when the
+    /// tool ran; `None` when the server does not track owners.
+    pub owner: Option<String>,
+    /// The content.
+    pub content: ArtifactContent,
+}
+
+/// Where spilled payloads live. Implement it for a database or an object store; the
+/// default is [`MemoryStore`].
+pub trait ArtifactStore: Send + Sync {
+    /// Stores `artifact` (its `uri` is empty) and returns the URI it is reachable under.
+    fn put(&self, artifact: StoredArtifact) -> String;
+    /// The artifact at `uri`, if any.
+    fn get(&self, uri: &str) -> Option<Arc<StoredArtifact>>;
+}
+
+/// An in-memory [`ArtifactStore`]: URIs `mcp-result://artifacts/<n>-<hash>`, kept for the
+/// life of the process.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    artifacts: RwLock<HashMap<String, Arc<StoredArtifact>>>,
+    next: AtomicU64,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl ArtifactStore for MemoryStore {
+    fn put(&self, mut artifact: StoredArtifact) -> String {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let digest = match &artifact.content {
+            ArtifactContent::Text(text) => sha2::Sha256::digest(text.as_bytes()),
+            ArtifactContent::Blob(bytes) => sha2::Sha256::digest(bytes),
+        };
+        let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        artifact.uri = format!("mcp-result://artifacts/{n}-{hex}");
+        let uri = artifact.uri.clone();
+        self.artifacts
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(uri.clone(), Arc::new(artifact));
+        uri
+    }
+
+    fn get(&self, uri: &str) -> Option<Arc<StoredArtifact>> {
+        self.artifacts.read().unwrap_or_else(|e| e.into_inner()).get(uri).cloned()
+    }
+}
+
+/// A server that stores payloads and serves them back: declare its tools with
+/// `#[mcp_tools(artifacts)]` and implement this trait; `#[tool_handler]` then answers
+/// `resources/read` for the store's URIs. Advertise the `resources` capability in
+/// `get_info` so clients may call it.
+pub trait ArtifactAccess: Send + Sync {
+    /// The store payloads are spilled into.
+    fn artifact_store(&self) -> &dyn ArtifactStore;
+
+    /// The owner recorded on artifacts a call creates (say, the tenant of the caller, from
+    /// the request's `_meta` or an authenticated session). Default: none.
+    fn artifact_owner(&self, context: &RequestContext<RoleServer>) -> Option<String> {
+        let _ = context;
+        None
+    }
+
+    /// Whether the request in `context` may read `artifact`. Default: its owner equals
+    /// [`Self::artifact_owner`] of the reading request.
+    fn may_read(&self, artifact: &StoredArtifact, context: &RequestContext<RoleServer>) -> bool {
+        artifact.owner == self.artifact_owner(context)
+    }
+}
+
+/// Where a call's payloads go: the store and the owner to record.
+pub struct SpillScope<'a> {
+    /// The store.
+    pub store: &'a dyn ArtifactStore,
+    /// The owner recorded on each artifact.
+    pub owner: Option<String>,
+}
+
+/// A large payload: stored as an artifact when the result is built, replaced in
+/// `structuredContent` by its URI, linked from `content` with a `resource_link`.
+///
+/// Serializing a `Payload` outside a tool call on a server with an artifact store (where it
+/// has no URI yet) fails, and the result becomes an `internal` error naming the cause.
+#[derive(Debug)]
+pub struct Payload {
+    name: String,
+    title: Option<String>,
+    mime_type: String,
+    content: ArtifactContent,
+    stored: OnceLock<Artifact>,
+}
+
+impl Payload {
+    /// A text payload (`text/plain`, `text/csv`, `application/json`, ...).
+    pub fn text(name: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+        Self::new(name.into(), mime_type.into(), ArtifactContent::Text(text.into()))
+    }
+
+    /// A binary payload.
+    pub fn blob(name: impl Into<String>, mime_type: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
+        Self::new(name.into(), mime_type.into(), ArtifactContent::Blob(bytes.into()))
+    }
+
+    fn new(name: String, mime_type: String, content: ArtifactContent) -> Self {
+        Self { name, title: None, mime_type, content, stored: OnceLock::new() }
+    }
+
+    /// Sets the human-readable title of its `resource_link`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Size of the content in bytes.
+    pub fn size(&self) -> usize {
+        self.content.len()
+    }
+
+    /// The artifact it was stored as, once the result has been built.
+    pub fn artifact(&self) -> Option<&Artifact> {
+        self.stored.get()
+    }
+
+    /// Stores the payload (once).
+    pub fn spill(&self, scope: &SpillScope<'_>) -> &Artifact {
+        self.stored.get_or_init(|| {
+            let uri = scope.store.put(StoredArtifact {
+                uri: String::new(),
+                name: self.name.clone(),
+                mime_type: self.mime_type.clone(),
+                owner: scope.owner.clone(),
+                content: self.content.clone(),
+            });
+            let mut artifact = Artifact::new(uri, self.name.clone())
+                .with_mime_type(self.mime_type.clone())
+                .with_size(self.content.len() as u64);
+            if let Some(title) = &self.title {
+                artifact = artifact.with_title(title.clone());
+            }
+            artifact
+        })
+    }
+}
+
+impl Serialize for Payload {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.stored.get() {
+            Some(artifact) => serializer.serialize_str(artifact.uri()),
+            None => Err(serde::ser::Error::custom(format!(
+                "payload `{}` was not stored: a result holding a `Payload` must come from a tool \
+                 of a server declared with `#[mcp_tools(artifacts)]`",
+                self.name
+            ))),
+        }
+    }
+}
+
+impl JsonSchema for Payload {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "Payload".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "format": "uri",
+            "description": "URI of a large payload stored as an artifact, also sent as a `resource_link` content block; fetch it with `resources/read`."
+        })
+    }
+}
+
+/// Values holding payloads: [`Payload`] and `Option`, `Vec`, `Box` of them.
+pub trait PayloadSource {
+    /// Stores every payload.
+    fn spill(&self, scope: &SpillScope<'_>);
+}
+
+impl PayloadSource for Payload {
+    fn spill(&self, scope: &SpillScope<'_>) {
+        Payload::spill(self, scope);
+    }
+}
+
+impl<T: PayloadSource> PayloadSource for Option<T> {
+    fn spill(&self, scope: &SpillScope<'_>) {
+        if let Some(value) = self {
+            value.spill(scope);
+        }
+    }
+}
+
+impl<T: PayloadSource> PayloadSource for Vec<T> {
+    fn spill(&self, scope: &SpillScope<'_>) {
+        self.iter().for_each(|value| value.spill(scope));
+    }
+}
+
+impl<T: PayloadSource> PayloadSource for Box<T> {
+    fn spill(&self, scope: &SpillScope<'_>) {
+        (**self).spill(scope);
+    }
+}
+
+impl crate::ContentSource for Payload {
+    fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
+        if let Some(artifact) = self.stored.get() {
+            out.push(artifact.to_block());
+        }
+    }
+}
+
+/// Autoref dispatch for generated code: `(&SpillField(&field)).spill(scope)` stores the
+/// payloads of a field whose type is a [`PayloadSource`] and does nothing otherwise.
+#[doc(hidden)]
+pub struct SpillField<'a, T>(pub &'a T);
+
+#[doc(hidden)]
+pub trait SpillPayloads {
+    fn spill(&self, scope: &SpillScope<'_>);
+}
+
+impl<T: PayloadSource> SpillPayloads for SpillField<'_, T> {
+    fn spill(&self, scope: &SpillScope<'_>) {
+        self.0.spill(scope);
+    }
+}
+
+#[doc(hidden)]
+pub trait SpillNothing {
+    fn spill(&self, _scope: &SpillScope<'_>) {}
+}
+
+impl<T> SpillNothing for &SpillField<'_, T> {}
+
+/// The `resources/read` answer for an artifact URI (used by `#[tool_handler]`).
+///
+/// # Errors
+/// JSON-RPC resource-not-found (`-32002`; `-32602` on 2026-07-28 connections, as rmcp maps
+/// it) with the message `resource not found: <uri>`, both for an unknown URI and for one
+/// the reader may not read.
+pub fn read_artifact(
+    access: &dyn ArtifactAccess,
+    request: &ReadResourceRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<ReadResourceResponse, ErrorData> {
+    let not_found = || ErrorData::resource_not_found(format!("resource not found: {}", request.uri), None);
+    let artifact = access.artifact_store().get(&request.uri).ok_or_else(not_found)?;
+    if !access.may_read(&artifact, context) {
+        tracing::warn!(uri = %request.uri, "resources/read denied by ArtifactAccess::may_read");
+        return Err(not_found());
+    }
+    let contents = match &artifact.content {
+        ArtifactContent::Text(text) => ResourceContents::TextResourceContents {
+            uri: artifact.uri.clone(),
+            mime_type: Some(artifact.mime_type.clone()),
+            text: text.clone(),
+            meta: None,
+        },
+        ArtifactContent::Blob(bytes) => ResourceContents::BlobResourceContents {
+            uri: artifact.uri.clone(),
+            mime_type: Some(artifact.mime_type.clone()),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
+        },
+    };
+    Ok(ReadResourceResult::new(vec![contents]).into())
+}

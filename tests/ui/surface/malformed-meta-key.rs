@@ -1,0 +1,3 @@
+fn main() {
+    let _key = mcp_result::meta_key!("com.example/cache key");
+}
