@@ -60,8 +60,17 @@ pub fn generation_count() -> usize {
 }
 
 /// Keywords that only annotate; beside a `$ref` they change nothing in any draft.
-const ANNOTATIONS: &[&str] =
-    &["$ref", "description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
+const ANNOTATIONS: &[&str] = &[
+    "$ref",
+    "description",
+    "title",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
 
 fn portable(schema: &mut Schema) {
     if let Some(object) = schema.as_object_mut() {
@@ -72,7 +81,8 @@ fn portable(schema: &mut Schema) {
         }
         // Draft-07 ignores every keyword beside a `$ref`; 2020-12 applies them. Moving the
         // `$ref` into an `allOf` means the same in both.
-        if object.contains_key("$ref") && object.keys().any(|k| !ANNOTATIONS.contains(&k.as_str())) {
+        if object.contains_key("$ref") && object.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()))
+        {
             if let Some(reference) = object.shift_remove("$ref") {
                 let mut target = JsonObject::new();
                 target.insert("$ref".into(), reference);
@@ -105,25 +115,23 @@ fn generate<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> JsonObject {
     }
 }
 
-type Cache = LazyLock<RwLock<HashMap<TypeId, Arc<JsonObject>>>>;
+/// One cache per kind of derived value, keyed by the Rust type.
+type Cache<V = JsonObject> = LazyLock<RwLock<HashMap<TypeId, Arc<V>>>>;
 
-fn cached<T: ?Sized + 'static>(
-    cache: &Cache,
-    make: impl FnOnce() -> JsonObject,
-) -> Arc<JsonObject> {
-    if let Some(schema) = cache
+fn cached<T: ?Sized + 'static, V>(cache: &Cache<V>, make: impl FnOnce() -> V) -> Arc<V> {
+    if let Some(value) = cache
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .get(&TypeId::of::<T>())
     {
-        return schema.clone();
+        return value.clone();
     }
-    let schema = Arc::new(make());
+    let value = Arc::new(make());
     cache
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .entry(TypeId::of::<T>())
-        .or_insert(schema)
+        .or_insert(value)
         .clone()
 }
 
@@ -132,7 +140,7 @@ fn cached<T: ?Sized + 'static>(
 /// type and cached.
 pub fn serialized_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> {
     static CACHE: Cache = LazyLock::new(Default::default);
-    cached::<T>(&CACHE, || {
+    cached::<T, _>(&CACHE, || {
         generate::<T>(SchemaSettings::draft2020_12().for_serialize())
     })
 }
@@ -142,7 +150,7 @@ pub fn serialized_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> 
 /// to the model.
 pub fn input_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> {
     static CACHE: Cache = LazyLock::new(Default::default);
-    cached::<T>(&CACHE, || {
+    cached::<T, _>(&CACHE, || {
         let mut object = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
         object.shift_remove("title");
         object
@@ -179,22 +187,8 @@ pub struct OutputShape {
 /// wrapped: `{"type": "object", "properties": {"result": <schema>}, "required": ["result"]}`
 /// with the definitions kept at the root.
 pub fn output_shape<T: JsonSchema + ?Sized + 'static>() -> Arc<OutputShape> {
-    static CACHE: LazyLock<RwLock<HashMap<TypeId, Arc<OutputShape>>>> =
-        LazyLock::new(Default::default);
-    if let Some(shape) = CACHE
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&TypeId::of::<T>())
-    {
-        return shape.clone();
-    }
-    let shape = Arc::new(shape_of(&serialized_schema::<T>()));
-    CACHE
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(TypeId::of::<T>())
-        .or_insert(shape)
-        .clone()
+    static CACHE: Cache<OutputShape> = LazyLock::new(Default::default);
+    cached::<T, _>(&CACHE, || shape_of(&serialized_schema::<T>()))
 }
 
 fn shape_of(raw: &JsonObject) -> OutputShape {
