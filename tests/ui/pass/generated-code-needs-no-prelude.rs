@@ -1,0 +1,72 @@
+//! The generated code names everything by absolute path: it compiles in a module where the
+//! prelude's names mean something else (the serde_derive `test_gen` habit).
+#![allow(dead_code, non_camel_case_types)]
+
+mod shadowed {
+    struct Result;
+    struct Ok;
+    struct Err;
+    struct Option;
+    struct Some;
+    struct None;
+    struct Box;
+    struct Vec;
+    struct String;
+    struct Default;
+    struct Send;
+    struct Sync;
+    struct Sized;
+    trait Clone {}
+    trait Into {}
+    trait From {}
+
+    use mcp_result::{mcp_tools, rmcp::ServerHandler, tool_handler, AuditEventId, Status};
+
+    #[derive(::serde::Serialize, ::schemars::JsonSchema, mcp_result::ToolResult)]
+    #[serde(rename_all = "camelCase")]
+    #[tool_result(summary = "Saved {name}", summary_priority = 0.8)]
+    pub struct Saved {
+        name: ::std::string::String,
+        status: Status,
+        retry_safe: bool,
+        audit_event_id: AuditEventId,
+        link: mcp_result::Artifact,
+        #[secret]
+        #[serde(skip)]
+        token: mcp_result::Secret<::std::string::String>,
+    }
+
+    #[derive(::serde::Deserialize, ::schemars::JsonSchema)]
+    pub struct Args {
+        name: ::std::string::String,
+    }
+
+    pub struct Server;
+
+    #[mcp_tools]
+    impl Server {
+        /// Save.
+        #[mcp_tool(timeout_ms = 100)]
+        async fn save(&self, args: Args) -> ::core::result::Result<Saved, mcp_result::ToolError> {
+            ::core::result::Result::Ok(Saved {
+                name: args.name,
+                status: Status::Succeeded,
+                retry_safe: false,
+                audit_event_id: AuditEventId::new("a"),
+                link: mcp_result::Artifact::new("https://x.example/a", "a"),
+                token: mcp_result::Secret::new(::std::string::String::new()),
+            })
+        }
+
+        /// Count.
+        #[mcp_tool(read_only)]
+        fn count(&self) -> ::std::vec::Vec<u8> {
+            ::std::vec::Vec::new()
+        }
+    }
+
+    #[tool_handler]
+    impl ServerHandler for Server {}
+}
+
+fn main() {}
