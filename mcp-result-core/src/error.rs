@@ -83,11 +83,19 @@ impl FieldError {
 ///
 /// Optional keys appear only when set: `fieldErrors`, `retryAfterMs` (milliseconds),
 /// `requiredScope`, `reason`, `correlationId`, `auditEventId`.
+///
+/// `ToolError` is a `Box` of this envelope (8 bytes, so `Result<T, ToolError>` stays small:
+/// no clippy `result_large_err` in tool code); its fields are reached through `Deref`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError(Box<ToolErrorEnvelope>);
+
+/// A tool execution error (`isError: true`): what failed, whether an automatic retry is
+/// safe, and how to fix the call. Branch on `status` and `errorKind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "ToolError")]
 #[non_exhaustive]
-pub struct ToolError {
+pub struct ToolErrorEnvelope {
     /// `failed`, or `blocked` for `policy_blocked`.
     pub status: Status,
     /// The kind of error.
@@ -118,8 +126,8 @@ pub struct ToolError {
 }
 
 impl ToolError {
-    fn new(kind: ErrorKind, retry_safe: bool, message: impl Into<String>) -> Self {
-        Self {
+    fn new(kind: ErrorKind, retry_safe: bool, message: impl Into<String>) -> ToolErrorEnvelope {
+        ToolErrorEnvelope {
             status: Status::Failed,
             error_kind: kind,
             retry_safe,
@@ -143,10 +151,11 @@ impl ToolError {
             ),
             n => format!("{n} arguments are invalid. Fix all of them and call again."),
         };
-        Self {
+        ToolErrorEnvelope {
             field_errors: fields,
             ..Self::new(ErrorKind::ValidationError, false, message)
         }
+        .into()
     }
 
     /// `upstream_timeout`: an upstream did not answer within `limit`. `retry_safe` says
@@ -160,53 +169,57 @@ impl ToolError {
                 limit.as_millis()
             ),
         )
+        .into()
     }
 
     /// `upstream_unavailable`: an upstream is down.
     pub fn upstream_unavailable(message: impl Into<String>, retry_safe: bool) -> Self {
-        Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message)
+        Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message).into()
     }
 
     /// `permission_denied`: the caller lacks `required_scope`.
     pub fn permission_denied(required_scope: impl Into<String>) -> Self {
         let scope = required_scope.into();
-        Self {
+        ToolErrorEnvelope {
             message: format!("Permission denied: this call needs the `{scope}` scope."),
             required_scope: Some(scope),
             ..Self::new(ErrorKind::PermissionDenied, false, String::new())
         }
+        .into()
     }
 
     /// `policy_blocked`, status `blocked`: a policy refused the call for `reason`.
     pub fn policy_blocked(reason: impl Into<String>) -> Self {
         let reason = reason.into();
-        Self {
+        ToolErrorEnvelope {
             status: Status::Blocked,
             message: format!("Blocked by policy: {reason}. Do not retry or work around it."),
             reason: Some(reason),
             ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
         }
+        .into()
     }
 
     /// `not_found`: `message` says what was not found.
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::NotFound, false, message)
+        Self::new(ErrorKind::NotFound, false, message).into()
     }
 
     /// `conflict`: the call conflicts with the current state.
     pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Conflict, false, message)
+        Self::new(ErrorKind::Conflict, false, message).into()
     }
 
     /// `internal`: a server fault. Only `correlation_id` reaches the client; log the
     /// details under that id yourself.
     pub fn internal(correlation_id: impl Into<String>) -> Self {
         let id = correlation_id.into();
-        Self {
+        ToolErrorEnvelope {
             message: format!("Internal error (correlation id {id})."),
             correlation_id: Some(id),
             ..Self::new(ErrorKind::Internal, false, String::new())
         }
+        .into()
     }
 
     /// Sets `retryAfterMs` from `delay` (rounded down to milliseconds).
@@ -265,6 +278,49 @@ fn new_correlation_id() -> String {
         nanos & 0xffff_ffff,
         NEXT.fetch_add(1, Ordering::Relaxed)
     )
+}
+
+impl From<ToolErrorEnvelope> for ToolError {
+    fn from(envelope: ToolErrorEnvelope) -> Self {
+        Self(Box::new(envelope))
+    }
+}
+
+impl std::ops::Deref for ToolError {
+    type Target = ToolErrorEnvelope;
+    fn deref(&self) -> &ToolErrorEnvelope {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ToolError {
+    fn deref_mut(&mut self) -> &mut ToolErrorEnvelope {
+        &mut self.0
+    }
+}
+
+impl Serialize for ToolError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolError {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        ToolErrorEnvelope::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl JsonSchema for ToolError {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ToolErrorEnvelope::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        ToolErrorEnvelope::schema_id()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ToolErrorEnvelope::json_schema(generator)
+    }
 }
 
 impl fmt::Display for ToolError {

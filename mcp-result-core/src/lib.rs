@@ -37,7 +37,7 @@ pub use content::{
 pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
 pub use impls::Structured;
 pub use meta::{MetaError, MetaKey, MetaKeyRule, ResultMeta, WithMeta};
-pub use error::{ErrorKind, FieldError, IntoToolError, ToolError};
+pub use error::{ErrorKind, FieldError, IntoToolError, ToolError, ToolErrorEnvelope};
 pub use result::{build_result, ContentMode, IntoToolOutput, SuccessOutput, ToolResult};
 pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
 pub use secret::{Secret, SecretField};
