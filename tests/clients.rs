@@ -1082,13 +1082,22 @@ fn run_suite() -> Result<Suite, String> {
     let started = Instant::now();
     let helpdesk = load_plan("plan.json")?;
     let broken = load_plan("plan-broken.json")?;
-    // Both servers must be built (`cargo test` builds the examples first).
+    // Both servers must be built: `cargo test` builds the examples before it runs the
+    // tests, `cargo test --test clients` alone does not.
     for server in [&helpdesk.server, &broken.server] {
-        std::panic::catch_unwind(|| common::example_path(server)).map_err(|e| {
-            e.downcast_ref::<String>()
-                .cloned()
-                .unwrap_or_else(|| format!("example `{server}` is not built"))
-        })?;
+        let exe = std::env::current_exe().map_err(|e| format!("test executable: {e}"))?;
+        let path = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(|profile| profile.join("examples").join(server))
+            .ok_or("no target directory above the test executable")?;
+        if !path.exists() {
+            return Err(format!(
+                "example `{server}` is not built ({}): run `cargo test` (which builds the \
+                 examples first), or `cargo build --examples` before `cargo test --test clients`",
+                path.display()
+            ));
+        }
     }
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("clients");
     fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
