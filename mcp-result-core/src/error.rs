@@ -155,7 +155,7 @@ impl ToolError {
             field_errors: fields,
             ..Self::new(ErrorKind::ValidationError, false, message)
         }
-        .into()
+        .boxed()
     }
 
     /// `upstream_timeout`: an upstream did not answer within `limit`. `retry_safe` says
@@ -169,12 +169,12 @@ impl ToolError {
                 limit.as_millis()
             ),
         )
-        .into()
+        .boxed()
     }
 
     /// `upstream_unavailable`: an upstream is down.
     pub fn upstream_unavailable(message: impl Into<String>, retry_safe: bool) -> Self {
-        Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message).into()
+        Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message).boxed()
     }
 
     /// `permission_denied`: the caller lacks `required_scope`.
@@ -185,7 +185,7 @@ impl ToolError {
             required_scope: Some(scope),
             ..Self::new(ErrorKind::PermissionDenied, false, String::new())
         }
-        .into()
+        .boxed()
     }
 
     /// `policy_blocked`, status `blocked`: a policy refused the call for `reason`.
@@ -197,17 +197,17 @@ impl ToolError {
             reason: Some(reason),
             ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
         }
-        .into()
+        .boxed()
     }
 
     /// `not_found`: `message` says what was not found.
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::NotFound, false, message).into()
+        Self::new(ErrorKind::NotFound, false, message).boxed()
     }
 
     /// `conflict`: the call conflicts with the current state.
     pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Conflict, false, message).into()
+        Self::new(ErrorKind::Conflict, false, message).boxed()
     }
 
     /// `internal`: a server fault. Only `correlation_id` reaches the client; log the
@@ -219,7 +219,7 @@ impl ToolError {
             correlation_id: Some(id),
             ..Self::new(ErrorKind::Internal, false, String::new())
         }
-        .into()
+        .boxed()
     }
 
     /// Sets `retryAfterMs` from `delay` (rounded down to milliseconds).
@@ -280,9 +280,11 @@ fn new_correlation_id() -> String {
     )
 }
 
-impl From<ToolErrorEnvelope> for ToolError {
-    fn from(envelope: ToolErrorEnvelope) -> Self {
-        Self(Box::new(envelope))
+impl ToolErrorEnvelope {
+    /// Boxes the envelope. Not a `From` impl, so that the one `From` a user error needs
+    /// (`From<TheirError> for ToolError`) is the only one a compiler hint can suggest.
+    fn boxed(self) -> ToolError {
+        ToolError(Box::new(self))
     }
 }
 
@@ -307,7 +309,7 @@ impl Serialize for ToolError {
 
 impl<'de> Deserialize<'de> for ToolError {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        ToolErrorEnvelope::deserialize(deserializer).map(Self::from)
+        ToolErrorEnvelope::deserialize(deserializer).map(ToolErrorEnvelope::boxed)
     }
 }
 
