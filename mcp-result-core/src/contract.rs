@@ -6,9 +6,9 @@
 //!
 //! | key | Rust type | meaning |
 //! |---|---|---|
-//! | `status` | [`Status`](crate::Status) | `succeeded` / `partial` / `blocked` / `failed` |
+//! | `status` | [`Status`] | `succeeded` / `partial` / `blocked` / `failed` |
 //! | `retrySafe` | `bool` | may an automatic retry run the same call again |
-//! | `auditEventId` | [`AuditEventId`](crate::AuditEventId) | the audit-log event of this write |
+//! | `auditEventId` | [`AuditEventId`] | the audit-log event of this write |
 //!
 //! Optional companions, checked by type when present: `externalId` (`String` or
 //! `Option<String>`), `requiresHumanReview` (`bool`), `redactionApplied` (`bool`).

@@ -14,6 +14,13 @@
 //! - [`ToolRouter`] / [`ToolSet`]: the tools of a server, built once and stored.
 //! - [`Status`], [`AuditEventId`]: the write-tool contract vocabulary.
 //! - [`Secret`]: a value no serialization path can carry (`#[secret]` fields).
+//! - [`content`]: [`Artifact`] (`resource_link`), [`EmbeddedText`], [`Image`], [`Audio`]
+//!   and block annotations; [`store`]: [`Payload`]s spilled to an [`ArtifactStore`] and
+//!   served by `resources/read`; [`meta`]: checked `_meta` ([`WithMeta`]).
+//! - [`schema`]: portable, cached schemas; non-object results wrapped under `"result"`.
+//! - [`docs`]: Markdown and JSON docs of every tool, from the `tools/list` payload.
+//! - [`view`]: the client half, a received result split into the checked structured value,
+//!   the model context, the user display and the error view.
 
 pub mod content;
 pub mod contract;
@@ -35,15 +42,16 @@ pub use content::{
     InvalidPriority,
 };
 pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
+pub use error::{ErrorKind, FieldError, IntoToolError, ToolError, ToolErrorEnvelope};
 pub use impls::Structured;
 pub use meta::{MetaError, MetaKey, MetaKeyRule, ResultMeta, WithMeta};
-pub use error::{ErrorKind, FieldError, IntoToolError, ToolError, ToolErrorEnvelope};
 pub use result::{build_result, ContentMode, IntoToolOutput, SuccessOutput, ToolResult};
 pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
 pub use secret::{Secret, SecretField};
 pub use status::{AuditEventId, Status};
 pub use store::{
-    ArtifactAccess, ArtifactContent, ArtifactStore, MemoryStore, Payload, SpillScope, StoredArtifact,
+    ArtifactAccess, ArtifactContent, ArtifactStore, MemoryStore, Payload, SpillScope,
+    StoredArtifact,
 };
 pub use summary::{Summary, SummaryPart};
 
@@ -58,12 +66,14 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::content::{Collect, CollectBlocks, CollectNothing};
-    pub use crate::store::{SpillField, SpillNothing, SpillPayloads};
     pub use crate::contract::{assert_write_output, assert_write_result, markers};
     pub use crate::result::{
         assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
     };
-    pub use crate::router::{call_tool, custom_request, list_tools, read_resource, tool_for, ToolFuture};
+    pub use crate::router::{
+        call_tool, custom_request, list_tools, read_resource, tool_for, ToolFuture,
+    };
+    pub use crate::store::{SpillField, SpillNothing, SpillPayloads};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;
