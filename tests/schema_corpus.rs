@@ -170,7 +170,10 @@ struct IntoPlain {
 
 impl From<IntoPlain> for Plain {
     fn from(value: IntoPlain) -> Self {
-        Plain { count: value.n, label: format!("#{}", value.n) }
+        Plain {
+            count: value.n,
+            label: format!("#{}", value.n),
+        }
     }
 }
 
@@ -278,82 +281,287 @@ fn case<T: ToolResult>(name: &'static str, samples: Vec<T>) -> Case {
 
 fn corpus() -> Vec<Case> {
     vec![
-        case("plain", vec![Plain { count: 0, label: String::new() }, Plain { count: u32::MAX, label: "ü".into() }]),
-        case("rename_all", vec![RenameAll { first_name: "a".into(), retry_after_ms: u64::MAX }]),
-        case("rename_all_screaming", vec![RenameAllScreaming { max_value: i64::MIN }]),
+        case(
+            "plain",
+            vec![
+                Plain {
+                    count: 0,
+                    label: String::new(),
+                },
+                Plain {
+                    count: u32::MAX,
+                    label: "ü".into(),
+                },
+            ],
+        ),
+        case(
+            "rename_all",
+            vec![RenameAll {
+                first_name: "a".into(),
+                retry_after_ms: u64::MAX,
+            }],
+        ),
+        case(
+            "rename_all_screaming",
+            vec![RenameAllScreaming {
+                max_value: i64::MIN,
+            }],
+        ),
         case("rename_field", vec![RenameField { kind: "x".into() }]),
-        case("rename_serialize_only", vec![RenameSerializeOnly { value: true }]),
-        case("rename_all_serialize_only", vec![RenameAllSerializeOnly { dash_case: 1 }]),
-        case("skips", vec![Skips { kept: 1, skipped: "s".into(), never_written: "n".into() }]),
-        case("conditional_skip", vec![
-            ConditionalSkip { maybe: None, items: vec![], always: None },
-            ConditionalSkip { maybe: Some("m".into()), items: vec![1], always: Some(2) },
-        ]),
-        case("defaults", vec![Defaults { count: 0, name: default_name() }]),
-        case("flattened", vec![
-            Flattened { id: "i".into(), inner: Inner { a: 1, b: None } },
-            Flattened { id: "i".into(), inner: Inner { a: 1, b: Some(2) } },
-        ]),
-        case("flattened_map", vec![
-            FlattenedMap { id: "i".into(), extra: BTreeMap::new() },
-            FlattenedMap { id: "i".into(), extra: BTreeMap::from([("k".into(), 1)]) },
-        ]),
+        case(
+            "rename_serialize_only",
+            vec![RenameSerializeOnly { value: true }],
+        ),
+        case(
+            "rename_all_serialize_only",
+            vec![RenameAllSerializeOnly { dash_case: 1 }],
+        ),
+        case(
+            "skips",
+            vec![Skips {
+                kept: 1,
+                skipped: "s".into(),
+                never_written: "n".into(),
+            }],
+        ),
+        case(
+            "conditional_skip",
+            vec![
+                ConditionalSkip {
+                    maybe: None,
+                    items: vec![],
+                    always: None,
+                },
+                ConditionalSkip {
+                    maybe: Some("m".into()),
+                    items: vec![1],
+                    always: Some(2),
+                },
+            ],
+        ),
+        case(
+            "defaults",
+            vec![Defaults {
+                count: 0,
+                name: default_name(),
+            }],
+        ),
+        case(
+            "flattened",
+            vec![
+                Flattened {
+                    id: "i".into(),
+                    inner: Inner { a: 1, b: None },
+                },
+                Flattened {
+                    id: "i".into(),
+                    inner: Inner { a: 1, b: Some(2) },
+                },
+            ],
+        ),
+        case(
+            "flattened_map",
+            vec![
+                FlattenedMap {
+                    id: "i".into(),
+                    extra: BTreeMap::new(),
+                },
+                FlattenedMap {
+                    id: "i".into(),
+                    extra: BTreeMap::from([("k".into(), 1)]),
+                },
+            ],
+        ),
         case("serialize_with", vec![SerializeWith { big: u64::MAX }]),
         case("deny_unknown", vec![DenyUnknown { only: false }]),
-        case("nesting", vec![
-            Nesting { plain: Plain { count: 1, label: "l".into() }, list: vec![], deep: None },
-            Nesting {
-                plain: Plain { count: 1, label: "l".into() },
-                list: vec![Inner { a: 1, b: Some(2) }],
-                deep: Some(Box::new(Nesting {
-                    plain: Plain { count: 2, label: "m".into() },
+        case(
+            "nesting",
+            vec![
+                Nesting {
+                    plain: Plain {
+                        count: 1,
+                        label: "l".into(),
+                    },
                     list: vec![],
-                    deep: Some(Box::new(Nesting { plain: Plain { count: 3, label: "n".into() }, list: vec![], deep: None })),
-                })),
-            },
-        ]),
-        case("numbers", vec![
-            Numbers { small: 0, signed: i32::MIN, big: i64::MAX, unsigned: u64::MAX, float: -1.5e300, single: f32::MAX },
-            Numbers { small: u8::MAX, signed: 0, big: i64::MIN, unsigned: 0, float: 0.0, single: f32::MIN_POSITIVE },
-        ]),
-        case("collections", vec![
-            Collections { tags: vec![], by_key: HashMap::new(), sorted: BTreeMap::new(), pair: (0, String::new()), fixed: [0; 3] },
-            Collections {
-                tags: vec!["a".into()],
-                by_key: HashMap::from([("k".into(), 1)]),
-                sorted: BTreeMap::from([("s".into(), vec![true, false])]),
-                pair: (255, "x".into()),
-                fixed: [1, 2, 3],
-            },
-        ]),
-        case("generic_u8", vec![Generic { value: 1u8, items: vec![2, 3] }]),
-        case("generic_struct", vec![Generic { value: Inner { a: 1, b: None }, items: vec![] }]),
+                    deep: None,
+                },
+                Nesting {
+                    plain: Plain {
+                        count: 1,
+                        label: "l".into(),
+                    },
+                    list: vec![Inner { a: 1, b: Some(2) }],
+                    deep: Some(Box::new(Nesting {
+                        plain: Plain {
+                            count: 2,
+                            label: "m".into(),
+                        },
+                        list: vec![],
+                        deep: Some(Box::new(Nesting {
+                            plain: Plain {
+                                count: 3,
+                                label: "n".into(),
+                            },
+                            list: vec![],
+                            deep: None,
+                        })),
+                    })),
+                },
+            ],
+        ),
+        case(
+            "numbers",
+            vec![
+                Numbers {
+                    small: 0,
+                    signed: i32::MIN,
+                    big: i64::MAX,
+                    unsigned: u64::MAX,
+                    float: -1.5e300,
+                    single: f32::MAX,
+                },
+                Numbers {
+                    small: u8::MAX,
+                    signed: 0,
+                    big: i64::MIN,
+                    unsigned: 0,
+                    float: 0.0,
+                    single: f32::MIN_POSITIVE,
+                },
+            ],
+        ),
+        case(
+            "collections",
+            vec![
+                Collections {
+                    tags: vec![],
+                    by_key: HashMap::new(),
+                    sorted: BTreeMap::new(),
+                    pair: (0, String::new()),
+                    fixed: [0; 3],
+                },
+                Collections {
+                    tags: vec!["a".into()],
+                    by_key: HashMap::from([("k".into(), 1)]),
+                    sorted: BTreeMap::from([("s".into(), vec![true, false])]),
+                    pair: (255, "x".into()),
+                    fixed: [1, 2, 3],
+                },
+            ],
+        ),
+        case(
+            "generic_u8",
+            vec![Generic {
+                value: 1u8,
+                items: vec![2, 3],
+            }],
+        ),
+        case(
+            "generic_struct",
+            vec![Generic {
+                value: Inner { a: 1, b: None },
+                items: vec![],
+            }],
+        ),
         case("into_plain", vec![IntoPlain { n: 7 }]),
         case("newtype", vec![Newtype(vec![]), Newtype(vec![1, 2])]),
-        case("newtype_object", vec![NewtypeObject(Plain { count: 1, label: "l".into() })]),
+        case(
+            "newtype_object",
+            vec![NewtypeObject(Plain {
+                count: 1,
+                label: "l".into(),
+            })],
+        ),
         case("tuple_struct", vec![Tuple(1, "a".into(), true)]),
         case("unit_struct", vec![Unit]),
-        case("transparent", vec![Transparent { inner: vec!["a".into()] }]),
+        case(
+            "transparent",
+            vec![Transparent {
+                inner: vec!["a".into()],
+            }],
+        ),
         case("unit_only_enum", vec![UnitOnly::Open, UnitOnly::Closed]),
-        case("external_enum", vec![External::Unit, External::Newtype(1), External::Tuple(1, 2), External::Struct { a: "a".into() }]),
-        case("internal_enum", vec![
-            Internal::Created { id: "1".into() },
-            Internal::Deleted { id: "1".into(), soft: true },
-            Internal::Noop,
-            Internal::Wrapped(Inner { a: 1, b: Some(1) }),
-        ]),
-        case("adjacent_enum", vec![Adjacent::Unit, Adjacent::Num(-1), Adjacent::Pair(1, 2), Adjacent::Named { x: 0.5 }]),
-        case("untagged_enum", vec![Untagged::Object { a: 1 }, Untagged::Number(1.5), Untagged::Text("t".into())]),
-        case("untagged_objects", vec![UntaggedObjects::A { a: 1 }, UntaggedObjects::B { b: "b".into() }]),
-        case("renamed_variants", vec![RenamedVariants::First, RenamedVariants::Second { v: 1 }]),
+        case(
+            "external_enum",
+            vec![
+                External::Unit,
+                External::Newtype(1),
+                External::Tuple(1, 2),
+                External::Struct { a: "a".into() },
+            ],
+        ),
+        case(
+            "internal_enum",
+            vec![
+                Internal::Created { id: "1".into() },
+                Internal::Deleted {
+                    id: "1".into(),
+                    soft: true,
+                },
+                Internal::Noop,
+                Internal::Wrapped(Inner { a: 1, b: Some(1) }),
+            ],
+        ),
+        case(
+            "adjacent_enum",
+            vec![
+                Adjacent::Unit,
+                Adjacent::Num(-1),
+                Adjacent::Pair(1, 2),
+                Adjacent::Named { x: 0.5 },
+            ],
+        ),
+        case(
+            "untagged_enum",
+            vec![
+                Untagged::Object { a: 1 },
+                Untagged::Number(1.5),
+                Untagged::Text("t".into()),
+            ],
+        ),
+        case(
+            "untagged_objects",
+            vec![
+                UntaggedObjects::A { a: 1 },
+                UntaggedObjects::B { b: "b".into() },
+            ],
+        ),
+        case(
+            "renamed_variants",
+            vec![RenamedVariants::First, RenamedVariants::Second { v: 1 }],
+        ),
         case("vec", vec![Vec::<u32>::new(), vec![1, 2, 3]]),
-        case("vec_of_structs", vec![vec![Plain { count: 1, label: "x".into() }]]),
+        case(
+            "vec_of_structs",
+            vec![vec![Plain {
+                count: 1,
+                label: "x".into(),
+            }]],
+        ),
         case("array", vec![[1u8, 2, 3]]),
         case("tuple", vec![(1u8, "a".to_owned()), (0, String::new())]),
         case("triple", vec![(true, 1.5f64, vec![1u8])]),
-        case("btree_map", vec![BTreeMap::<String, u32>::new(), BTreeMap::from([("a".to_owned(), 1)])]),
-        case("hash_map", vec![HashMap::from([("a".to_owned(), vec![1u8])])]),
-        case("option_struct", vec![None, Some(Plain { count: 1, label: "x".into() })]),
+        case(
+            "btree_map",
+            vec![
+                BTreeMap::<String, u32>::new(),
+                BTreeMap::from([("a".to_owned(), 1)]),
+            ],
+        ),
+        case(
+            "hash_map",
+            vec![HashMap::from([("a".to_owned(), vec![1u8])])],
+        ),
+        case(
+            "option_struct",
+            vec![
+                None,
+                Some(Plain {
+                    count: 1,
+                    label: "x".into(),
+                }),
+            ],
+        ),
         case("option_number", vec![None, Some(1u32)]),
         case("string", vec![String::new(), "text".to_owned()]),
         case("bool", vec![true, false]),
@@ -361,10 +569,25 @@ fn corpus() -> Vec<Case> {
         case("unsigned", vec![u64::MAX, 0]),
         case("float", vec![f64::MIN, 0.0, f64::MAX]),
         case("unit", vec![()]),
-        case("json_value", vec![json!(null), json!({"any": [1, "x"]}), json!(3)]),
-        case("structured_ip", vec![Structured("127.0.0.1".parse::<std::net::IpAddr>().unwrap())]),
-        case("structured_duration", vec![Structured(std::time::Duration::from_millis(1500))]),
-        case("boxed", vec![Box::new(Plain { count: 1, label: "b".into() })]),
+        case(
+            "json_value",
+            vec![json!(null), json!({"any": [1, "x"]}), json!(3)],
+        ),
+        case(
+            "structured_ip",
+            vec![Structured("127.0.0.1".parse::<std::net::IpAddr>().unwrap())],
+        ),
+        case(
+            "structured_duration",
+            vec![Structured(std::time::Duration::from_millis(1500))],
+        ),
+        case(
+            "boxed",
+            vec![Box::new(Plain {
+                count: 1,
+                label: "b".into(),
+            })],
+        ),
     ]
 }
 
@@ -385,7 +608,9 @@ fn refs(value: &Value, out: &mut Vec<String>) {
 
 fn keyword_present(value: &Value, key: &str) -> bool {
     match value {
-        Value::Object(map) => map.contains_key(key) || map.values().any(|v| keyword_present(v, key)),
+        Value::Object(map) => {
+            map.contains_key(key) || map.values().any(|v| keyword_present(v, key))
+        }
         Value::Array(items) => items.iter().any(|v| keyword_present(v, key)),
         _ => false,
     }
@@ -407,13 +632,22 @@ fn every_schema_is_a_portable_self_contained_object_schema() {
         assert!(schema.get("$schema").is_none(), "{name}: $schema");
         assert!(!keyword_present(&schema, "nullable"), "{name}: nullable");
         let text = schema.to_string();
-        for format in ["uint", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float", "double"] {
-            assert!(!text.contains(&format!("\"format\":\"{format}\"")), "{name}: format {format}");
+        for format in [
+            "uint", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+            "float", "double",
+        ] {
+            assert!(
+                !text.contains(&format!("\"format\":\"{format}\"")),
+                "{name}: format {format}"
+            );
         }
         let mut found = Vec::new();
         refs(&schema, &mut found);
         for reference in found {
-            assert!(schema.pointer(reference.trim_start_matches('#')).is_some(), "{name}: unresolved {reference}");
+            assert!(
+                schema.pointer(reference.trim_start_matches('#')).is_some(),
+                "{name}: unresolved {reference}"
+            );
         }
     }
 }
@@ -428,17 +662,36 @@ fn every_sample_validates_under_2020_12_and_draft_07() {
             let name = case.name;
             let structured = result.structured_content.clone().unwrap();
             assert_eq!(result.is_error, Some(false), "{name}: {raw}");
-            let errors: Vec<String> = modern.iter_errors(&structured).map(|e| e.to_string()).collect();
-            assert!(errors.is_empty(), "{name}: {structured} fails 2020-12: {errors:?}");
-            let errors: Vec<String> = draft7.iter_errors(&structured).map(|e| e.to_string()).collect();
-            assert!(errors.is_empty(), "{name}: {structured} fails draft-07: {errors:?}");
+            let errors: Vec<String> = modern
+                .iter_errors(&structured)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{name}: {structured} fails 2020-12: {errors:?}"
+            );
+            let errors: Vec<String> = draft7
+                .iter_errors(&structured)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(
+                errors.is_empty(),
+                "{name}: {structured} fails draft-07: {errors:?}"
+            );
             let compat = result.content[1].as_text().unwrap().text.clone();
-            assert_eq!(compat, serde_json::to_string(&structured).unwrap(), "{name}");
+            assert_eq!(
+                compat,
+                serde_json::to_string(&structured).unwrap(),
+                "{name}"
+            );
             // Wrapped exactly when the value is not an object; never otherwise changed.
             if case.wrapped {
                 assert_eq!(structured, json!({"result": raw}), "{name}");
             } else {
-                assert!(raw.is_object(), "{name}: an unwrapped type serialized {raw}");
+                assert!(
+                    raw.is_object(),
+                    "{name}: an unwrapped type serialized {raw}"
+                );
                 assert_eq!(&structured, raw, "{name}");
             }
         }
@@ -447,14 +700,37 @@ fn every_sample_validates_under_2020_12_and_draft_07() {
 
 #[test]
 fn objects_are_not_wrapped_and_everything_else_is() {
-    let wrapped: Vec<&str> = corpus().iter().filter(|c| c.wrapped).map(|c| c.name).collect();
+    let wrapped: Vec<&str> = corpus()
+        .iter()
+        .filter(|c| c.wrapped)
+        .map(|c| c.name)
+        .collect();
     assert_eq!(
         wrapped,
         [
-            "newtype", "tuple_struct", "unit_struct", "transparent", "unit_only_enum",
-            "external_enum", "untagged_enum", "renamed_variants", "vec", "vec_of_structs",
-            "array", "tuple", "triple", "option_struct", "option_number", "string", "bool",
-            "integer", "unsigned", "float", "unit", "json_value", "structured_ip",
+            "newtype",
+            "tuple_struct",
+            "unit_struct",
+            "transparent",
+            "unit_only_enum",
+            "external_enum",
+            "untagged_enum",
+            "renamed_variants",
+            "vec",
+            "vec_of_structs",
+            "array",
+            "tuple",
+            "triple",
+            "option_struct",
+            "option_number",
+            "string",
+            "bool",
+            "integer",
+            "unsigned",
+            "float",
+            "unit",
+            "json_value",
+            "structured_ip",
         ]
     );
 }
@@ -466,7 +742,9 @@ fn objects_are_not_wrapped_and_everything_else_is() {
 fn draft_07_does_not_check_tuple_positions() {
     let schema = Value::Object((*<(u8, String)>::output_schema()).clone());
     let wrong = json!({"result": ["not a number", 1]});
-    assert!(!jsonschema::draft202012::new(&schema).unwrap().is_valid(&wrong));
+    assert!(!jsonschema::draft202012::new(&schema)
+        .unwrap()
+        .is_valid(&wrong));
     assert!(jsonschema::draft7::new(&schema).unwrap().is_valid(&wrong));
 }
 
@@ -477,7 +755,9 @@ fn draft_07_does_not_check_tuple_positions() {
 fn draft_07_checks_keywords_beside_refs() {
     let schema = Value::Object((*Internal::output_schema()).clone());
     let wrong = json!({"kind": "bogus", "a": 1});
-    assert!(!jsonschema::draft202012::new(&schema).unwrap().is_valid(&wrong));
+    assert!(!jsonschema::draft202012::new(&schema)
+        .unwrap()
+        .is_valid(&wrong));
     assert!(!jsonschema::draft7::new(&schema).unwrap().is_valid(&wrong));
     let right = json!({"kind": "wrapped", "a": 1});
     assert!(jsonschema::draft7::new(&schema).unwrap().is_valid(&right));

@@ -12,8 +12,8 @@ use std::{borrow::Cow, fmt, time::SystemTime};
 
 use base64::Engine as _;
 use rmcp::model::{
-    Annotations, AudioContent, ContentBlock, EmbeddedResource, ImageContent, MetaObject,
-    Resource, ResourceContents, Role,
+    Annotations, AudioContent, ContentBlock, EmbeddedResource, ImageContent, MetaObject, Resource,
+    ResourceContents, Role,
 };
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{ser::SerializeStruct, Serialize, Serializer};
@@ -55,14 +55,22 @@ pub struct BlockStyle {
 impl BlockStyle {
     /// The summary's default: for the user and the model, priority 1 (it is the explanation
     /// every reader needs).
-    pub const SUMMARY: BlockStyle = BlockStyle { audience: Audience::Both, priority: 1.0 };
+    pub const SUMMARY: BlockStyle = BlockStyle {
+        audience: Audience::Both,
+        priority: 1.0,
+    };
     /// The JSON-compat text's default: for the model (a client that ignores
     /// `structuredContent` still hands it the data), priority 0.5; users see the summary.
-    pub const JSON: BlockStyle = BlockStyle { audience: Audience::Assistant, priority: 0.5 };
+    pub const JSON: BlockStyle = BlockStyle {
+        audience: Audience::Assistant,
+        priority: 0.5,
+    };
 
     /// The MCP `annotations` object.
     pub fn annotations(self) -> Annotations {
-        Annotations::default().with_audience(self.audience.roles()).with_priority(self.priority)
+        Annotations::default()
+            .with_audience(self.audience.roles())
+            .with_priority(self.priority)
     }
 }
 
@@ -231,7 +239,11 @@ pub struct EmbeddedText {
 
 impl EmbeddedText {
     /// `text` of type `mime_type` (e.g. `text/markdown`), identified by `uri`.
-    pub fn new(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn new(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         Self {
             uri: uri.into(),
             mime_type: mime_type.into(),
@@ -281,10 +293,19 @@ impl Media {
     fn new(data: Vec<u8>, mime_type: String) -> Self {
         let digest = sha2::Sha256::digest(&data);
         let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-        Self { data, mime_type, handle: format!("sha256:{hex}"), annotations: BlockAnnotations::default() }
+        Self {
+            data,
+            mime_type,
+            handle: format!("sha256:{hex}"),
+            annotations: BlockAnnotations::default(),
+        }
     }
 
-    fn serialize<S: Serializer>(&self, serializer: S, name: &'static str) -> Result<S::Ok, S::Error> {
+    fn serialize<S: Serializer>(
+        &self,
+        serializer: S,
+        name: &'static str,
+    ) -> Result<S::Ok, S::Error> {
         let mut state = serializer.serialize_struct(name, 3)?;
         state.serialize_field("mimeType", &self.mime_type)?;
         state.serialize_field("size", &(self.data.len() as u64))?;
@@ -294,7 +315,8 @@ impl Media {
 
     fn parts(&self) -> (String, String, Option<MetaObject>, Option<Annotations>) {
         let mut meta = MetaObject::default();
-        meta.0.insert(HANDLE_META_KEY.into(), self.handle.clone().into());
+        meta.0
+            .insert(HANDLE_META_KEY.into(), self.handle.clone().into());
         (
             base64::engine::general_purpose::STANDARD.encode(&self.data),
             self.mime_type.clone(),

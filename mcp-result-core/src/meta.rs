@@ -155,7 +155,10 @@ impl MetaKey {
         let key = key.into();
         match check_meta_key(&key) {
             Ok(()) => Ok(Self(key)),
-            Err(rule) => Err(MetaError(format!("`_meta` key `{key}`: {}", rule.message()))),
+            Err(rule) => Err(MetaError(format!(
+                "`_meta` key `{key}`: {}",
+                rule.message()
+            ))),
         }
     }
 
@@ -206,13 +209,17 @@ impl ResultMeta {
     /// uppercase or non-hex digits, version `ff`, an all-zero trace id or parent id).
     pub fn traceparent(mut self, value: &str) -> Result<Self, MetaError> {
         check_traceparent(value)?;
-        self.0 .0.insert("traceparent".into(), Value::String(value.into()));
+        self.0
+             .0
+            .insert("traceparent".into(), Value::String(value.into()));
         Ok(self)
     }
 
     /// Sets `tracestate` (W3C Trace Context, passed through as given).
     pub fn tracestate(mut self, value: impl Into<String>) -> Self {
-        self.0 .0.insert("tracestate".into(), Value::String(value.into()));
+        self.0
+             .0
+            .insert("tracestate".into(), Value::String(value.into()));
         self
     }
 
@@ -224,11 +231,24 @@ impl ResultMeta {
 
 fn check_traceparent(value: &str) -> Result<(), MetaError> {
     let fail = |why: &str| {
-        Err(MetaError(format!("`traceparent` `{value}` is not W3C Trace Context: {why}")))
+        Err(MetaError(format!(
+            "`traceparent` `{value}` is not W3C Trace Context: {why}"
+        )))
     };
     let parts: Vec<&str> = value.split('-').collect();
-    let lowercase_hex = |s: &str| s.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c));
-    if parts.len() != 4 || [2, 32, 16, 2] != [parts[0].len(), parts[1].len(), parts[2].len(), parts[3].len()] {
+    let lowercase_hex = |s: &str| {
+        s.chars()
+            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+    };
+    if parts.len() != 4
+        || [2, 32, 16, 2]
+            != [
+                parts[0].len(),
+                parts[1].len(),
+                parts[2].len(),
+                parts[3].len(),
+            ]
+    {
         return fail("expected `version-traceid-parentid-flags` with 2, 32, 16 and 2 hex digits");
     }
     if !parts.iter().all(|p| lowercase_hex(p)) {
@@ -280,7 +300,14 @@ mod tests {
 
     #[test]
     fn keys_follow_the_spec() {
-        for good in ["cache", "com.example/cache-key", "a/b", "x1.y-2/z_3.v", "trace", "mcp/x"] {
+        for good in [
+            "cache",
+            "com.example/cache-key",
+            "a/b",
+            "x1.y-2/z_3.v",
+            "trace",
+            "mcp/x",
+        ] {
             assert_eq!(check_meta_key(good), Ok(()), "{good}");
         }
         for (bad, rule) in [
@@ -300,7 +327,10 @@ mod tests {
             assert_eq!(check_meta_key(bad), Err(rule), "{bad}");
         }
         let error = MetaKey::new("dev.mcp/x").unwrap_err().to_string();
-        assert!(error.starts_with("`_meta` key `dev.mcp/x`: a `_meta` key prefix"), "{error}");
+        assert!(
+            error.starts_with("`_meta` key `dev.mcp/x`: a `_meta` key prefix"),
+            "{error}"
+        );
         const KEY: MetaKey = MetaKey::from_static("com.example/cache");
         assert_eq!(KEY.as_str(), "com.example/cache");
     }

@@ -101,7 +101,10 @@ pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
 
 /// [`build_result`] inside a tool call: first stores the value's [`crate::Payload`]s in
 /// `scope`'s artifact store (so they serialize as URIs and link as `resource_link`s).
-pub fn build_result_in<T: ToolResult>(value: &T, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+pub fn build_result_in<T: ToolResult>(
+    value: &T,
+    scope: Option<&crate::SpillScope<'_>>,
+) -> CallToolResult {
     if let Some(scope) = scope {
         value.spill(scope);
     }
@@ -164,9 +167,16 @@ fn assemble(
     is_error: bool,
 ) -> CallToolResult {
     let text = |text: String, style: crate::BlockStyle| {
-        ContentBlock::Text(rmcp::model::TextContent::new(text).with_annotations(style.annotations()))
+        ContentBlock::Text(
+            rmcp::model::TextContent::new(text).with_annotations(style.annotations()),
+        )
     };
-    let json = || text(serde_json::to_string(&structured).unwrap_or_default(), json_style);
+    let json = || {
+        text(
+            serde_json::to_string(&structured).unwrap_or_default(),
+            json_style,
+        )
+    };
     let summary = || text(summary.clone(), summary_style);
     let content = match mode {
         ContentMode::SummaryThenJson => vec![summary(), json()],

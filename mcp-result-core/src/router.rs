@@ -341,7 +341,9 @@ pub fn read_resource<S: ToolSet>(
 ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
     match server.artifact_access() {
         Some(access) => crate::store::read_artifact(access, &request, &context),
-        None => Err(ErrorData::method_not_found::<rmcp::model::ReadResourceRequestMethod>()),
+        None => Err(ErrorData::method_not_found::<
+            rmcp::model::ReadResourceRequestMethod,
+        >()),
     }
 }
 

@@ -19,7 +19,10 @@ use std::{
 
 use base64::Engine as _;
 use rmcp::{
-    model::{ContentBlock, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents},
+    model::{
+        ContentBlock, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+        ResourceContents,
+    },
     service::RequestContext,
     ErrorData, RoleServer,
 };
@@ -111,7 +114,11 @@ impl ArtifactStore for MemoryStore {
     }
 
     fn get(&self, uri: &str) -> Option<Arc<StoredArtifact>> {
-        self.artifacts.read().unwrap_or_else(|e| e.into_inner()).get(uri).cloned()
+        self.artifacts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(uri)
+            .cloned()
     }
 }
 
@@ -161,17 +168,39 @@ pub struct Payload {
 
 impl Payload {
     /// A text payload (`text/plain`, `text/csv`, `application/json`, ...).
-    pub fn text(name: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
-        Self::new(name.into(), mime_type.into(), ArtifactContent::Text(text.into()))
+    pub fn text(
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self::new(
+            name.into(),
+            mime_type.into(),
+            ArtifactContent::Text(text.into()),
+        )
     }
 
     /// A binary payload.
-    pub fn blob(name: impl Into<String>, mime_type: impl Into<String>, bytes: impl Into<Vec<u8>>) -> Self {
-        Self::new(name.into(), mime_type.into(), ArtifactContent::Blob(bytes.into()))
+    pub fn blob(
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        bytes: impl Into<Vec<u8>>,
+    ) -> Self {
+        Self::new(
+            name.into(),
+            mime_type.into(),
+            ArtifactContent::Blob(bytes.into()),
+        )
     }
 
     fn new(name: String, mime_type: String, content: ArtifactContent) -> Self {
-        Self { name, title: None, mime_type, content, stored: OnceLock::new() }
+        Self {
+            name,
+            title: None,
+            mime_type,
+            content,
+            stored: OnceLock::new(),
+        }
     }
 
     /// Sets the human-readable title of its `resource_link`.
@@ -314,8 +343,12 @@ pub fn read_artifact(
     request: &ReadResourceRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<ReadResourceResponse, ErrorData> {
-    let not_found = || ErrorData::resource_not_found(format!("resource not found: {}", request.uri), None);
-    let artifact = access.artifact_store().get(&request.uri).ok_or_else(not_found)?;
+    let not_found =
+        || ErrorData::resource_not_found(format!("resource not found: {}", request.uri), None);
+    let artifact = access
+        .artifact_store()
+        .get(&request.uri)
+        .ok_or_else(not_found)?;
     if !access.may_read(&artifact, context) {
         tracing::warn!(uri = %request.uri, "resources/read denied by ArtifactAccess::may_read");
         return Err(not_found());

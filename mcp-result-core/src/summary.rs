@@ -49,9 +49,7 @@ impl Summary {
                 out
             }
             Summary::Generated { title } => {
-                if let (1, Some(value)) =
-                    (object.len(), object.get(crate::schema::WRAP_PROPERTY))
-                {
+                if let (1, Some(value)) = (object.len(), object.get(crate::schema::WRAP_PROPERTY)) {
                     return wrapped_summary(title, value);
                 }
                 let mut out = String::from(*title);
@@ -92,7 +90,11 @@ fn wrapped_summary(title: &str, value: &Value) -> String {
 }
 
 fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 fn render_value(out: &mut String, value: Option<&Value>) {
@@ -144,13 +146,28 @@ mod tests {
     #[test]
     fn generated_summary_of_a_wrapped_value() {
         let generated = Summary::Generated { title: "Result" };
-        assert_eq!(generated.render(&object(json!({"result": [1, 2]}))), "Result: 2 items");
-        assert_eq!(generated.render(&object(json!({"result": [1]}))), "Result: 1 item");
-        assert_eq!(generated.render(&object(json!({"result": "ok"}))), "Result: ok");
-        assert_eq!(generated.render(&object(json!({"result": null}))), "Result: none");
+        assert_eq!(
+            generated.render(&object(json!({"result": [1, 2]}))),
+            "Result: 2 items"
+        );
+        assert_eq!(
+            generated.render(&object(json!({"result": [1]}))),
+            "Result: 1 item"
+        );
+        assert_eq!(
+            generated.render(&object(json!({"result": "ok"}))),
+            "Result: ok"
+        );
+        assert_eq!(
+            generated.render(&object(json!({"result": null}))),
+            "Result: none"
+        );
         let long = "x".repeat(300);
         assert_eq!(
-            generated.render(&object(json!({"result": long}))).chars().count(),
+            generated
+                .render(&object(json!({"result": long})))
+                .chars()
+                .count(),
             "Result: ".len() + 201
         );
     }

@@ -123,7 +123,10 @@ impl<'a> Input<'a> {
             .into_iter()
             .enumerate()
             .map(|(i, field)| AnyField {
-                name: field.ident.as_ref().map_or_else(|| i.to_string(), ToString::to_string),
+                name: field
+                    .ident
+                    .as_ref()
+                    .map_or_else(|| i.to_string(), ToString::to_string),
                 ty: &field.ty,
                 serde: serde_attr::field(&field.attrs),
                 secret: secret_attr(&field.attrs),

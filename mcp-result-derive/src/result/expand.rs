@@ -59,14 +59,22 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
         }
     });
     // Top-level fields that serialize may add content blocks (artifacts, media).
-    let blocks = input.fields.iter().filter(|f| f.serde.skip.is_none() && f.secret.is_none()).map(|f| {
-        let ident = f.ident;
-        quote!((&::mcp_result::__private::Collect(&self.#ident)).content_blocks(out);)
-    });
-    let spills = input.fields.iter().filter(|f| f.serde.skip.is_none() && f.secret.is_none()).map(|f| {
-        let ident = f.ident;
-        quote!((&::mcp_result::__private::SpillField(&self.#ident)).spill(scope);)
-    });
+    let blocks = input
+        .fields
+        .iter()
+        .filter(|f| f.serde.skip.is_none() && f.secret.is_none())
+        .map(|f| {
+            let ident = f.ident;
+            quote!((&::mcp_result::__private::Collect(&self.#ident)).content_blocks(out);)
+        });
+    let spills = input
+        .fields
+        .iter()
+        .filter(|f| f.serde.skip.is_none() && f.secret.is_none())
+        .map(|f| {
+            let ident = f.ident;
+            quote!((&::mcp_result::__private::SpillField(&self.#ident)).spill(scope);)
+        });
     let content_blocks = (!input.fields.is_empty()).then(|| {
         quote! {
             fn content_blocks(
@@ -85,7 +93,11 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
             }
         }
     });
-    let secrets: Vec<_> = input.all_fields.iter().filter(|f| f.secret.is_some()).collect();
+    let secrets: Vec<_> = input
+        .all_fields
+        .iter()
+        .filter(|f| f.secret.is_some())
+        .collect();
     let redacts = (!secrets.is_empty()).then(|| {
         quote!(
             const REDACTS: bool = true;

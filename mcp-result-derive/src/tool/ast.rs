@@ -144,7 +144,11 @@ impl Server {
             );
         }
         cx.check()?;
-        Ok(Server { self_ty: (*item.self_ty).clone(), artifacts: false, tools })
+        Ok(Server {
+            self_ty: (*item.self_ty).clone(),
+            artifacts: false,
+            tools,
+        })
     }
 }
 
