@@ -22,12 +22,12 @@
 #                `cargo build -p <crate>`.
 #
 # Each build is timed as wall-clock seconds and as cpu seconds (user + sys of cargo and the
-# rustc it runs: on a shared machine far steadier than wall time). Prints a markdown table:
+# rustc it runs: less affected than wall time by other processes on a shared machine). Prints a markdown table:
 # the median of each time and the median of the per-round ratios (mcp-result / rmcp) with
 # their range. Target: within 1.15x. Compiler output goes to target/compile-bench/build.log.
 #
-# Usage: scripts/compile-time.sh   (ROUNDS=5 by default: about 10 min on 2 cores the first
-#                                   time, when the dependencies are built, 6-7 min after)
+# Usage: scripts/compile-time.sh   (ROUNDS=5 by default: 6-7 min on 2 cores, building the
+#                                   dependencies the first time included)
 #        ROUNDS=3 PROFILE=release scripts/compile-time.sh
 set -euo pipefail
 
