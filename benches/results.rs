@@ -30,9 +30,11 @@ use std::{
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use mcp_result::{
-    build_result, rmcp,
+    build_result,
+    content::BlockStyle,
+    rmcp,
     rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, TextContent},
-    BlockStyle, ToolResult,
+    ToolResult,
 };
 use rmcp::handler::server::tool::IntoCallToolResult;
 use support::{Ratio, Target};

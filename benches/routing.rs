@@ -1,9 +1,9 @@
 //! Per-request cost against the number of tools: `tools/call` and `tools/list` through each
 //! server's real `ServerHandler` methods, on servers with 10 and with 1,000 tools.
 //!
-//! - `mcp-result`: a `ToolSet` whose `ToolRouter` is built programmatically from
+//! - `mcp-result`: a `ToolSet` whose `ToolRegistry` is built programmatically from
 //!   `ToolDef`s (what `#[mcp_tools]` generates, with call glue written as the macro writes
-//!   it) and stored, and this crate's `#[tool_handler]`;
+//!   it) and stored, and this crate's `#[mcp_handler]`;
 //! - `rmcp-default`: rmcp's `ToolRouter` with one route per tool (what `#[tool_router]`
 //!   generates) and rmcp's default `#[tool_handler]`, whose `Self::tool_router()` builds the
 //!   router again on every request;
@@ -36,7 +36,10 @@ use mcp_result::{
         service::{RequestContext, RunningService},
         RoleClient, RoleServer, ServerHandler, ServiceExt,
     },
-    schema, IntoToolOutput, RouterError, SpillScope, ToolDef, ToolRouter, ToolSet,
+    extract::{FromToolCall, ToolCall},
+    schema,
+    store::SpillScope,
+    IntoToolOutput, RegistryError, ToolDef, ToolRegistry, ToolSet,
 };
 use rmcp::model::RequestId;
 use serde_json::Value;
@@ -82,13 +85,11 @@ impl<const N: usize> McpTools<N> {
 /// The call glue `#[mcp_tools]` generates for `fn search(&self, args: SearchArgs) -> Ticket`.
 fn search_glue<'a, const N: usize>(
     server: &'a McpTools<N>,
-    arguments: Value,
-    context: RequestContext<RoleServer>,
+    mut call: ToolCall,
     scope: Option<SpillScope<'a>>,
 ) -> mcp_result::__private::ToolFuture<'a> {
     Box::pin(async move {
-        let _ = context;
-        let args: SearchArgs = match mcp_result::__private::deserialize_arguments(arguments) {
+        let args = match <SearchArgs as FromToolCall<_>>::from_tool_call(&mut call) {
             Ok(args) => args,
             Err(error) => return mcp_result::__private::error_result(&error),
         };
@@ -115,16 +116,16 @@ fn mcp_defs<const N: usize>() -> Vec<ToolDef<McpTools<N>>> {
 macro_rules! mcp_server {
     ($n:literal) => {
         impl ToolSet for McpTools<$n> {
-            fn tool_router() -> Result<&'static ToolRouter<Self>, &'static RouterError> {
-                static ROUTER: OnceLock<Result<ToolRouter<McpTools<$n>>, RouterError>> =
+            fn tool_registry() -> Result<&'static ToolRegistry<Self>, &'static RegistryError> {
+                static REGISTRY: OnceLock<Result<ToolRegistry<McpTools<$n>>, RegistryError>> =
                     OnceLock::new();
-                ROUTER
-                    .get_or_init(|| ToolRouter::new(mcp_defs::<$n>()))
+                REGISTRY
+                    .get_or_init(|| ToolRegistry::new(mcp_defs::<$n>()))
                     .as_ref()
             }
         }
 
-        #[mcp_result::tool_handler]
+        #[mcp_result::mcp_handler]
         impl ServerHandler for McpTools<$n> {}
     };
 }
@@ -321,8 +322,8 @@ fn main() {
     let context = request_context(&runtime);
     let request = CallToolRequestParams::new(CALLED).with_arguments(arguments());
     // Build the stored routers (and every schema) before measuring.
-    McpTools::<10>::tool_router().expect("router builds");
-    McpTools::<1000>::tool_router().expect("router builds");
+    McpTools::<10>::tool_registry().expect("router builds");
+    McpTools::<1000>::tool_registry().expect("router builds");
     let stored = RmcpStored::<1000>::new();
     check_server(&McpTools::<10>, 10, &request, &context);
     check_server(&McpTools::<1000>, 1000, &request, &context);

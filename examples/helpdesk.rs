@@ -18,14 +18,15 @@ use std::{
 };
 
 use mcp_result::{
-    mcp_tools,
+    content::{BlockAnnotations, Image},
+    mcp_handler, mcp_tools,
     rmcp::{
         model::{Implementation, ServerCapabilities, ServerConfig},
         service::RequestContext,
         RoleServer, ServerHandler,
     },
-    tool_handler, ArtifactAccess, ArtifactStore, Audience, AuditEventId, BlockAnnotations, Image,
-    MemoryStore, Payload, Secret, Status, ToolError, ToolResult,
+    store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
+    Audience, AuditEventId, Secret, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -493,7 +494,7 @@ impl Helpdesk {
                 args.ticket_id
             )));
         }
-        let annotations = BlockAnnotations::new().audience(Audience::User);
+        let annotations = BlockAnnotations::new().audience(Audience::USER);
         Ok(Attachment {
             ticket_id: args.ticket_id,
             image: Image::new(TINY_PNG, "image/png").with_annotations(annotations),
@@ -501,7 +502,7 @@ impl Helpdesk {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Helpdesk {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(

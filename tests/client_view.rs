@@ -13,7 +13,7 @@ use std::{sync::Arc, time::Duration};
 
 use common::*;
 use mcp_result::{
-    mcp_tools,
+    mcp_handler, mcp_tools,
     rmcp::{
         model::{
             Annotations, AudioContent, CallToolResult, ContentBlock, EmbeddedResource,
@@ -22,8 +22,8 @@ use mcp_result::{
         },
         ServerHandler, ServiceExt,
     },
-    schema::{empty_input_schema, WRAP_META_KEY},
-    tool_handler,
+    keys::WRAP_META_KEY,
+    schema::empty_input_schema,
     view::{
         DisplayBody, DisplayOptions, DisplayOrder, MediaKind, ModelOptions, ModelPart, ResultView,
         StructuredSource, ToolCatalog, ViewError,
@@ -164,7 +164,7 @@ impl Shop {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Shop {}
 
 /// rmcp's client connected to `Shop` over an in-process duplex stream.
@@ -179,7 +179,10 @@ async fn shop_client() -> Client {
 }
 
 fn shop_tools() -> Vec<Tool> {
-    Shop::tool_router().expect("router builds").tools().to_vec()
+    Shop::tool_registry()
+        .expect("router builds")
+        .tools()
+        .to_vec()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -388,7 +388,7 @@ fn secret_fields_appear_in_neither_format() {
 
 #[test]
 fn field_doc_comments_are_descriptions_in_the_schema_and_the_docs() {
-    let router = Vault::tool_router().unwrap();
+    let router = Vault::tool_registry().unwrap();
     let docs = vault_docs();
     let markdown = docs.to_markdown();
     let json = docs.to_json();
@@ -626,7 +626,7 @@ fn nested_unions_and_recursive_types_are_expanded_once() {
 
 #[test]
 fn docs_are_sorted_and_deterministic() {
-    let router = Vault::tool_router().unwrap();
+    let router = Vault::tool_registry().unwrap();
     let mut tools = router.tools().to_vec();
     let forward = ServerDocs::from_tools("vault", &tools);
     tools.reverse();

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use common::*;
 use mcp_result::{
-    mcp_tools,
+    mcp_handler, mcp_tools,
     rmcp::{
         model::{CallToolRequestParams, CallToolResult},
         ServerHandler, ServiceExt,
     },
-    tool_handler, AuditEventId, FieldError, Status, ToolError, ToolResult,
+    AuditEventId, FieldError, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -111,7 +111,7 @@ impl Kinds {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Kinds {}
 
 async fn kinds_client() -> (Client, tokio::task::JoinHandle<()>) {

@@ -6,7 +6,10 @@
 use std::time::{Duration, SystemTime};
 
 use mcp_result::{
-    mcp_tools, meta_key,
+    content::{Artifact, Audio, BlockAnnotations, EmbeddedText, Image},
+    mcp_handler, mcp_tools,
+    meta::{MetaKey, ResultMeta, WithMeta},
+    meta_key,
     rmcp::{
         model::{
             CallToolRequestParams, ErrorCode, ReadResourceRequestParams, RequestMetaObject,
@@ -15,8 +18,8 @@ use mcp_result::{
         service::RequestContext,
         RoleServer, ServerHandler, ServiceError, ServiceExt,
     },
-    tool_handler, Artifact, ArtifactAccess, ArtifactStore, Audience, Audio, BlockAnnotations,
-    EmbeddedText, Image, MemoryStore, MetaKey, Payload, ResultMeta, ToolResult, WithMeta,
+    store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
+    Audience, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -85,7 +88,7 @@ impl Surface {
                 .with_size(123_456)
                 .with_annotations(
                     BlockAnnotations::new()
-                        .audience(Audience::User)
+                        .audience(Audience::USER)
                         .priority(0.3)
                         .unwrap()
                         .last_modified(modified),
@@ -122,7 +125,7 @@ impl Surface {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Surface {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -149,7 +152,7 @@ impl NoStore {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for NoStore {}
 
 type Client = mcp_result::rmcp::service::RunningService<mcp_result::rmcp::RoleClient, ()>;

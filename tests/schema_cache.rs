@@ -40,13 +40,13 @@ impl Server {
 
 #[test]
 fn schemas_are_generated_once_then_cloned() {
-    let router = Server::tool_router().expect("router builds");
+    let router = Server::tool_registry().expect("router builds");
     let after_build = schema::generation_count();
     // Rows, Page and the ToolError envelope: each generated once, although Rows is used twice.
     assert!(after_build >= 3, "{after_build}");
     let first = router.tools().to_vec();
     for _ in 0..1_000 {
-        let again = Server::tool_router().unwrap().tools().to_vec();
+        let again = Server::tool_registry().unwrap().tools().to_vec();
         for (a, b) in first.iter().zip(&again) {
             assert!(Arc::ptr_eq(
                 a.output_schema.as_ref().unwrap(),

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use mcp_result::{build_result, schema, Structured, ToolResult};
+use mcp_result::{build_result, Structured, ToolResult};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -787,6 +787,6 @@ fn schemas_match_the_committed_snapshots() {
 #[test]
 fn wrapped_tools_say_so_in_their_meta() {
     assert!(<Vec<u8>>::is_wrapped() && !Plain::is_wrapped());
-    assert_eq!(schema::WRAP_PROPERTY, "result");
-    assert_eq!(schema::WRAP_META_KEY, "io.github.mcp-result/wrapped");
+    assert_eq!(mcp_result::keys::WRAP_PROPERTY, "result");
+    assert_eq!(mcp_result::keys::WRAP_META_KEY, "io.github.mcp-result/wrapped");
 }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_result::{mcp_tools, rmcp::ServerHandler, tool_handler, Secret, ToolError, ToolResult};
+use mcp_result::{mcp_handler, mcp_tools, rmcp::ServerHandler, Secret, ToolError, ToolResult};
 use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -167,7 +167,7 @@ impl Vault {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Vault {}
 
 /// Serves `Vault` on one end of a duplex stream and drives it with raw JSON-RPC lines on the

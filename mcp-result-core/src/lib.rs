@@ -1,59 +1,42 @@
 //! Runtime half of **mcp-result**: the types and traits that `#[derive(ToolResult)]`,
-//! `#[mcp_tools]` and `#[mcp_tool]` generate code against.
+//! `#[mcp_tools]`, `#[mcp_tool]` and `#[mcp_handler]` generate code against. Depend on the
+//! `mcp-result` crate, which re-exports everything here together with the macros.
 //!
-//! Depend on the `mcp-result` crate, which re-exports everything here together with the
-//! macros. The pieces:
+//! This file is the face: it names the rooms and gives every public item one path.
 //!
-//! - [`ToolResult`]: a type that can be a tool's success result. It knows its
-//!   `outputSchema` ([`ToolResult::output_schema`]), how to summarise itself for the model
-//!   ([`Summary`]) and which text blocks to emit ([`ContentMode`]).
-//! - [`build_result`]: the one place a `CallToolResult` is built: `structuredContent` is
-//!   serialized once, and the summary and JSON-compat text blocks derive from that value.
-//! - [`ToolError`]: a tool execution error (`isError: true`) with structured details, kept
-//!   apart from protocol errors (JSON-RPC `error`), per MCP 2025-11-25 "Error Handling".
-//! - [`ToolRouter`] / [`ToolSet`]: the tools of a server, built once and stored.
-//! - [`Status`], [`AuditEventId`]: the write-tool contract vocabulary.
-//! - [`Secret`]: a value no serialization path can carry (`#[secret]` fields).
-//! - [`content`]: [`Artifact`] (`resource_link`), [`EmbeddedText`], [`Image`], [`Audio`]
-//!   and block annotations; [`store`]: [`Payload`]s spilled to an [`ArtifactStore`] and
-//!   served by `resources/read`; [`meta`]: checked `_meta` ([`WithMeta`]).
-//! - [`schema`]: portable, cached schemas; non-object results wrapped under `"result"`.
-//! - [`docs`]: Markdown and JSON docs of every tool, from the `tools/list` payload.
-//! - [`view`]: the client half, a received result split into the checked structured value,
-//!   the model context, the user display and the error view.
+//! | room | job | source |
+//! |---|---|---|
+//! | wire vocabulary | the names and shapes on the wire: [`Status`], [`AuditEventId`], [`ToolError`] and its envelope, [`ErrorKind`], [`FieldError`], [`Audience`], [`keys`], the `_meta` key rules | `wire/` |
+//! | server half | [`ToolResult`] and [`build_result`] (the one place a result is built), [`ToolRegistry`] and [`ToolSet`], [`extract`]ors, [`schema`], [`content`], [`store`], [`meta`], [`contract`], [`Secret`] | `server/` |
+//! | client half | [`view`]: a received result split into the checked structured value, the model context, the user display and the error view (feature `client`) | `view/` |
+//! | docs | [`docs`]: Markdown and JSON docs of every tool (feature `docs`) | `docs/` |
 
-pub mod content;
-pub mod contract;
+mod server;
+mod wire;
+
+#[cfg(feature = "docs")]
 pub mod docs;
-mod error;
-mod impls;
-pub mod meta;
-mod result;
-mod router;
-pub mod schema;
-mod secret;
-mod status;
-pub mod store;
-mod summary;
+#[cfg(feature = "client")]
 pub mod view;
 
-pub use content::{
-    Artifact, Audience, Audio, BlockAnnotations, BlockStyle, ContentSource, EmbeddedText, Image,
-    InvalidPriority,
+pub use server::{
+    content, contract, extract,
+    handler::ToolSet,
+    impls::Structured,
+    meta,
+    registry::{RegistryError, ToolDef, ToolRegistry},
+    result::{build_result, ContentMode, IntoToolError, IntoToolOutput, SuccessOutput, ToolResult},
+    schema,
+    secret::{Secret, SecretField},
+    store,
+    summary::{Summary, SummaryPart},
 };
-pub use contract::{HasAuditEventId, HasRetrySafe, HasStatus, WriteCompanions};
-pub use error::{ErrorKind, FieldError, IntoToolError, ToolError, ToolErrorEnvelope};
-pub use impls::Structured;
-pub use meta::{MetaError, MetaKey, MetaKeyRule, ResultMeta, WithMeta};
-pub use result::{build_result, ContentMode, IntoToolOutput, SuccessOutput, ToolResult};
-pub use router::{RouterError, ToolDef, ToolRouter, ToolSet};
-pub use secret::{Secret, SecretField};
-pub use status::{AuditEventId, Status};
-pub use store::{
-    ArtifactAccess, ArtifactContent, ArtifactStore, MemoryStore, Payload, SpillScope,
-    StoredArtifact,
+pub use wire::{
+    audience::Audience,
+    envelope::{ErrorKind, FieldError, ToolError, ToolErrorEnvelope},
+    keys,
+    status::{AuditEventId, Status},
 };
-pub use summary::{Summary, SummaryPart};
 
 /// Re-exports of the crates the generated code and users need, so a server needs only
 /// `mcp-result` in its `Cargo.toml` to match versions.
@@ -65,15 +48,19 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::content::{Collect, CollectBlocks, CollectNothing};
-    pub use crate::contract::{assert_write_output, assert_write_result, markers};
-    pub use crate::result::{
+    pub use crate::server::content::{Collect, CollectBlocks, CollectNothing};
+    pub use crate::server::contract::{assert_write_output, assert_write_result, markers};
+    pub use crate::server::extract::{
+        assert_one_arguments, tool_input_schema, FromToolCall, ToolCall,
+    };
+    pub use crate::server::handler::{
+        call_tool, custom_request, list_tools, read_resource, tool_for,
+    };
+    pub use crate::server::registry::ToolFuture;
+    pub use crate::server::result::{
         assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
     };
-    pub use crate::router::{
-        call_tool, custom_request, list_tools, read_resource, tool_for, ToolFuture,
-    };
-    pub use crate::store::{SpillField, SpillNothing, SpillPayloads};
+    pub use crate::server::store::{SpillField, SpillNothing, SpillPayloads};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;
@@ -81,19 +68,4 @@ pub mod __private {
     pub use ::serde;
     pub use ::serde_json;
     pub use ::std;
-
-    /// Deserializes validated tool arguments into the tool's argument type.
-    ///
-    /// # Errors
-    /// A [`crate::ToolError`] of kind `validation_error` naming the field serde rejected,
-    /// for values the `inputSchema` accepted but the type did not.
-    pub fn deserialize_arguments<A: ::serde::de::DeserializeOwned>(
-        arguments: ::serde_json::Value,
-    ) -> ::core::result::Result<A, crate::ToolError> {
-        ::serde_json::from_value(arguments).map_err(|error| {
-            crate::ToolError::validation(::std::vec![
-                crate::FieldError::new("", error.to_string(),)
-            ])
-        })
-    }
 }

@@ -1,4 +1,4 @@
-//! `#[tool_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
+//! `#[mcp_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
 //! delegate to `T`'s `#[mcp_tools]` router (and `on_custom_request`, which answers a
 //! malformed `tools/call` with `-32602`), leaving any the user wrote.
 
@@ -6,13 +6,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ImplItem, ItemImpl};
 
-pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
+pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: ItemImpl = match syn::parse2(input) {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
     if !args.is_empty() {
-        let error = syn::Error::new_spanned(args, "`#[tool_handler]` takes no arguments");
+        let error = syn::Error::new_spanned(args, "`#[mcp_handler]` takes no arguments");
         return crate::ctxt::with_stub(error, quote!(#item));
     }
     let has = |name: &str| {

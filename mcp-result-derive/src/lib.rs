@@ -1,6 +1,6 @@
 //! Procedural macros of **mcp-result**. Use them through the `mcp-result` crate, which
 //! documents them: `#[derive(ToolResult)]`, `#[mcp_tools]`, `#[mcp_tool]` and
-//! `#[tool_handler]`.
+//! `#[mcp_handler]`.
 //!
 //! Each macro runs the same pipeline: parse the input into a typed model (`ast`, `attr`,
 //! `serde_attr`), validate it (`valid`, collecting every error at the span of what the user
@@ -39,6 +39,6 @@ pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// Fills in `list_tools`, `call_tool`, `get_tool` and `on_custom_request` (when absent) of an
 /// `impl rmcp::ServerHandler for T` block from `T`'s `#[mcp_tools]`.
 #[proc_macro_attribute]
-pub fn tool_handler(args: TokenStream, input: TokenStream) -> TokenStream {
-    handler::tool_handler(args.into(), input.into()).into()
+pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
+    handler::mcp_handler(args.into(), input.into()).into()
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use rmcp::model::{Annotations, ContentBlock, ReadResourceRequestParams, Resource, Role};
+use rmcp::model::{Annotations, ContentBlock, ReadResourceRequestParams, Resource};
 
 /// The position of a block in the result's `content` array (0-based).
 ///
@@ -27,47 +27,7 @@ impl fmt::Display for BlockHandle {
     }
 }
 
-/// Who a block is meant for: the `audience` annotation (MCP 2025-06-18 and later,
-/// "Annotations": `audience` ⊆ {`"user"`, `"assistant"`}).
-///
-/// No annotation, no `audience`, or an empty list means both: the spec makes every
-/// annotation a hint and gives no other default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Audience {
-    /// The block is meant for the person using the host (`"user"`).
-    pub user: bool,
-    /// The block is meant for the model (`"assistant"`).
-    pub assistant: bool,
-}
-
-impl Audience {
-    /// Both the user and the model: what an unannotated block means.
-    pub const BOTH: Audience = Audience {
-        user: true,
-        assistant: true,
-    };
-
-    /// The audience of a block with `annotations`.
-    pub fn of(annotations: Option<&Annotations>) -> Self {
-        match annotations.and_then(|a| a.audience.as_deref()) {
-            None | Some([]) => Self::BOTH,
-            Some(roles) => Audience {
-                user: roles.contains(&Role::User),
-                assistant: roles.contains(&Role::Assistant),
-            },
-        }
-    }
-
-    /// `audience: ["user"]`: shown to the user, kept out of the model's context.
-    pub const fn is_user_only(self) -> bool {
-        self.user && !self.assistant
-    }
-
-    /// `audience: ["assistant"]`: meant for the model only.
-    pub const fn is_assistant_only(self) -> bool {
-        self.assistant && !self.user
-    }
-}
+pub use crate::wire::audience::Audience;
 
 /// The kind of a base64 media block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -14,7 +14,7 @@ use rmcp::model::{CallToolResult, Tool};
 use serde_json::Value;
 
 use super::ResultView;
-use crate::schema::WRAP_META_KEY;
+use crate::wire::keys::WRAP_META_KEY;
 
 /// At most this many violations are kept per invalid value.
 const MAX_VIOLATIONS: usize = 20;

@@ -44,18 +44,18 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
     .map(|(name, style, default)| {
         let name = syn::Ident::new(name, proc_macro2::Span::call_site());
         let audience = match style.audience {
-            Some(Audience::User) => quote!(::mcp_result::Audience::User),
-            Some(Audience::Assistant) => quote!(::mcp_result::Audience::Assistant),
-            Some(Audience::Both) => quote!(::mcp_result::Audience::Both),
-            None => quote!(::mcp_result::BlockStyle::#default.audience),
+            Some(Audience::User) => quote!(::mcp_result::Audience::USER),
+            Some(Audience::Assistant) => quote!(::mcp_result::Audience::ASSISTANT),
+            Some(Audience::Both) => quote!(::mcp_result::Audience::BOTH),
+            None => quote!(::mcp_result::content::BlockStyle::#default.audience),
         };
         let priority = match style.priority {
             Some(priority) => quote!(#priority),
-            None => quote!(::mcp_result::BlockStyle::#default.priority),
+            None => quote!(::mcp_result::content::BlockStyle::#default.priority),
         };
         quote! {
-            const #name: ::mcp_result::BlockStyle =
-                ::mcp_result::BlockStyle { audience: #audience, priority: #priority };
+            const #name: ::mcp_result::content::BlockStyle =
+                ::mcp_result::content::BlockStyle { audience: #audience, priority: #priority };
         }
     });
     // Top-level fields that serialize may add content blocks (artifacts, media).
@@ -86,7 +86,7 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
                 #(#blocks)*
             }
 
-            fn spill(&self, scope: &::mcp_result::SpillScope<'_>) {
+            fn spill(&self, scope: &::mcp_result::store::SpillScope<'_>) {
                 #[allow(unused_imports)]
                 use ::mcp_result::__private::{SpillNothing as _, SpillPayloads as _};
                 #(#spills)*

@@ -18,16 +18,10 @@ pub struct Tool {
     /// The method's doc comment, lines joined with `\n`, trimmed.
     pub doc: Option<String>,
     pub is_async: bool,
-    pub params: Vec<Param>,
+    /// The types of the parameters after `&self`, each produced by `FromToolCall`.
+    pub params: Vec<Type>,
     /// The declared return type.
     pub output: Type,
-}
-
-pub enum Param {
-    /// The tool's arguments object.
-    Arguments(Type),
-    /// `rmcp::service::RequestContext<RoleServer>`.
-    Context,
 }
 
 impl Tool {
@@ -48,13 +42,6 @@ impl Tool {
     /// Declared `read_only`; every other tool is a write tool.
     pub fn is_read_only(&self) -> bool {
         self.attrs.read_only.is_some_and(|flag| flag.value)
-    }
-
-    pub fn arguments(&self) -> Option<&Type> {
-        self.params.iter().find_map(|p| match p {
-            Param::Arguments(ty) => Some(ty),
-            Param::Context => None,
-        })
     }
 }
 
@@ -108,19 +95,7 @@ impl Server {
             let mut params = Vec::new();
             for input in sig.inputs.iter().skip(1) {
                 let FnArg::Typed(typed) = input else { continue };
-                let is_context = matches!(&*typed.ty, Type::Path(path)
-                    if path.path.segments.last().is_some_and(|s| s.ident == "RequestContext"));
-                if is_context {
-                    params.push(Param::Context);
-                } else if params.iter().any(|p| matches!(p, Param::Arguments(_))) {
-                    cx.error_spanned_by(
-                        &typed.ty,
-                        "a tool takes one arguments type: put every argument in one struct \
-                         that derives `Deserialize` and `JsonSchema`",
-                    );
-                } else {
-                    params.push(Param::Arguments((*typed.ty).clone()));
-                }
+                params.push((*typed.ty).clone());
             }
             let output = match &sig.output {
                 ReturnType::Type(_, ty) => (**ty).clone(),

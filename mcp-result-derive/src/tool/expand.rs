@@ -4,13 +4,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::ast::{Param, Server, Tool};
+use super::ast::{Server, Tool};
 
 pub fn expand(server: &Server) -> TokenStream {
     let self_ty = &server.self_ty;
     let artifacts = server.artifacts.then(|| {
         quote! {
-            fn artifact_access(&self) -> ::core::option::Option<&dyn ::mcp_result::ArtifactAccess> {
+            fn artifact_access(&self) -> ::core::option::Option<&dyn ::mcp_result::store::ArtifactAccess> {
                 ::core::option::Option::Some(self)
             }
         }
@@ -23,18 +23,18 @@ pub fn expand(server: &Server) -> TokenStream {
 
             #[automatically_derived]
             impl ::mcp_result::ToolSet for #self_ty {
-                fn tool_router() -> ::core::result::Result<
-                    &'static ::mcp_result::ToolRouter<Self>,
-                    &'static ::mcp_result::RouterError,
+                fn tool_registry() -> ::core::result::Result<
+                    &'static ::mcp_result::ToolRegistry<Self>,
+                    &'static ::mcp_result::RegistryError,
                 > {
-                    static __ROUTER: ::std::sync::OnceLock<
+                    static __REGISTRY: ::std::sync::OnceLock<
                         ::core::result::Result<
-                            ::mcp_result::ToolRouter<#self_ty>,
-                            ::mcp_result::RouterError,
+                            ::mcp_result::ToolRegistry<#self_ty>,
+                            ::mcp_result::RegistryError,
                         >,
                     > = ::std::sync::OnceLock::new();
-                    __ROUTER
-                        .get_or_init(|| ::mcp_result::ToolRouter::new(::std::vec![#(#defs),*]))
+                    __REGISTRY
+                        .get_or_init(|| ::mcp_result::ToolRegistry::new(::std::vec![#(#defs),*]))
                         .as_ref()
                 }
 
@@ -68,43 +68,46 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
             const _: () = ::mcp_result::__private::#plain::<#output>();
         },
     };
-    let deserialize = tool.arguments().map(|ty| {
-        quote! {
-            let __args: #ty = match ::mcp_result::__private::deserialize_arguments(__arguments) {
-                ::core::result::Result::Ok(args) => args,
+    // Every parameter goes through `FromToolCall`, spanned at its type so a type that is
+    // neither an arguments type nor an extractor is reported there.
+    let names: Vec<syn::Ident> = (0..tool.params.len())
+        .map(|i| format_ident!("__p{}", i))
+        .collect();
+    let extract = tool.params.iter().zip(&names).map(|(ty, name)| {
+        quote_spanned! {ty.span()=>
+            let #name = match <#ty as ::mcp_result::__private::FromToolCall<_>>::from_tool_call(
+                &mut __call,
+            ) {
+                ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
                     return ::mcp_result::__private::error_result(&error);
                 }
             };
         }
     });
-    let uses_context = tool.params.iter().any(|p| matches!(p, Param::Context));
-    let args = tool.params.iter().map(|param| match param {
-        Param::Arguments(_) => quote!(__args),
-        Param::Context => quote!(__context),
+    let one_arguments = (tool.params.len() > 1).then(|| {
+        let flags = tool.params.iter().map(|ty| {
+            quote_spanned!(ty.span()=> <#ty as ::mcp_result::__private::FromToolCall<_>>::ARGUMENTS)
+        });
+        let span = tool.params[1].span();
+        quote_spanned! {span=>
+            const _: () = ::mcp_result::__private::assert_one_arguments(&[#(#flags),*]);
+        }
     });
-    let unused = (!uses_context).then(|| quote!(let _ = __context;));
-    let unused_args = tool
-        .arguments()
-        .is_none()
-        .then(|| quote!(let _ = __arguments;));
     let await_ = tool.is_async.then(|| quote!(.await));
     quote! {
         #assert_output
+        #one_arguments
 
+        #[allow(unused_mut, unused_variables)]
         fn #glue<'__a>(
             __server: &'__a #self_ty,
-            __arguments: ::mcp_result::__private::serde_json::Value,
-            __context: ::mcp_result::__private::rmcp::service::RequestContext<
-                ::mcp_result::__private::rmcp::RoleServer,
-            >,
-            __scope: ::core::option::Option<::mcp_result::SpillScope<'__a>>,
+            mut __call: ::mcp_result::__private::ToolCall,
+            __scope: ::core::option::Option<::mcp_result::store::SpillScope<'__a>>,
         ) -> ::mcp_result::__private::ToolFuture<'__a> {
             ::std::boxed::Box::pin(async move {
-                #unused
-                #unused_args
-                #deserialize
-                let __output = __server.#method(#(#args),*)#await_;
+                #(#extract)*
+                let __output = __server.#method(#(#names),*)#await_;
                 #[allow(unused_imports)]
                 use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
                 (&::mcp_result::__private::Probe::<#output>::new())
@@ -138,10 +141,15 @@ fn tool_def(tool: &Tool) -> TokenStream {
     let destructive = hint(tool.attrs.destructive, "destructive");
     let idempotent = hint(tool.attrs.idempotent, "idempotent");
     let open_world = hint(tool.attrs.open_world, "open_world");
-    let input_schema = match tool.arguments() {
-        Some(ty) => quote_spanned!(ty.span()=> ::mcp_result::schema::input_schema::<#ty>),
-        None => quote!(::mcp_result::schema::empty_input_schema),
-    };
+    let params = &tool.params;
+    let input_schema = quote! {{
+        fn __input_schema() -> ::std::sync::Arc<::mcp_result::__private::rmcp::model::JsonObject> {
+            ::mcp_result::__private::tool_input_schema(&[
+                #(<#params as ::mcp_result::__private::FromToolCall<_>>::input_schema),*
+            ])
+        }
+        __input_schema
+    }};
     let timeout = match &tool.attrs.timeout_ms {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),

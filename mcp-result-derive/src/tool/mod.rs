@@ -22,7 +22,7 @@ pub fn mcp_tools(args: TokenStream, input: TokenStream) -> TokenStream {
         } else {
             Err(meta.error(
                 "unknown `mcp_tools` argument: expected `artifacts` (the server implements \
-                 `mcp_result::ArtifactAccess` and stores payloads)",
+                 `mcp_result::store::ArtifactAccess` and stores payloads)",
             ))
         }
     });

@@ -20,7 +20,7 @@ mod shadowed {
     trait Into {}
     trait From {}
 
-    use mcp_result::{mcp_tools, rmcp::ServerHandler, tool_handler, AuditEventId, Status};
+    use mcp_result::{mcp_tools, rmcp::ServerHandler, mcp_handler, AuditEventId, Status};
 
     #[derive(::serde::Serialize, ::schemars::JsonSchema, mcp_result::ToolResult)]
     #[serde(rename_all = "camelCase")]
@@ -30,7 +30,7 @@ mod shadowed {
         status: Status,
         retry_safe: bool,
         audit_event_id: AuditEventId,
-        link: mcp_result::Artifact,
+        link: mcp_result::content::Artifact,
         #[secret]
         #[serde(skip)]
         token: mcp_result::Secret<::std::string::String>,
@@ -53,7 +53,7 @@ mod shadowed {
                 status: Status::Succeeded,
                 retry_safe: false,
                 audit_event_id: AuditEventId::new("a"),
-                link: mcp_result::Artifact::new("https://x.example/a", "a"),
+                link: mcp_result::content::Artifact::new("https://x.example/a", "a"),
                 token: mcp_result::Secret::new(::std::string::String::new()),
             })
         }
@@ -65,7 +65,7 @@ mod shadowed {
         }
     }
 
-    #[tool_handler]
+    #[mcp_handler]
     impl ServerHandler for Server {}
 }
 

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use mcp_result::{mcp_tools, rmcp::ServerHandler, tool_handler, Structured, ToolResult};
+use mcp_result::{mcp_tools, rmcp::ServerHandler, mcp_handler, Structured, ToolResult};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -69,7 +69,7 @@ impl Server {
     fn unit(&self) {}
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Server {}
 
 fn main() {}

@@ -1,4 +1,4 @@
-use mcp_result::{mcp_tools, rmcp::ServerHandler, tool_handler, ToolError, ToolResult};
+use mcp_result::{mcp_tools, rmcp::ServerHandler, mcp_handler, ToolError, ToolResult};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +39,7 @@ impl Server {
     fn helper(&self) {}
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Server {}
 
 fn main() {

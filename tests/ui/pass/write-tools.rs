@@ -1,4 +1,4 @@
-use mcp_result::{mcp_tools, rmcp::ServerHandler, tool_handler, AuditEventId, Status, ToolError, ToolResult};
+use mcp_result::{mcp_tools, rmcp::ServerHandler, mcp_handler, AuditEventId, Status, ToolError, ToolResult};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -94,7 +94,7 @@ impl Server {
     }
 }
 
-#[tool_handler]
+#[mcp_handler]
 impl ServerHandler for Server {}
 
 fn main() {}

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 
-use crate::{Summary, ToolResult};
+use crate::server::{result::ToolResult, summary::Summary};
 
 macro_rules! tool_result {
     ($title:literal => $($ty:ty),+ $(,)?) => {$(

@@ -49,7 +49,9 @@ impl Summary {
                 out
             }
             Summary::Generated { title } => {
-                if let (1, Some(value)) = (object.len(), object.get(crate::schema::WRAP_PROPERTY)) {
+                if let (1, Some(value)) =
+                    (object.len(), object.get(crate::wire::keys::WRAP_PROPERTY))
+                {
                     return wrapped_summary(title, value);
                 }
                 let mut out = String::from(*title);

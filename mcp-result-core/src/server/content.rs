@@ -13,32 +13,13 @@ use std::{borrow::Cow, fmt, time::SystemTime};
 use base64::Engine as _;
 use rmcp::model::{
     Annotations, AudioContent, ContentBlock, EmbeddedResource, ImageContent, MetaObject, Resource,
-    ResourceContents, Role,
+    ResourceContents,
 };
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{ser::SerializeStruct, Serialize, Serializer};
 use sha2::Digest as _;
 
-/// Who a content block is for (`annotations.audience`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Audience {
-    /// `["user"]`: shown to the user, kept out of the model's context.
-    User,
-    /// `["assistant"]`: for the model only.
-    Assistant,
-    /// `["user", "assistant"]`.
-    Both,
-}
-
-impl Audience {
-    fn roles(self) -> Vec<Role> {
-        match self {
-            Audience::User => vec![Role::User],
-            Audience::Assistant => vec![Role::Assistant],
-            Audience::Both => vec![Role::User, Role::Assistant],
-        }
-    }
-}
+use crate::wire::{audience::Audience, keys::HANDLE_META_KEY};
 
 /// The annotations of the summary and JSON-compat text blocks: an audience and a priority
 /// (0 to 1, 1 = effectively required). Set per type with
@@ -56,13 +37,13 @@ impl BlockStyle {
     /// The summary's default: for the user and the model, priority 1 (it is the explanation
     /// every reader needs).
     pub const SUMMARY: BlockStyle = BlockStyle {
-        audience: Audience::Both,
+        audience: Audience::BOTH,
         priority: 1.0,
     };
     /// The JSON-compat text's default: for the model (a client that ignores
     /// `structuredContent` still hands it the data), priority 0.5; users see the summary.
     pub const JSON: BlockStyle = BlockStyle {
-        audience: Audience::Assistant,
+        audience: Audience::ASSISTANT,
         priority: 0.5,
     };
 
@@ -276,9 +257,6 @@ impl JsonSchema for EmbeddedText {
         uri_schema("URI of a text resource embedded in the result's content as a `resource` block.")
     }
 }
-
-/// The key, in an image or audio block's `_meta`, of its handle.
-pub const HANDLE_META_KEY: &str = "io.github.mcp-result/handle";
 
 /// Binary media (an image or audio clip). Shared by [`Image`] and [`Audio`].
 #[derive(Debug, Clone, PartialEq)]

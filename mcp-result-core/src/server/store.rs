@@ -30,7 +30,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 use sha2::Digest as _;
 
-use crate::Artifact;
+use crate::server::content::{Artifact, ContentSource};
 
 /// The content of a stored artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -301,7 +301,7 @@ impl<T: PayloadSource> PayloadSource for Box<T> {
     }
 }
 
-impl crate::ContentSource for Payload {
+impl ContentSource for Payload {
     fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
         if let Some(artifact) = self.stored.get() {
             out.push(artifact.to_block());

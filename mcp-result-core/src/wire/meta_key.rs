@@ -1,25 +1,18 @@
-//! `_meta` on a tool result: the control plane (trace ids, cache hints, rendering hints).
-//! Business data belongs in `structuredContent`, never only here.
+//! `_meta` key rules (MCP 2025-11-25 "General fields: `_meta`"; MCP 2026-07-28 reserves
+//! `traceparent`, `tracestate` and `baggage`): one checker, a `const fn`, used at compile
+//! time by `meta_key!` and at run time by [`MetaKey::new`].
 //!
-//! Keys follow MCP 2025-11-25 "General fields: `_meta`": an optional prefix (dot-separated
-//! labels, each starting with a letter and ending with a letter or digit, with letters,
-//! digits and hyphens inside, followed by `/`) and a name (starting and ending with a letter
-//! or digit, with letters, digits, `-`, `_` and `.` inside). A prefix whose second label is
-//! `modelcontextprotocol` or `mcp` is reserved (`io.modelcontextprotocol/`, `dev.mcp/`).
-//! MCP 2026-07-28 also reserves `traceparent`, `tracestate` and `baggage` for W3C Trace
-//! Context and Baggage: set those through [`ResultMeta::traceparent`] and friends.
+//! A key is an optional prefix (dot-separated labels, each starting with a letter and ending
+//! with a letter or digit, with letters, digits and hyphens inside, followed by `/`) and a
+//! name (starting and ending with a letter or digit, with letters, digits, `-`, `_` and `.`
+//! inside). A prefix whose second label is `modelcontextprotocol` or `mcp` is reserved
+//! (`io.modelcontextprotocol/`, `dev.mcp/`).
 
 use std::{borrow::Cow, fmt};
 
-use rmcp::model::{CallToolResult, MetaObject};
-use serde::Serialize;
-use serde_json::Value;
-
-use crate::{IntoToolOutput, ToolResult};
-
 /// Why a `_meta` key or value was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MetaError(String);
+pub struct MetaError(pub(crate) String);
 
 impl fmt::Display for MetaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -144,7 +137,7 @@ pub const fn check_meta_key(key: &str) -> Result<(), MetaKeyRule> {
 /// A checked `_meta` key. Make one at compile time with `mcp_result::meta_key!("...")`
 /// (a bad literal is a compile error) or at run time with [`MetaKey::new`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct MetaKey(Cow<'static, str>);
+pub struct MetaKey(pub(crate) Cow<'static, str>);
 
 impl MetaKey {
     /// Checks `key` ([`check_meta_key`]).
@@ -180,118 +173,21 @@ impl MetaKey {
     }
 }
 
-/// The `_meta` object of a result, built with checked keys.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ResultMeta(MetaObject);
-
-impl ResultMeta {
-    /// Empty.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets `key` to `value`.
-    ///
-    /// # Errors
-    /// A [`MetaError`] when `value` does not serialize to JSON.
-    pub fn insert(mut self, key: MetaKey, value: impl Serialize) -> Result<Self, MetaError> {
-        let value = serde_json::to_value(value)
-            .map_err(|e| MetaError(format!("`_meta` value for `{}`: {e}", key.as_str())))?;
-        self.0 .0.insert(key.0.into_owned(), value);
-        Ok(self)
-    }
-
-    /// Sets `traceparent` (W3C Trace Context: `version-traceid-parentid-flags`, lowercase
-    /// hex, e.g. `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`).
-    ///
-    /// # Errors
-    /// A [`MetaError`] when `value` is not a valid `traceparent` (wrong field lengths,
-    /// uppercase or non-hex digits, version `ff`, an all-zero trace id or parent id).
-    pub fn traceparent(mut self, value: &str) -> Result<Self, MetaError> {
-        check_traceparent(value)?;
-        self.0
-             .0
-            .insert("traceparent".into(), Value::String(value.into()));
-        Ok(self)
-    }
-
-    /// Sets `tracestate` (W3C Trace Context, passed through as given).
-    pub fn tracestate(mut self, value: impl Into<String>) -> Self {
-        self.0
-             .0
-            .insert("tracestate".into(), Value::String(value.into()));
-        self
-    }
-
-    /// The `_meta` object.
-    pub fn into_object(self) -> MetaObject {
-        self.0
-    }
-}
-
-fn check_traceparent(value: &str) -> Result<(), MetaError> {
-    let fail = |why: &str| {
-        Err(MetaError(format!(
-            "`traceparent` `{value}` is not W3C Trace Context: {why}"
-        )))
-    };
-    let parts: Vec<&str> = value.split('-').collect();
-    let lowercase_hex = |s: &str| {
-        s.chars()
-            .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
-    };
-    if parts.len() != 4
-        || [2, 32, 16, 2]
-            != [
-                parts[0].len(),
-                parts[1].len(),
-                parts[2].len(),
-                parts[3].len(),
-            ]
-    {
-        return fail("expected `version-traceid-parentid-flags` with 2, 32, 16 and 2 hex digits");
-    }
-    if !parts.iter().all(|p| lowercase_hex(p)) {
-        return fail("only lowercase hex digits are allowed");
-    }
-    if parts[0] == "ff" {
-        return fail("version `ff` is invalid");
-    }
-    if parts[1].chars().all(|c| c == '0') || parts[2].chars().all(|c| c == '0') {
-        return fail("the trace id and parent id must not be all zeros");
-    }
-    Ok(())
-}
-
-/// A tool output with `_meta` attached: return `WithMeta<T>` (or
-/// `Result<WithMeta<T>, E>`) from a tool to send control-plane data beside the result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WithMeta<T> {
-    /// The result (a [`ToolResult`]).
-    pub value: T,
-    /// Its `_meta`.
-    pub meta: ResultMeta,
-}
-
-impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
-    type Output = T;
-    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
-        let mut result = crate::result::build_result_in(&self.value, scope);
-        if !self.meta.0 .0.is_empty() {
-            result.meta = Some(self.meta.into_object());
-        }
-        result
-    }
-}
-
-impl<T: ToolResult, E: crate::IntoToolError> IntoToolOutput for Result<WithMeta<T>, E> {
-    type Output = T;
-    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
-        match self {
-            Ok(value) => value.into_result_in(scope),
-            Err(error) => crate::result::error_result(&error.into_tool_error()),
-        }
-    }
+/// A `_meta` key checked at compile time: `meta_key!("com.example/cache")` is a
+/// [`MetaKey`](crate::meta::MetaKey); a malformed or reserved literal (`dev.mcp/x`,
+/// `traceparent`) stops compilation with the rule it breaks (MCP 2025-11-25 "General
+/// fields: `_meta`").
+///
+/// ```
+/// let key = mcp_result_core::meta_key!("com.example/cache-hint");
+/// assert_eq!(key.as_str(), "com.example/cache-hint");
+/// ```
+#[macro_export]
+macro_rules! meta_key {
+    ($key:literal) => {{
+        const KEY: $crate::meta::MetaKey = $crate::meta::MetaKey::from_static($key);
+        KEY
+    }};
 }
 
 #[cfg(test)]
@@ -333,21 +229,5 @@ mod tests {
         );
         const KEY: MetaKey = MetaKey::from_static("com.example/cache");
         assert_eq!(KEY.as_str(), "com.example/cache");
-    }
-
-    #[test]
-    fn traceparent_follows_w3c() {
-        let good = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        assert!(ResultMeta::new().traceparent(good).is_ok());
-        for bad in [
-            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
-            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
-            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
-            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
-            "not a traceparent",
-        ] {
-            assert!(ResultMeta::new().traceparent(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -1,9 +1,9 @@
 //! Documentation of every tool a server exposes, rendered from its `tools/list` payload.
 //!
 //! The source is the data clients get: each rmcp [`Tool`] (`name`, `title`, `description`,
-//! `inputSchema`, `outputSchema`, `annotations`, `_meta`), as [`ToolRouter::tools`] serves
+//! `inputSchema`, `outputSchema`, `annotations`, `_meta`), as [`ToolRegistry::tools`] serves
 //! it, plus the one fact `tools/list` does not carry, each tool's time limit
-//! ([`ToolRouter::timeout`]). Nothing is read from Rust types directly, so the docs say what
+//! ([`ToolRegistry::timeout`]). Nothing is read from Rust types directly, so the docs say what
 //! a client sees: a `#[secret]` field is absent from every schema by construction
 //! ([`crate::Secret`]), hence from the docs too.
 //!
@@ -42,7 +42,10 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::{RouterError, ToolRouter, ToolSet};
+use crate::server::{
+    handler::ToolSet,
+    registry::{RegistryError, ToolRegistry},
+};
 
 /// The write-contract keys every write tool's success result serializes (see
 /// [`crate::contract`]).
@@ -232,7 +235,7 @@ pub struct ErrorKindDoc {
     pub kind: String,
     /// What it means (the envelope schema's description of the value).
     pub description: Option<String>,
-    /// When the framework itself returns it for this tool (`ToolRouter::call`): invalid
+    /// When the framework itself returns it for this tool (`ToolRegistry::call`): invalid
     /// arguments, a panic, the time limit; `None` for kinds only the tool's own code
     /// returns.
     pub framework: Option<String>,
@@ -242,15 +245,15 @@ impl ServerDocs {
     /// The docs of a [`ToolSet`]'s tools, time limits included.
     ///
     /// # Errors
-    /// The [`RouterError`] of a broken tool definition.
+    /// The [`RegistryError`] of a broken tool definition.
     pub fn for_tool_set<S: ToolSet>(
         server: impl Into<String>,
-    ) -> Result<Self, &'static RouterError> {
-        Ok(Self::from_router(server, S::tool_router()?))
+    ) -> Result<Self, &'static RegistryError> {
+        Ok(Self::from_router(server, S::tool_registry()?))
     }
 
     /// The docs of a router's tools, time limits included.
-    pub fn from_router<S>(server: impl Into<String>, router: &ToolRouter<S>) -> Self {
+    pub fn from_router<S>(server: impl Into<String>, router: &ToolRegistry<S>) -> Self {
         Self::build(server.into(), router.tools(), |name| router.timeout(name))
     }
 

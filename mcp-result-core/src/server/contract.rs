@@ -19,7 +19,7 @@
 //! broken contract is a compile error at that return type. The bounds of those impls carry
 //! the field-level checks; the traits below say, in their error messages, what to change.
 
-use crate::{AuditEventId, Status};
+use crate::wire::status::{AuditEventId, Status};
 
 /// The result type serializes a `status` field of type [`Status`].
 #[diagnostic::on_unimplemented(
@@ -141,7 +141,7 @@ pub mod markers {
 #[doc(hidden)]
 pub const fn assert_write_output<R>()
 where
-    R: crate::IntoToolOutput,
+    R: crate::server::result::IntoToolOutput,
     R::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
 {
 }
@@ -151,8 +151,8 @@ where
 #[doc(hidden)]
 pub const fn assert_write_result<T, E>()
 where
-    T: crate::result::SuccessOutput,
+    T: crate::server::result::SuccessOutput,
     T::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
-    E: crate::IntoToolError,
+    E: crate::server::result::IntoToolError,
 {
 }

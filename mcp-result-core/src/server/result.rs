@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{IntoToolError, Summary, ToolError};
+use crate::{server::summary::Summary, wire::envelope::ToolError};
 
 /// Which text blocks a result's `content` holds, in order. Chosen per type with
 /// `#[tool_result(content = "...")]`.
@@ -48,21 +48,22 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     /// the type also serializes `redactionApplied`, [`build_result`] sets it to `true`.
     const REDACTS: bool = false;
     /// The summary block's annotations (`#[tool_result(summary_audience, summary_priority)]`).
-    const SUMMARY_STYLE: crate::BlockStyle = crate::BlockStyle::SUMMARY;
+    const SUMMARY_STYLE: crate::server::content::BlockStyle =
+        crate::server::content::BlockStyle::SUMMARY;
     /// The JSON-compat block's annotations (`#[tool_result(json_audience, json_priority)]`).
-    const JSON_STYLE: crate::BlockStyle = crate::BlockStyle::JSON;
+    const JSON_STYLE: crate::server::content::BlockStyle = crate::server::content::BlockStyle::JSON;
 
     /// Appends the blocks this value adds after the text blocks: `resource_link`s for its
-    /// [`crate::Artifact`] fields, `resource` blocks for [`crate::EmbeddedText`], `image` and
+    /// [`crate::server::content::Artifact`] fields, `resource` blocks for [`crate::EmbeddedText`], `image` and
     /// `audio` blocks (the derive implements it for top-level fields of those types, also in
     /// an `Option`, `Vec` or `Box`).
     fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
         let _ = out;
     }
 
-    /// Stores this value's [`crate::Payload`]s in `scope` (the derive implements it for
+    /// Stores this value's [`crate::server::store::Payload`]s in `scope` (the derive implements it for
     /// top-level fields of type `Payload`, also in an `Option`, `Vec` or `Box`).
-    fn spill(&self, scope: &crate::SpillScope<'_>) {
+    fn spill(&self, scope: &crate::server::store::SpillScope<'_>) {
         let _ = scope;
     }
 
@@ -86,7 +87,7 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// 2. the summary is rendered from that object ([`Summary::render`]);
 /// 3. a type with `#[secret]` fields gets `redactionApplied: true` (when it has that key);
 /// A type whose serialized form is not always an object is wrapped first:
-/// `structuredContent` is `{"result": value}` ([`crate::schema::WRAP_PROPERTY`]), matching
+/// `structuredContent` is `{"result": value}` ([`crate::wire::keys::WRAP_PROPERTY`]), matching
 /// its schema; the compat text is that same object.
 ///
 /// 4. the JSON-compat text is `serde_json::to_string` of that same object, so parsing it
@@ -99,11 +100,11 @@ pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
     build_result_in(value, None)
 }
 
-/// [`build_result`] inside a tool call: first stores the value's [`crate::Payload`]s in
+/// [`build_result`] inside a tool call: first stores the value's [`crate::server::store::Payload`]s in
 /// `scope`'s artifact store (so they serialize as URIs and link as `resource_link`s).
 pub fn build_result_in<T: ToolResult>(
     value: &T,
-    scope: Option<&crate::SpillScope<'_>>,
+    scope: Option<&crate::server::store::SpillScope<'_>>,
 ) -> CallToolResult {
     if let Some(scope) = scope {
         value.spill(scope);
@@ -111,7 +112,7 @@ pub fn build_result_in<T: ToolResult>(
     let serialized = serde_json::to_value(value).map(|value| {
         if T::is_wrapped() {
             let mut object = serde_json::Map::with_capacity(1);
-            object.insert(crate::schema::WRAP_PROPERTY.to_owned(), value);
+            object.insert(crate::wire::keys::WRAP_PROPERTY.to_owned(), value);
             Value::Object(object)
         } else {
             value
@@ -154,7 +155,10 @@ pub fn error_result(error: &ToolError) -> CallToolResult {
         structured,
         error.summary(),
         ContentMode::SummaryThenJson,
-        (crate::BlockStyle::SUMMARY, crate::BlockStyle::JSON),
+        (
+            crate::server::content::BlockStyle::SUMMARY,
+            crate::server::content::BlockStyle::JSON,
+        ),
         true,
     )
 }
@@ -163,10 +167,13 @@ fn assemble(
     structured: Value,
     summary: String,
     mode: ContentMode,
-    (summary_style, json_style): (crate::BlockStyle, crate::BlockStyle),
+    (summary_style, json_style): (
+        crate::server::content::BlockStyle,
+        crate::server::content::BlockStyle,
+    ),
     is_error: bool,
 ) -> CallToolResult {
-    let text = |text: String, style: crate::BlockStyle| {
+    let text = |text: String, style: crate::server::content::BlockStyle| {
         ContentBlock::Text(
             rmcp::model::TextContent::new(text).with_annotations(style.annotations()),
         )
@@ -223,19 +230,26 @@ pub trait IntoToolOutput {
     }
 
     /// The same inside a tool call, storing payloads in `scope`.
-    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult;
+    fn into_result_in(self, scope: Option<&crate::server::store::SpillScope<'_>>)
+        -> CallToolResult;
 }
 
 impl<T: ToolResult> IntoToolOutput for T {
     type Output = T;
-    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+    fn into_result_in(
+        self,
+        scope: Option<&crate::server::store::SpillScope<'_>>,
+    ) -> CallToolResult {
         build_result_in(&self, scope)
     }
 }
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
     type Output = T;
-    fn into_result_in(self, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+    fn into_result_in(
+        self,
+        scope: Option<&crate::server::store::SpillScope<'_>>,
+    ) -> CallToolResult {
         match self {
             Ok(value) => build_result_in(&value, scope),
             Err(error) => error_result(&error.into_tool_error()),
@@ -254,7 +268,7 @@ pub const fn assert_tool_output<R: IntoToolOutput>() {}
 pub const fn assert_tool_result<T: SuccessOutput, E: IntoToolError>() {}
 
 /// What may stand as `T` in a tool's `Result<T, E>`: a [`ToolResult`], or one with `_meta`
-/// attached ([`crate::WithMeta`]).
+/// attached ([`crate::server::meta::WithMeta`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool result",
     label = "this type does not implement `ToolResult`",
@@ -269,7 +283,7 @@ impl<T: ToolResult> SuccessOutput for T {
     type Output = T;
 }
 
-impl<T: ToolResult> SuccessOutput for crate::WithMeta<T> {
+impl<T: ToolResult> SuccessOutput for crate::server::meta::WithMeta<T> {
     type Output = T;
 }
 
@@ -289,14 +303,22 @@ impl<R> Probe<R> {
 #[doc(hidden)]
 pub trait ViaToolOutput<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(&self, value: R, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult;
+    fn finish(
+        &self,
+        value: R,
+        scope: Option<&crate::server::store::SpillScope<'_>>,
+    ) -> CallToolResult;
 }
 
 impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
         crate::schema::output_shape::<R::Output>
     }
-    fn finish(&self, value: R, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+    fn finish(
+        &self,
+        value: R,
+        scope: Option<&crate::server::store::SpillScope<'_>>,
+    ) -> CallToolResult {
         value.into_result_in(scope)
     }
 }
@@ -304,16 +326,49 @@ impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
 #[doc(hidden)]
 pub trait ViaFallback<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(&self, value: R, scope: Option<&crate::SpillScope<'_>>) -> CallToolResult;
+    fn finish(
+        &self,
+        value: R,
+        scope: Option<&crate::server::store::SpillScope<'_>>,
+    ) -> CallToolResult;
 }
 
 impl<R> ViaFallback<R> for &Probe<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
         crate::schema::output_shape::<()>
     }
-    fn finish(&self, _value: R, _scope: Option<&crate::SpillScope<'_>>) -> CallToolResult {
+    fn finish(
+        &self,
+        _value: R,
+        _scope: Option<&crate::server::store::SpillScope<'_>>,
+    ) -> CallToolResult {
         error_result(&ToolError::internal_logged(
             "tool return type is not a tool result",
         ))
+    }
+}
+
+/// Converts a tool's error type into a [`ToolError`].
+///
+/// Implemented for every `E` where `ToolError: From<E>`: implement
+/// `From<YourError> for mcp_result::ToolError` and a tool may return
+/// `Result<T, YourError>`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned as a tool execution error",
+    label = "this error type has no conversion into `mcp_result::ToolError`",
+    note = "implement `From<{Self}> for mcp_result::ToolError`, choosing an error kind \
+            (validation_error, not_found, policy_blocked, ...) for each variant"
+)]
+pub trait IntoToolError {
+    /// Performs the conversion.
+    fn into_tool_error(self) -> ToolError;
+}
+
+impl<E> IntoToolError for E
+where
+    ToolError: From<E>,
+{
+    fn into_tool_error(self) -> ToolError {
+        ToolError::from(self)
     }
 }

@@ -3,7 +3,7 @@ use std::{fmt, time::Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{AuditEventId, Status};
+use crate::wire::status::{AuditEventId, Status};
 
 /// What kind of tool execution error happened (`errorKind` in the error envelope).
 ///
@@ -332,28 +332,3 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
-
-/// Converts a tool's error type into a [`ToolError`].
-///
-/// Implemented for every `E` where `ToolError: From<E>`: implement
-/// `From<YourError> for mcp_result::ToolError` and a tool may return
-/// `Result<T, YourError>`.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be returned as a tool execution error",
-    label = "this error type has no conversion into `mcp_result::ToolError`",
-    note = "implement `From<{Self}> for mcp_result::ToolError`, choosing an error kind \
-            (validation_error, not_found, policy_blocked, ...) for each variant"
-)]
-pub trait IntoToolError {
-    /// Performs the conversion.
-    fn into_tool_error(self) -> ToolError;
-}
-
-impl<E> IntoToolError for E
-where
-    ToolError: From<E>,
-{
-    fn into_tool_error(self) -> ToolError {
-        ToolError::from(self)
-    }
-}

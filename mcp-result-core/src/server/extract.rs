@@ -1,0 +1,153 @@
+//! Extractors: what a `#[mcp_tool]` method's parameters receive.
+//!
+//! Every parameter after `&self` is produced by [`FromToolCall`], the one mechanism the
+//! generated call glue uses (as axum's `FromRequestParts` and rmcp's `FromContextPart` do):
+//! for each parameter of type `P` it calls `<P as FromToolCall<_>>::from_tool_call`.
+//!
+//! - The tool's **arguments**: any `T: DeserializeOwned + JsonSchema` (a struct with named
+//!   fields; MCP requires an object). Its schema is the tool's `inputSchema`; at most one
+//!   parameter of a tool may be arguments (a compile error otherwise).
+//! - [`RequestContext<RoleServer>`]: rmcp's request context (peer, `_meta`, extensions).
+//! - [`CancellationToken`]: cancelled when the client sends `notifications/cancelled` for
+//!   this call (MCP "Cancellation").
+//!
+//! Implement `FromToolCall<via::Extractor>` for your own type to make it a parameter.
+
+use std::sync::Arc;
+
+use rmcp::{model::JsonObject, service::RequestContext, RoleServer};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+pub use tokio_util::sync::CancellationToken;
+
+use crate::{
+    server::schema::{empty_input_schema, input_schema},
+    wire::envelope::{FieldError, ToolError},
+};
+
+/// Marker types that keep the two families of [`FromToolCall`] impls apart (so that a
+/// blanket impl for argument types and impls for extractor types never overlap).
+pub mod via {
+    /// The parameter is the tool's arguments object.
+    #[derive(Debug)]
+    pub enum Arguments {}
+    /// The parameter is taken from the call's context (an extractor).
+    #[derive(Debug)]
+    pub enum Extractor {}
+}
+
+/// One `tools/call` in flight: what parameters are extracted from.
+#[derive(Debug)]
+pub struct ToolCall {
+    arguments: Option<Value>,
+    context: RequestContext<RoleServer>,
+}
+
+impl ToolCall {
+    /// A call with validated `arguments` (the `arguments` object of `tools/call`) and
+    /// rmcp's `context`.
+    pub fn new(arguments: Value, context: RequestContext<RoleServer>) -> Self {
+        Self {
+            arguments: Some(arguments),
+            context,
+        }
+    }
+
+    /// rmcp's request context of the call.
+    pub fn context(&self) -> &RequestContext<RoleServer> {
+        &self.context
+    }
+
+    /// Takes the arguments object (the first taker gets it; later takers get `{}`).
+    pub fn take_arguments(&mut self) -> Value {
+        self.arguments
+            .take()
+            .unwrap_or_else(|| Value::Object(JsonObject::new()))
+    }
+}
+
+/// A type a `#[mcp_tool]` method can take as a parameter. `M` is [`via::Arguments`] for the
+/// arguments object and [`via::Extractor`] for everything taken from the call's context.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a `#[mcp_tool]` method",
+    label = "not an arguments type and not an extractor",
+    note = "the arguments type derives `serde::Deserialize` and `schemars::JsonSchema` (a struct with named fields); extractors are `RequestContext<RoleServer>`, `CancellationToken`, or a type implementing `mcp_result::extract::FromToolCall<via::Extractor>`"
+)]
+pub trait FromToolCall<M>: Sized {
+    /// `true` for the arguments object: its schema is the tool's `inputSchema`.
+    const ARGUMENTS: bool = false;
+
+    /// The `inputSchema` this parameter contributes (the arguments object's schema).
+    fn input_schema() -> Option<Arc<JsonObject>> {
+        None
+    }
+
+    /// Extracts the parameter.
+    ///
+    /// # Errors
+    /// A [`ToolError`] sent as the call's result (`isError: true`); the tool does not run.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError>;
+}
+
+impl<T: DeserializeOwned + JsonSchema + 'static> FromToolCall<via::Arguments> for T {
+    const ARGUMENTS: bool = true;
+
+    fn input_schema() -> Option<Arc<JsonObject>> {
+        Some(input_schema::<T>())
+    }
+
+    /// Deserializes the validated arguments.
+    ///
+    /// # Errors
+    /// A `validation_error` naming the field serde rejected, for values the `inputSchema`
+    /// accepted but the type did not.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        serde_json::from_value(call.take_arguments())
+            .map_err(|error| ToolError::validation(vec![FieldError::new("", error.to_string())]))
+    }
+}
+
+impl FromToolCall<via::Extractor> for RequestContext<RoleServer> {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.context.clone())
+    }
+}
+
+impl FromToolCall<via::Extractor> for CancellationToken {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.context.ct.clone())
+    }
+}
+
+/// The `inputSchema` of a tool whose parameters contribute `schemas` (at most one
+/// contributes: the compile-time check [`assert_one_arguments`] saw to it).
+#[doc(hidden)]
+pub fn tool_input_schema(schemas: &[fn() -> Option<Arc<JsonObject>>]) -> Arc<JsonObject> {
+    schemas
+        .iter()
+        .find_map(|schema| schema())
+        .unwrap_or_else(empty_input_schema)
+}
+
+/// Compile-time check the glue emits: at most one parameter is the arguments object.
+///
+/// # Panics
+/// At compile time (in a `const`), when two parameters are arguments types.
+#[doc(hidden)]
+pub const fn assert_one_arguments(arguments: &[bool]) {
+    let mut count = 0;
+    let mut i = 0;
+    while i < arguments.len() {
+        if arguments[i] {
+            count += 1;
+        }
+        i += 1;
+    }
+    if count > 1 {
+        panic!(
+            "a tool takes one arguments type: put every argument in one struct that derives \
+             `Deserialize` and `JsonSchema`"
+        );
+    }
+}

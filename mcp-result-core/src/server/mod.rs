@@ -1,0 +1,18 @@
+//! The server half: what generated code and a serving process need. Result building
+//! ([`result`], [`summary`]), the registry of a server's tools ([`registry`]) and what
+//! `#[mcp_handler]` answers with ([`handler`]), parameter extraction ([`extract`]),
+//! schemas ([`schema`]), the result surface ([`content`], [`store`], [`meta`]), the
+//! write contract ([`contract`]) and secrets ([`secret`]).
+
+pub mod content;
+pub mod contract;
+pub mod extract;
+pub mod handler;
+pub mod impls;
+pub mod meta;
+pub mod registry;
+pub mod result;
+pub mod schema;
+pub mod secret;
+pub mod store;
+pub mod summary;

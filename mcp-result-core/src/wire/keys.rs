@@ -1,0 +1,43 @@
+//! Property names and `_meta` keys that mcp-result writes and reads. Each string lives here
+//! once; the server writes it and the client view and the docs read it through these
+//! constants.
+//!
+//! `_meta` keys carry the prefix `io.github.mcp-result/` (MCP 2025-11-25 "General fields:
+//! `_meta`": dot-separated labels, then `/`; not a reserved prefix).
+
+/// The `_meta` key prefix of every key mcp-result defines.
+pub const META_PREFIX: &str = "io.github.mcp-result/";
+
+/// The property a result whose serialized form is not always a JSON object is wrapped
+/// under: `structuredContent` is `{"result": <value>}` and the schema describes exactly that.
+/// MCP 2025-06-18 and 2025-11-25 require an object root; clients on those versions reject a
+/// whole `tools/list` over one non-object `outputSchema`.
+pub const WRAP_PROPERTY: &str = "result";
+
+/// The `_meta` key of a `tools/list` entry whose result is wrapped; its value is
+/// [`WRAP_PROPERTY`].
+pub const WRAP_META_KEY: &str = "io.github.mcp-result/wrapped";
+
+/// The `_meta` key of an image or audio block: the block's content handle (`sha256:<hex>`),
+/// the same string `structuredContent` holds for it.
+pub const HANDLE_META_KEY: &str = "io.github.mcp-result/handle";
+
+/// The write contract: the keys every write tool's `structuredContent` must serialize,
+/// always present, under exactly these names (mcp-result's write contract; see
+/// `mcp_result::contract`).
+///
+/// `mcp-result-derive` keeps its own copy of this list (a proc-macro crate cannot link this
+/// one); a unit test of the derive crate reads this file and proves both lists equal.
+pub const CONTRACT_KEYS: [&str; 3] = ["status", "retrySafe", "auditEventId"];
+
+/// The write contract's optional companions: type-checked where a result type has them.
+/// Mirrored in `mcp-result-derive` under the same test as [`CONTRACT_KEYS`].
+pub const COMPANION_KEYS: [&str; 3] = ["externalId", "requiresHumanReview", "redactionApplied"];
+
+/// The key of [`COMPANION_KEYS`] that [`crate::ToolResult::REDACTS`] types have set to
+/// `true` by the framework.
+pub const REDACTION_APPLIED: &str = "redactionApplied";
+
+/// The `$defs` name of the tool error envelope in every tool `outputSchema`. Namespaced so
+/// that no user type can share it.
+pub const ENVELOPE_DEF: &str = "mcp-result.ToolError";

@@ -1,0 +1,18 @@
+//! The wire vocabulary: every name and shape that crosses the wire between an mcp-result
+//! server and its readers (the client view, the docs, a host). The server half writes these
+//! shapes, the client half and the docs read them, and all three take them from here.
+//!
+//! - [`status`]: `status` ([`Status`](status::Status)) and `auditEventId`
+//!   ([`AuditEventId`](status::AuditEventId)), the write contract's values;
+//! - [`envelope`]: the tool error envelope ([`ToolError`](envelope::ToolError)),
+//!   [`ErrorKind`](envelope::ErrorKind) and [`FieldError`](envelope::FieldError), serialized
+//!   by the server and parsed by the client with the same `serde` impls;
+//! - [`audience`]: the one [`Audience`](audience::Audience) of content-block annotations;
+//! - [`keys`]: property names and `_meta` keys (the write-contract keys, the wrap property);
+//! - [`meta_key`]: the `_meta` key rules.
+
+pub mod audience;
+pub mod envelope;
+pub mod keys;
+pub mod meta_key;
+pub mod status;
