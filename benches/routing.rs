@@ -27,6 +27,7 @@ use std::{
 
 use criterion::{BatchSize, BenchmarkId, Criterion};
 use mcp_result::{
+    extract::{FromToolCall, ToolCall},
     rmcp::{
         handler::server::{
             common::schema_for_input, router::tool::ToolRouter as RmcpRouter,
@@ -36,7 +37,6 @@ use mcp_result::{
         service::{RequestContext, RunningService},
         RoleClient, RoleServer, ServerHandler, ServiceExt,
     },
-    extract::{FromToolCall, ToolCall},
     schema,
     store::SpillScope,
     IntoToolOutput, RegistryError, ToolDef, ToolRegistry, ToolSet,

@@ -13,6 +13,7 @@ use std::{sync::Arc, time::Duration};
 
 use common::*;
 use mcp_result::{
+    keys::WRAP_META_KEY,
     mcp_handler, mcp_tools,
     rmcp::{
         model::{
@@ -22,7 +23,6 @@ use mcp_result::{
         },
         ServerHandler, ServiceExt,
     },
-    keys::WRAP_META_KEY,
     schema::empty_input_schema,
     view::{
         DisplayBody, DisplayOptions, DisplayOrder, MediaKind, ModelOptions, ModelPart, ResultView,

@@ -788,5 +788,8 @@ fn schemas_match_the_committed_snapshots() {
 fn wrapped_tools_say_so_in_their_meta() {
     assert!(<Vec<u8>>::is_wrapped() && !Plain::is_wrapped());
     assert_eq!(mcp_result::keys::WRAP_PROPERTY, "result");
-    assert_eq!(mcp_result::keys::WRAP_META_KEY, "io.github.mcp-result/wrapped");
+    assert_eq!(
+        mcp_result::keys::WRAP_META_KEY,
+        "io.github.mcp-result/wrapped"
+    );
 }

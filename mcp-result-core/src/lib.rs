@@ -54,7 +54,7 @@ pub mod __private {
         assert_one_arguments, tool_input_schema, FromToolCall, ToolCall,
     };
     pub use crate::server::handler::{
-        call_tool, custom_request, list_tools, read_resource, tool_for,
+        call_tool, custom_request, list_tools, read_resource, server_info, tool_for,
     };
     pub use crate::server::registry::ToolFuture;
     pub use crate::server::result::{

@@ -1,6 +1,7 @@
 //! `#[mcp_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
-//! delegate to `T`'s `#[mcp_tools]` router (and `on_custom_request`, which answers a
-//! malformed `tools/call` with `-32602`), leaving any the user wrote.
+//! delegate to `T`'s `#[mcp_tools]` registry, `get_info` (the `tools` capability and the
+//! user's crate as `serverInfo`) and `on_custom_request` (a malformed `tools/call` gets
+//! `-32602`), leaving any the user wrote.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -77,6 +78,17 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 ::mcp_result::__private::rmcp::ErrorData,
             > {
                 ::mcp_result::__private::read_resource(self, request, context)
+            }
+        });
+    }
+    if !has("get_info") {
+        // `env!` expands in the user's crate: the server is named after its package.
+        added.push(syn::parse_quote! {
+            fn get_info(&self) -> ::mcp_result::__private::rmcp::model::ServerConfig {
+                ::mcp_result::__private::server_info::<Self>(
+                    ::core::env!("CARGO_PKG_NAME"),
+                    ::core::env!("CARGO_PKG_VERSION"),
+                )
             }
         });
     }

@@ -5,7 +5,7 @@
 use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-        ListToolsResult, Tool,
+        Implementation, ListToolsResult, ServerCapabilities, ServerConfig, Tool,
     },
     service::RequestContext,
     ErrorData, RoleServer,
@@ -34,6 +34,26 @@ pub trait ToolSet: Sized + Send + Sync + 'static {
     fn artifact_access(&self) -> Option<&dyn ArtifactAccess> {
         None
     }
+
+    /// `true` when the server serves stored artifacts through `resources/read`
+    /// (`#[mcp_tools(artifacts)]`): it then declares the `resources` capability.
+    const ARTIFACTS: bool = false;
+}
+
+/// The `initialize` (and, on MCP 2026-07-28, `server/discover`) answer of a [`ToolSet`]
+/// (used by `#[mcp_handler]` for `ServerHandler::get_info` when the user writes none): the
+/// `tools` capability (MCP "Tools: Capabilities": a server that offers tools MUST declare
+/// it), `resources` when the server serves artifacts, and `serverInfo` named after the
+/// user's crate (`name` and `version` are its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`, read
+/// where the macro expands).
+pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> ServerConfig {
+    let capabilities = ServerCapabilities::builder().enable_tools();
+    let capabilities = if S::ARTIFACTS {
+        capabilities.enable_resources().build()
+    } else {
+        capabilities.build()
+    };
+    ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`).

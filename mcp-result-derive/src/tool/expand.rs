@@ -13,6 +13,8 @@ pub fn expand(server: &Server) -> TokenStream {
             fn artifact_access(&self) -> ::core::option::Option<&dyn ::mcp_result::store::ArtifactAccess> {
                 ::core::option::Option::Some(self)
             }
+
+            const ARTIFACTS: bool = true;
         }
     });
     let glue = server.tools.iter().map(|tool| call_glue(self_ty, tool));
