@@ -19,7 +19,10 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{ser::SerializeStruct, Serialize, Serializer};
 use sha2::Digest as _;
 
-use crate::wire::{audience::Audience, keys::HANDLE_META_KEY};
+use crate::{
+    server::collect,
+    wire::{audience::Audience, keys::HANDLE_META_KEY},
+};
 
 /// The annotations of the summary and JSON-compat text blocks: an audience and a priority
 /// (0 to 1, 1 = effectively required). Set per type with
@@ -188,6 +191,7 @@ impl Artifact {
 
 impl Serialize for Artifact {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        collect::push(|| self.to_block());
         serializer.serialize_str(&self.uri)
     }
 }
@@ -240,8 +244,23 @@ impl EmbeddedText {
     }
 }
 
+impl EmbeddedText {
+    /// The `resource` content block (the text embedded).
+    pub fn to_block(&self) -> ContentBlock {
+        let mut resource = EmbeddedResource::new(ResourceContents::TextResourceContents {
+            uri: self.uri.clone(),
+            mime_type: Some(self.mime_type.clone()),
+            text: self.text.clone(),
+            meta: None,
+        });
+        resource.annotations = self.annotations.get();
+        ContentBlock::Resource(resource)
+    }
+}
+
 impl Serialize for EmbeddedText {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        collect::push(|| self.to_block());
         serializer.serialize_str(&self.uri)
     }
 }
@@ -352,6 +371,7 @@ macro_rules! media_type {
 
         impl Serialize for $name {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                collect::push(|| self.to_block());
                 self.0.serialize(serializer, stringify!($name))
             }
         }
@@ -396,14 +416,7 @@ impl ContentSource for Artifact {
 
 impl ContentSource for EmbeddedText {
     fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
-        let mut resource = EmbeddedResource::new(ResourceContents::TextResourceContents {
-            uri: self.uri.clone(),
-            mime_type: Some(self.mime_type.clone()),
-            text: self.text.clone(),
-            meta: None,
-        });
-        resource.annotations = self.annotations.get();
-        out.push(ContentBlock::Resource(resource));
+        out.push(self.to_block());
     }
 }
 

@@ -22,8 +22,11 @@ use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::{
-    server::schema::{empty_input_schema, input_schema},
-    wire::envelope::{FieldError, ToolError},
+    server::{
+        arguments::ArgumentSchema,
+        schema::{empty_input_schema, input_schema},
+    },
+    wire::envelope::ToolError,
 };
 
 /// Marker types that keep the two families of [`FromToolCall`] impls apart (so that a
@@ -41,15 +44,21 @@ pub mod via {
 #[derive(Debug)]
 pub struct ToolCall {
     arguments: Option<Value>,
+    schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
 }
 
 impl ToolCall {
-    /// A call with validated `arguments` (the `arguments` object of `tools/call`) and
-    /// rmcp's `context`.
-    pub fn new(arguments: Value, context: RequestContext<RoleServer>) -> Self {
+    /// A call with `arguments` (the `arguments` object of `tools/call`, validated against
+    /// `schema`) and rmcp's `context`.
+    pub fn new(
+        arguments: Value,
+        schema: Arc<ArgumentSchema>,
+        context: RequestContext<RoleServer>,
+    ) -> Self {
         Self {
             arguments: Some(arguments),
+            schema,
             context,
         }
     }
@@ -97,14 +106,15 @@ impl<T: DeserializeOwned + JsonSchema + 'static> FromToolCall<via::Arguments> fo
         Some(input_schema::<T>())
     }
 
-    /// Deserializes the validated arguments.
+    /// Deserializes the validated arguments (integral numbers such as `100000.0` read as
+    /// the integers they are).
     ///
     /// # Errors
-    /// A `validation_error` naming the field serde rejected, for values the `inputSchema`
-    /// accepted but the type did not.
+    /// A `validation_error` at the JSON Pointer of the field serde rejected, for values the
+    /// `inputSchema` accepted but the type did not.
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
-        serde_json::from_value(call.take_arguments())
-            .map_err(|error| ToolError::validation(vec![FieldError::new("", error.to_string())]))
+        let arguments = call.take_arguments();
+        call.schema.deserialize(arguments)
     }
 }
 

@@ -93,21 +93,35 @@ pub fn tool_for<S: ToolSet>(name: &str) -> Option<Tool> {
 /// The answer to a request rmcp could not parse as any MCP request (used by
 /// `#[mcp_handler]` for `ServerHandler::on_custom_request`).
 ///
-/// A `tools/call` or `tools/list` that reaches here had malformed params (say, no `name`):
-/// JSON-RPC `-32602` invalid params, as JSON-RPC 2.0 prescribes, rather than rmcp's default
-/// `-32601` "method not found" for a method the server does implement. Any other method is
-/// `-32601`.
+/// A request for an MCP method that reaches here had malformed params (a `tools/call`
+/// without `name`, a `resources/read` or `initialize` with `{}`): JSON-RPC `-32602` invalid
+/// params with a short reason, as JSON-RPC 2.0 prescribes, rather than rmcp's default
+/// `-32601` "method not found". Any other method is `-32601`.
 ///
 /// # Errors
 /// Always: this is the error path.
 pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData> {
-    match request.method.as_str() {
+    let method = request.method.as_str();
+    match method {
         "tools/call" => Err(ErrorData::invalid_params(
             "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}",
             None,
         )),
         "tools/list" => Err(ErrorData::invalid_params(
             "invalid tools/list params: expected {\"cursor\"?: string}",
+            None,
+        )),
+        "resources/read" => Err(ErrorData::invalid_params(
+            "invalid resources/read params: expected {\"uri\": string}",
+            None,
+        )),
+        "initialize" => Err(ErrorData::invalid_params(
+            "invalid initialize params: expected {\"protocolVersion\": string, \
+             \"capabilities\": object, \"clientInfo\": {\"name\": string, \"version\": string}}",
+            None,
+        )),
+        _ if MCP_REQUEST_METHODS.contains(&method) => Err(ErrorData::invalid_params(
+            format!("invalid {method} params: see the MCP specification for this method"),
             None,
         )),
         _ => Err(ErrorData::new(
@@ -117,6 +131,29 @@ pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData>
         )),
     }
 }
+
+/// The request methods of MCP (2025-06-18 to 2026-07-28). A request for one of these that
+/// reaches [`custom_request`] had params rmcp could not parse: `-32602`, not `-32601`.
+const MCP_REQUEST_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/cancel",
+    "tasks/result",
+];
 
 /// The `resources/read` answer of a [`ToolSet`] (used by `#[mcp_handler]`): the artifacts
 /// its tools stored, checked by [`ArtifactAccess::may_read`].

@@ -21,6 +21,11 @@ macro_rules! tool_result {
 tool_result!("Result" => bool, char, String, i8, i16, i32, i64, i128, isize, u8, u16, u32, u64,
     u128, usize, f32, f64, serde_json::Value, serde_json::Map<String, serde_json::Value>);
 tool_result!("Done" => ());
+tool_result!("Image" => crate::server::content::Image);
+tool_result!("Audio" => crate::server::content::Audio);
+tool_result!("Artifact" => crate::server::content::Artifact);
+tool_result!("Embedded text" => crate::server::content::EmbeddedText);
+tool_result!("Stored payload" => crate::server::store::Payload);
 
 macro_rules! generic_tool_result {
     ($title:literal => $([$($param:ident),+] $ty:ty),+ $(,)?) => {$(

@@ -4,6 +4,8 @@
 //! schemas ([`schema`]), the result surface ([`content`], [`store`], [`meta`]), the
 //! write contract ([`contract`]) and secrets ([`secret`]).
 
+pub mod arguments;
+mod collect;
 pub mod content;
 pub mod contract;
 pub mod extract;

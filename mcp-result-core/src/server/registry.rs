@@ -16,12 +16,13 @@ use serde_json::Value;
 
 use crate::{
     server::{
+        arguments::ArgumentSchema,
         extract::ToolCall,
         result::error_result,
         schema::{OutputShape, ToolOutputSchema},
         store::SpillScope,
     },
-    wire::envelope::{ErrorKind, FieldError, ToolError},
+    wire::envelope::{ErrorKind, ToolError},
 };
 
 /// The future a tool's generated call glue returns.
@@ -73,7 +74,7 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 struct Route<S> {
-    validator: jsonschema::Validator,
+    arguments: Arc<ArgumentSchema>,
     timeout: Option<Duration>,
     idempotent: bool,
     takes_arguments: bool,
@@ -119,14 +120,14 @@ impl<S> ToolRegistry<S> {
                     .get("properties")
                     .and_then(Value::as_object)
                     .is_some_and(|p| !p.is_empty());
-            let validator = jsonschema::validator_for(&Value::Object((*input).clone()))
+            let arguments = ArgumentSchema::new(Value::Object((*input).clone()))
                 .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
             let mut tool = Tool::new(
                 Cow::Borrowed(def.name),
                 Cow::Borrowed(def.description),
                 input,
             )
-            .with_annotations(def.annotations.clone());
+            .with_annotations(explicit_hints(def.annotations.clone()));
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
             }
@@ -137,9 +138,9 @@ impl<S> ToolRegistry<S> {
             routes.insert(
                 def.name,
                 Route {
-                    validator,
+                    arguments: Arc::new(arguments),
                     timeout: def.timeout,
-                    idempotent: def.annotations.is_idempotent(),
+                    idempotent: explicit_hints(def.annotations.clone()).is_idempotent(),
                     takes_arguments,
                     call: def.call,
                 },
@@ -213,12 +214,12 @@ impl<S> ToolRegistry<S> {
             ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let field_errors = argument_errors(&route.validator, &arguments);
+        let (field_errors, total) = route.arguments.errors(&arguments);
         if !field_errors.is_empty() {
-            return Ok(error_result(&ToolError::validation(field_errors)));
+            return Ok(error_result(&ToolError::validation_of(field_errors, total)));
         }
         let name = request.name;
-        let call = ToolCall::new(arguments, context);
+        let call = ToolCall::new(arguments, route.arguments.clone(), context);
         let run = AssertUnwindSafe((route.call)(server, call, scope)).catch_unwind();
         let outcome = match route.timeout {
             Some(limit) => match tokio::time::timeout(limit, run).await {
@@ -246,21 +247,15 @@ impl<S> ToolRegistry<S> {
     }
 }
 
-/// Every schema violation of `arguments`, as field errors with JSON Pointers to the field
-/// (for a missing required property: the pointer of the property itself).
-fn argument_errors(validator: &jsonschema::Validator, arguments: &Value) -> Vec<FieldError> {
-    validator
-        .iter_errors(arguments)
-        .map(|error| {
-            let mut pointer = error.instance_path().as_str().to_owned();
-            if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind() {
-                if let Value::String(name) = property {
-                    pointer.push('/');
-                    pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
-                }
-                return FieldError::new(pointer, "required field is missing");
-            }
-            FieldError::new(pointer, error.to_string())
-        })
-        .collect()
+/// Every hint written out: some host directories reject a tool without an explicit
+/// `destructiveHint`. Where the tool said nothing, the spec's defaults (MCP 2025-11-25
+/// "ToolAnnotations": `readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true), except that a read-only tool is neither destructive nor anything
+/// but idempotent (`destructiveHint: false`, `idempotentHint: true`).
+fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
+    let read_only = *hints.read_only_hint.get_or_insert(false);
+    hints.destructive_hint.get_or_insert(!read_only);
+    hints.idempotent_hint.get_or_insert(read_only);
+    hints.open_world_hint.get_or_insert(true);
+    hints
 }

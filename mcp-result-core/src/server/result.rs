@@ -5,7 +5,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{server::summary::Summary, wire::envelope::ToolError};
+use crate::{
+    server::{collect, summary::Summary},
+    wire::envelope::ToolError,
+};
 
 /// Which text blocks a result's `content` holds, in order. Chosen per type with
 /// `#[tool_result(content = "...")]`.
@@ -106,10 +109,8 @@ pub fn build_result_in<T: ToolResult>(
     value: &T,
     scope: Option<&crate::server::store::SpillScope<'_>>,
 ) -> CallToolResult {
-    if let Some(scope) = scope {
-        value.spill(scope);
-    }
-    let serialized = serde_json::to_value(value).map(|value| {
+    let (serialized, mut collected) = collect::collecting(|| serde_json::to_value(value));
+    let serialized = serialized.map(|value| {
         if T::is_wrapped() {
             let mut object = serde_json::Map::with_capacity(1);
             object.insert(crate::wire::keys::WRAP_PROPERTY.to_owned(), value);
@@ -118,34 +119,55 @@ pub fn build_result_in<T: ToolResult>(
             value
         }
     });
-    match serialized {
-        Ok(Value::Object(mut object)) => {
-            if T::REDACTS {
-                if let Some(flag) = object.get_mut("redactionApplied") {
-                    *flag = Value::Bool(true);
-                }
-            }
-            let summary = T::SUMMARY.render(&object);
-            let mut result = assemble(
-                Value::Object(object),
-                summary,
-                T::CONTENT,
-                (T::SUMMARY_STYLE, T::JSON_STYLE),
-                false,
-            );
-            value.content_blocks(&mut result.content);
-            result
+    let mut object = match serialized {
+        Ok(Value::Object(object)) => object,
+        Ok(other) => {
+            return error_result(&ToolError::internal_logged(format_args!(
+                "result type `{}` serialized to a non-object JSON value ({})",
+                std::any::type_name::<T>(),
+                json_kind(&other)
+            )))
         }
-        Ok(other) => error_result(&ToolError::internal_logged(format_args!(
-            "result type `{}` serialized to a non-object JSON value ({})",
-            std::any::type_name::<T>(),
-            json_kind(&other)
-        ))),
-        Err(error) => error_result(&ToolError::internal_logged(format_args!(
-            "result type `{}` failed to serialize: {error}",
-            std::any::type_name::<T>()
-        ))),
+        Err(error) => {
+            return error_result(&ToolError::internal_logged(format_args!(
+                "result type `{}` failed to serialize: {error}",
+                std::any::type_name::<T>()
+            )))
+        }
+    };
+    if T::REDACTS {
+        if let Some(flag) = object.get_mut(crate::wire::keys::REDACTION_APPLIED) {
+            *flag = Value::Bool(true);
+        }
     }
+    let mut structured = Value::Object(object);
+    if let Err(cause) = collected.store_payloads(&mut structured, scope) {
+        return error_result(&ToolError::internal_logged(format_args!(
+            "result type `{}`: {cause}",
+            std::any::type_name::<T>()
+        )));
+    }
+    #[cfg(any(debug_assertions, feature = "validate-results"))]
+    if let Err(violation) = conformance::check::<T>(&structured) {
+        return error_result(&ToolError::internal_logged(format_args!(
+            "result type `{}` does not match its own outputSchema (its `Serialize` and \
+             `JsonSchema` disagree): {violation}",
+            std::any::type_name::<T>()
+        )));
+    }
+    let summary = match &structured {
+        Value::Object(object) => T::SUMMARY.render(object),
+        _ => String::new(),
+    };
+    let mut result = assemble(
+        structured,
+        summary,
+        T::CONTENT,
+        (T::SUMMARY_STYLE, T::JSON_STYLE),
+        false,
+    );
+    result.content.append(&mut collected.blocks);
+    result
 }
 
 /// Builds the `isError: true` result for a tool execution error.
@@ -198,6 +220,30 @@ fn assemble(
     };
     result.structured_content = Some(structured);
     result
+}
+
+/// Success results are checked against their own `outputSchema` (MCP: a server MUST return
+/// conforming `structuredContent`) in debug builds and tests, and in release builds with
+/// the `validate-results` feature. A result that does not conform becomes an `internal`
+/// error (cause logged), never a non-conforming success.
+#[cfg(any(debug_assertions, feature = "validate-results"))]
+mod conformance {
+    use serde_json::Value;
+
+    use super::ToolResult;
+
+    pub(super) fn check<T: ToolResult>(structured: &Value) -> Result<(), String> {
+        let compiled = crate::server::schema::output_validator::<T>();
+        let validator = compiled.as_ref().as_ref().map_err(Clone::clone)?;
+        let first = validator.iter_errors(structured).next().map(|error| {
+            format!(
+                "at `{}`: {}",
+                error.instance_path().as_str(),
+                crate::wire::text::cap_message(&error.to_string())
+            )
+        });
+        first.map_or(Ok(()), Err)
+    }
 }
 
 fn json_kind(value: &Value) -> &'static str {

@@ -30,7 +30,10 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 use sha2::Digest as _;
 
-use crate::server::content::{Artifact, ContentSource};
+use crate::server::{
+    collect,
+    content::{Artifact, ContentSource},
+};
 
 /// The content of a stored artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,11 +245,22 @@ impl Payload {
 
 impl Serialize for Payload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.stored.get() {
-            Some(artifact) => serializer.serialize_str(artifact.uri()),
+        if let Some(artifact) = self.stored.get() {
+            collect::push(|| artifact.to_block());
+            return serializer.serialize_str(artifact.uri());
+        }
+        let pending = StoredArtifact {
+            uri: String::new(),
+            name: self.name.clone(),
+            mime_type: self.mime_type.clone(),
+            owner: None,
+            content: self.content.clone(),
+        };
+        match collect::defer(pending, self.title.clone()) {
+            Some(placeholder) => serializer.serialize_str(&placeholder),
             None => Err(serde::ser::Error::custom(format!(
-                "payload `{}` was not stored: a result holding a `Payload` must come from a tool \
-                 of a server declared with `#[mcp_tools(artifacts)]`",
+                "payload `{}` was not stored: a `Payload` is stored while its tool's result is \
+                 built, on a server declared with `#[mcp_tools(artifacts)]`",
                 self.name
             ))),
         }

@@ -2,6 +2,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::wire::text::push_escaped;
+
 /// How a result type's summary `TextContent` (the text for the model) is produced.
 ///
 /// The summary is rendered from the serialized `structuredContent` object, never from the
@@ -102,7 +104,7 @@ fn plural(n: usize) -> &'static str {
 fn render_value(out: &mut String, value: Option<&Value>) {
     match value {
         None | Some(Value::Null) => out.push_str("none"),
-        Some(Value::String(s)) => out.push_str(s),
+        Some(Value::String(s)) => push_escaped(out, s),
         Some(Value::Array(items)) => {
             let _ = write!(out, "{}", items.len());
         }

@@ -14,7 +14,7 @@ use rmcp::model::{CallToolResult, Tool};
 use serde_json::Value;
 
 use super::ResultView;
-use crate::wire::keys::WRAP_META_KEY;
+use crate::server::schema::ToolOutputSchema;
 
 /// At most this many violations are kept per invalid value.
 const MAX_VIOLATIONS: usize = 20;
@@ -88,12 +88,16 @@ impl ToolCatalog {
 
     /// How many `outputSchema`s this catalog has compiled so far: at most one per tool,
     /// however many results it has viewed.
+    ///
+    /// A test hook (feature `test-hooks`, no semver guarantees).
+    #[cfg(feature = "test-hooks")]
     pub fn compiled_validators(&self) -> usize {
         self.compiled.load(Ordering::Relaxed)
     }
 
     /// The view of `result`, returned by a call of tool `name`: checked against that tool's
-    /// `outputSchema` and unwrapped when its `_meta` says the result is wrapped.
+    /// `outputSchema` and unwrapped when the tool's output is wrapped
+    /// ([`ToolOutputSchema::read`]).
     ///
     /// A tool the catalog does not know gives a view like [`ResultView::new`]: nothing to
     /// check against ([`ResultView::schema_checked`] is `false`).
@@ -111,7 +115,10 @@ impl fmt::Debug for ToolCatalog {
         names.sort_unstable();
         f.debug_struct("ToolCatalog")
             .field("tools", &names)
-            .field("compiled_validators", &self.compiled_validators())
+            .field(
+                "compiled_validators",
+                &self.compiled.load(Ordering::Relaxed),
+            )
             .finish()
     }
 }
@@ -119,19 +126,14 @@ impl fmt::Debug for ToolCatalog {
 /// One tool and its validator, compiled on first use.
 pub(crate) struct ToolEntry {
     pub(crate) tool: Tool,
-    /// The property the result is wrapped under (`_meta["io.github.mcp-result/wrapped"]`).
+    /// The property the result is wrapped under ([`ToolOutputSchema::wrapped`]).
     pub(crate) wrap_property: Option<String>,
     validator: OnceLock<Result<Validator, String>>,
 }
 
 impl ToolEntry {
     pub(crate) fn new(tool: Tool) -> Self {
-        let wrap_property = tool
-            .meta
-            .as_ref()
-            .and_then(|meta| meta.0.get(WRAP_META_KEY))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
+        let wrap_property = ToolOutputSchema::read(&tool).and_then(|schema| schema.wrapped);
         Self {
             tool,
             wrap_property,

@@ -304,8 +304,8 @@ impl ResultView {
 
     /// The structured value: `structuredContent`, or (when absent) the first JSON text
     /// block that passes the schema, checked against the tool's `outputSchema` and, for a
-    /// tool whose `_meta["io.github.mcp-result/wrapped"]` names a property, the value under
-    /// that property.
+    /// tool whose output is wrapped (its `_meta` names the property, read by
+    /// [`crate::schema::ToolOutputSchema::read`]), the value under that property.
     ///
     /// # Errors
     /// [`ViewError::Invalid`] (with the JSON path and reason of each violation),

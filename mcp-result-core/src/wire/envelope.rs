@@ -3,7 +3,10 @@ use std::{fmt, time::Duration};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::wire::status::{AuditEventId, Status};
+use crate::wire::{
+    status::{AuditEventId, Status},
+    text::{escaped, push_escaped},
+};
 
 /// What kind of tool execution error happened (`errorKind` in the error envelope).
 ///
@@ -143,13 +146,25 @@ impl ToolError {
 
     /// `validation_error`: the arguments are invalid; `fields` lists every failing field.
     pub fn validation(fields: Vec<FieldError>) -> Self {
-        let message = match fields.len() {
-            1 => format!(
+        let total = fields.len();
+        Self::validation_of(fields, total)
+    }
+
+    /// `validation_error` listing `fields`, the first of `total` failing fields (the
+    /// framework reports at most 20 per call, so that one huge bad argument or a long list
+    /// of bad items cannot blow up the answer).
+    pub fn validation_of(fields: Vec<FieldError>, total: usize) -> Self {
+        let message = match (fields.len(), total) {
+            (1, 1) => format!(
                 "Invalid argument {}: {}. Fix it and call again.",
                 display_pointer(&fields[0].pointer),
                 fields[0].message
             ),
-            n => format!("{n} arguments are invalid. Fix all of them and call again."),
+            (shown, total) if shown < total => format!(
+                "{total} arguments are invalid (the first {shown} are listed). Fix all of them \
+                 and call again."
+            ),
+            (_, total) => format!("{total} arguments are invalid. Fix all of them and call again."),
         };
         ToolErrorEnvelope {
             field_errors: fields,
@@ -242,16 +257,49 @@ impl ToolError {
         Self::internal(id)
     }
 
-    /// The text for the model: the message, plus each field error on its own line.
+    /// The text for the model (the first content block of the error result): what
+    /// happened and what the model must know to act, because several hosts forward only
+    /// `content[0]` of an `isError` result and drop `structuredContent`:
+    ///
+    /// `Error (upstream_timeout): The upstream did not answer within 500 ms. Do not retry
+    /// automatically: the call may have taken effect.` — then, where set, the scope to ask
+    /// for, the audit event, and each field error on its own line. Text from callers and
+    /// upstreams is escaped onto one line.
     pub fn summary(&self) -> String {
-        let mut out = format!("Error ({}): {}", self.error_kind.as_str(), self.message);
+        let mut out = String::with_capacity(self.message.len() + 96);
+        out.push_str("Error (");
+        out.push_str(self.error_kind.as_str());
+        out.push_str("): ");
+        push_escaped(&mut out, &self.message);
+        match (self.retry_safe, self.retry_after_ms) {
+            (true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
+            (true, None) => out.push_str(" Safe to retry."),
+            (false, _) => out.push_str(match self.error_kind {
+                ErrorKind::ValidationError => " Do not retry unchanged.",
+                ErrorKind::UpstreamTimeout
+                | ErrorKind::UpstreamUnavailable
+                | ErrorKind::Internal => {
+                    " Do not retry automatically: the call may have taken effect."
+                }
+                _ => " Do not retry unchanged.",
+            }),
+        }
+        if let Some(scope) = &self.required_scope {
+            out.push_str(" Ask for the `");
+            push_escaped(&mut out, scope);
+            out.push_str("` scope.");
+        }
+        if let Some(id) = &self.audit_event_id {
+            out.push_str(" Audit event `");
+            push_escaped(&mut out, id.as_str());
+            out.push_str("`.");
+        }
         if self.field_errors.len() > 1 {
             for field in &self.field_errors {
-                out.push_str(&format!(
-                    "\n- {}: {}",
-                    display_pointer(&field.pointer),
-                    field.message
-                ));
+                out.push_str("\n- ");
+                out.push_str(&display_pointer(&field.pointer));
+                out.push_str(": ");
+                push_escaped(&mut out, &field.message);
             }
         }
         out
@@ -262,22 +310,14 @@ fn display_pointer(pointer: &str) -> String {
     if pointer.is_empty() {
         "(arguments)".to_owned()
     } else {
-        format!("`{pointer}`")
+        format!("`{}`", escaped(pointer))
     }
 }
 
+/// A correlation id unique across processes and instances: a UUIDv7 (RFC 9562, time-ordered),
+/// so ids sort by time and never repeat after a restart.
 fn new_correlation_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    format!(
-        "err-{:x}-{}",
-        nanos & 0xffff_ffff,
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    uuid::Uuid::now_v7().to_string()
 }
 
 impl ToolErrorEnvelope {

@@ -9,10 +9,12 @@
 //!   by the server and parsed by the client with the same `serde` impls;
 //! - [`audience`]: the one [`Audience`](audience::Audience) of content-block annotations;
 //! - [`keys`]: property names and `_meta` keys (the write-contract keys, the wrap property);
-//! - [`meta_key`]: the `_meta` key rules.
+//! - [`meta_key`]: the `_meta` key rules;
+//! - [`text`]: how text for the model echoes values it did not write (escaped, capped).
 
 pub mod audience;
 pub mod envelope;
 pub mod keys;
 pub mod meta_key;
 pub mod status;
+pub mod text;

@@ -76,10 +76,32 @@ const ANNOTATIONS: &[&str] = &[
     "$comment",
 ];
 
+/// The range of the integer `format`s schemars writes for Rust's integer types (`isize`
+/// and `usize` as 64-bit).
+fn integer_range(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (u8::MIN.into(), u8::MAX.into()),
+        "uint16" => (u16::MIN.into(), u16::MAX.into()),
+        "uint32" => (u32::MIN.into(), u32::MAX.into()),
+        "uint64" | "uint" => (u64::MIN.into(), u64::MAX.into()),
+        _ => return None,
+    })
+}
+
 fn portable(schema: &mut Schema) {
     if let Some(object) = schema.as_object_mut() {
         if let Some(Value::String(format)) = object.get("format") {
             if !STANDARD_FORMATS.contains(&format.as_str()) {
+                // The integer range a Rust width implies is what serde enforces: keep it as
+                // `minimum`/`maximum` when the format that implied it goes.
+                if let Some((min, max)) = integer_range(format) {
+                    object.entry("minimum").or_insert(min);
+                    object.entry("maximum").or_insert(max);
+                }
                 object.shift_remove("format");
             }
         }
@@ -172,7 +194,7 @@ pub fn empty_input_schema() -> Arc<JsonObject> {
     EMPTY.clone()
 }
 
-pub use output::{output_shape, OutputShape, ToolOutputSchema};
+pub use output::{output_shape, output_validator, OutputShape, ToolOutputSchema};
 pub use resolve::{def_name, is_null, union, Resolver, MAX_DEPTH};
 
 #[cfg(test)]

@@ -94,6 +94,17 @@ pub(super) fn shape_of(raw: &JsonObject) -> OutputShape {
     }
 }
 
+/// The compiled validator of `T`'s `structuredContent` schema ([`output_shape`]), compiled
+/// once per type; `Err` with the compiler's message when the schema does not compile.
+pub fn output_validator<T: JsonSchema + ?Sized + 'static>(
+) -> Arc<Result<jsonschema::Validator, String>> {
+    static CACHE: Cache<Result<jsonschema::Validator, String>> = LazyLock::new(Default::default);
+    cached::<T, _>(&CACHE, || {
+        let schema = Value::Object((*output_shape::<T>().schema).clone());
+        jsonschema::validator_for(&schema).map_err(|error| error.to_string())
+    })
+}
+
 fn ref_object(reference: Value) -> Value {
     let mut object = JsonObject::new();
     object.insert("$ref".into(), reference);

@@ -1,0 +1,91 @@
+//! Text written for the model: values it did not write are echoed short and on one line.
+//!
+//! A value from a caller or an upstream (an argument, a field of a result) can be huge or
+//! can hold newlines that forge lines in the text the model reads (`"T-1\nError
+//! (internal): ..."`). Every such value is written through [`push_escaped`] (control
+//! characters and newlines as visible escapes) and, where an error echoes a caller's value,
+//! through [`echo`] (a short prefix and the length).
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// How many characters of a caller's value an error message may echo.
+pub const ECHO_CHARS: usize = 40;
+
+/// Appends `text` with every control character written as a visible escape (`\n`, `\r`,
+/// `\t`, `\u{1b}`), so it stays on one line.
+pub fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// `text` escaped by [`push_escaped`].
+pub fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    push_escaped(&mut out, text);
+    out
+}
+
+/// A caller's value as an error message may echo it: compact JSON, cut to [`ECHO_CHARS`]
+/// characters with its full length given when longer (`"aaaa…" (4194304 characters)`),
+/// control characters escaped.
+pub fn echo(value: &Value) -> String {
+    let json = value.to_string();
+    cap(&json)
+}
+
+/// `text` cut to [`ECHO_CHARS`] characters (length given when longer), escaped.
+pub fn cap(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        Some((cut, _)) => {
+            let mut out = escaped(&text[..cut]);
+            let _ = write!(out, "… ({} characters)", text.chars().count());
+            out
+        }
+        None => escaped(text),
+    }
+}
+
+/// How many characters of an error message about input are kept.
+pub const MESSAGE_CHARS: usize = 300;
+
+/// An error message about input, escaped and cut to [`MESSAGE_CHARS`] characters.
+pub fn cap_message(message: &str) -> String {
+    match message.char_indices().nth(MESSAGE_CHARS) {
+        Some((cut, _)) => {
+            let mut out = escaped(&message[..cut]);
+            out.push('…');
+            out
+        }
+        None => escaped(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echoes_are_short_and_on_one_line() {
+        assert_eq!(
+            escaped("T-1\nError (internal): x"),
+            "T-1\\nError (internal): x"
+        );
+        assert_eq!(escaped("a\u{1b}[31m"), "a\\u{1b}[31m");
+        let long = Value::String("a".repeat(4 << 20));
+        let echoed = echo(&long);
+        assert!(echoed.len() < 80, "{echoed}");
+        assert!(echoed.ends_with("… (4194306 characters)"), "{echoed}");
+        assert_eq!(echo(&Value::from(5)), "5");
+    }
+}
