@@ -13,6 +13,7 @@ use crate::wire::{
 /// Serialized in `snake_case` (`"validation_error"`, `"upstream_timeout"`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[schemars(rename = "mcp-result.ErrorKind")]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The arguments are invalid; `fieldErrors` lists every failing field. Fix the call.
@@ -53,6 +54,7 @@ impl ErrorKind {
 /// One invalid argument field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "mcp-result.FieldError")]
 pub struct FieldError {
     /// JSON Pointer (RFC 6901) to the field inside the arguments object, e.g. `/limit`;
     /// `""` for the arguments object itself.
@@ -96,7 +98,7 @@ pub struct ToolError(Box<ToolErrorEnvelope>);
 /// safe, and how to fix the call. Branch on `status` and `errorKind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-#[schemars(rename = "ToolError")]
+#[schemars(rename = "mcp-result.ToolError")]
 #[non_exhaustive]
 pub struct ToolErrorEnvelope {
     /// `failed`, or `blocked` for `policy_blocked`.

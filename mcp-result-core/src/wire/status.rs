@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// Serialized as one of the lowercase strings below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "mcp-result.Status")]
 pub enum Status {
     /// `"succeeded"`: everything the call asked for happened.
     Succeeded,
