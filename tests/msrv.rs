@@ -17,11 +17,21 @@ fn version(text: &str) -> Vec<u64> {
 #[test]
 fn rust_version_is_the_highest_of_the_normal_dependencies() {
     let output = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--all-features", "--locked"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--all-features",
+            "--locked",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let metadata: Value = serde_json::from_slice(&output.stdout).unwrap();
     let packages = metadata["packages"].as_array().unwrap();
     let package = |id: &str| packages.iter().find(|p| p["id"] == id).unwrap();
