@@ -1,35 +1,42 @@
-use std::fmt::Display;
+use std::{cell::RefCell, fmt::Display};
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 
 /// Collects every error of one macro invocation so they are reported together, each at
-/// its own span (the serde_derive habit).
+/// its own span (the serde_derive habit). Shared by reference: the attribute toolkit's
+/// [`Attr`](crate::attr::Attr)s each hold one.
 #[derive(Default)]
 pub struct Ctxt {
-    errors: Option<syn::Error>,
+    errors: RefCell<Vec<syn::Error>>,
 }
 
 impl Ctxt {
     /// Records an error spanned on `tokens`.
-    pub fn error_spanned_by<T: ToTokens, M: Display>(&mut self, tokens: T, message: M) {
+    pub fn error_spanned_by<T: ToTokens, M: Display>(&self, tokens: T, message: M) {
         self.syn_error(syn::Error::new_spanned(tokens.into_token_stream(), message));
     }
 
-    /// Records an error from syn.
-    pub fn syn_error(&mut self, error: syn::Error) {
-        match &mut self.errors {
-            Some(errors) => errors.combine(error),
-            None => self.errors = Some(error),
-        }
+    /// Records an error at `span`.
+    pub fn error_at<M: Display>(&self, span: Span, message: M) {
+        self.syn_error(syn::Error::new(span, message));
     }
 
-    /// The collected errors, if any.
-    pub fn check(self) -> Result<(), syn::Error> {
-        match self.errors {
-            Some(errors) => Err(errors),
-            None => Ok(()),
+    /// Records an error from syn.
+    pub fn syn_error(&self, error: syn::Error) {
+        self.errors.borrow_mut().push(error);
+    }
+
+    /// The collected errors, if any, as one error.
+    pub fn check(self) -> syn::Result<()> {
+        let mut errors = self.errors.into_inner().into_iter();
+        let Some(mut combined) = errors.next() else {
+            return Ok(());
+        };
+        for error in errors {
+            combined.combine(error);
         }
+        Err(combined)
     }
 }
 

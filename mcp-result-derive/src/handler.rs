@@ -1,19 +1,42 @@
 //! `#[mcp_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
 //! delegate to `T`'s `#[mcp_tools]` registry, `get_info` (the `tools` capability and the
 //! user's crate as `serverInfo`) and `on_custom_request` (a malformed `tools/call` gets
-//! `-32602`), leaving any the user wrote.
+//! `-32602`), leaving any the user wrote. `#[mcp_handler(crate = "...")]` names the runtime
+//! crate for a crate that re-exports it.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{ImplItem, ItemImpl};
+
+use crate::{
+    attr::{self, Attr, CRATE},
+    ctxt::Ctxt,
+};
 
 pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: ItemImpl = match syn::parse2(input) {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
-    if !args.is_empty() {
-        let error = syn::Error::new_spanned(args, "`#[mcp_handler]` takes no arguments");
+    let cx = Ctxt::default();
+    let mut krate = Attr::none(&cx, CRATE);
+    attr::parse_args(&cx, args, |meta| {
+        if meta.path == CRATE {
+            krate.set(attr::key_span(meta), attr::crate_path(meta)?);
+            Ok(())
+        } else {
+            Err(attr::key_error(
+                meta,
+                format!(
+                    "unknown `mcp_handler` argument `{}`: expected {}",
+                    attr::key_name(meta),
+                    attr::CRATE_HELP
+                ),
+            ))
+        }
+    });
+    let krate = krate.get().unwrap_or_else(attr::default_crate);
+    if let Err(error) = cx.check() {
         return crate::ctxt::with_stub(error, quote!(#item));
     }
     let has = |name: &str| {
@@ -26,15 +49,15 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         added.push(syn::parse_quote! {
             async fn call_tool(
                 &self,
-                request: ::mcp_result::__private::rmcp::model::CallToolRequestParams,
-                context: ::mcp_result::__private::rmcp::service::RequestContext<
-                    ::mcp_result::__private::rmcp::RoleServer,
+                request: #krate::__private::rmcp::model::CallToolRequestParams,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
                 >,
             ) -> ::core::result::Result<
-                ::mcp_result::__private::rmcp::model::CallToolResponse,
-                ::mcp_result::__private::rmcp::ErrorData,
+                #krate::__private::rmcp::model::CallToolResponse,
+                #krate::__private::rmcp::ErrorData,
             > {
-                ::mcp_result::__private::call_tool(self, request, context).await
+                #krate::__private::call_tool(self, request, context).await
             }
         });
     }
@@ -43,25 +66,25 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             async fn list_tools(
                 &self,
                 _request: ::core::option::Option<
-                    ::mcp_result::__private::rmcp::model::PaginatedRequestParams,
+                    #krate::__private::rmcp::model::PaginatedRequestParams,
                 >,
-                _context: ::mcp_result::__private::rmcp::service::RequestContext<
-                    ::mcp_result::__private::rmcp::RoleServer,
+                _context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
                 >,
             ) -> ::core::result::Result<
-                ::mcp_result::__private::rmcp::model::ListToolsResult,
-                ::mcp_result::__private::rmcp::ErrorData,
+                #krate::__private::rmcp::model::ListToolsResult,
+                #krate::__private::rmcp::ErrorData,
             > {
-                ::mcp_result::__private::list_tools::<Self>()
+                #krate::__private::list_tools::<Self>()
             }
         });
     }
     if !has("get_tool") {
         added.push(syn::parse_quote! {
             fn get_tool(&self, name: &str)
-                -> ::core::option::Option<::mcp_result::__private::rmcp::model::Tool>
+                -> ::core::option::Option<#krate::__private::rmcp::model::Tool>
             {
-                ::mcp_result::__private::tool_for::<Self>(name)
+                #krate::__private::tool_for::<Self>(name)
             }
         });
     }
@@ -69,23 +92,23 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         added.push(syn::parse_quote! {
             async fn read_resource(
                 &self,
-                request: ::mcp_result::__private::rmcp::model::ReadResourceRequestParams,
-                context: ::mcp_result::__private::rmcp::service::RequestContext<
-                    ::mcp_result::__private::rmcp::RoleServer,
+                request: #krate::__private::rmcp::model::ReadResourceRequestParams,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
                 >,
             ) -> ::core::result::Result<
-                ::mcp_result::__private::rmcp::model::ReadResourceResponse,
-                ::mcp_result::__private::rmcp::ErrorData,
+                #krate::__private::rmcp::model::ReadResourceResponse,
+                #krate::__private::rmcp::ErrorData,
             > {
-                ::mcp_result::__private::read_resource(self, request, context)
+                #krate::__private::read_resource(self, request, context)
             }
         });
     }
     if !has("get_info") {
         // `env!` expands in the user's crate: the server is named after its package.
         added.push(syn::parse_quote! {
-            fn get_info(&self) -> ::mcp_result::__private::rmcp::model::ServerConfig {
-                ::mcp_result::__private::server_info::<Self>(
+            fn get_info(&self) -> #krate::__private::rmcp::model::ServerConfig {
+                #krate::__private::server_info::<Self>(
                     ::core::env!("CARGO_PKG_NAME"),
                     ::core::env!("CARGO_PKG_VERSION"),
                 )
@@ -96,15 +119,15 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         added.push(syn::parse_quote! {
             async fn on_custom_request(
                 &self,
-                request: ::mcp_result::__private::rmcp::model::CustomRequest,
-                _context: ::mcp_result::__private::rmcp::service::RequestContext<
-                    ::mcp_result::__private::rmcp::RoleServer,
+                request: #krate::__private::rmcp::model::CustomRequest,
+                _context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
                 >,
             ) -> ::core::result::Result<
-                ::mcp_result::__private::rmcp::model::CustomResult,
-                ::mcp_result::__private::rmcp::ErrorData,
+                #krate::__private::rmcp::model::CustomResult,
+                #krate::__private::rmcp::ErrorData,
             > {
-                ::mcp_result::__private::custom_request(request)
+                #krate::__private::custom_request(request)
             }
         });
     }

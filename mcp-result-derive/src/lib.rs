@@ -2,21 +2,26 @@
 //! documents them: `#[derive(ToolResult)]`, `#[mcp_tools]`, `#[mcp_tool]` and
 //! `#[mcp_handler]`.
 //!
-//! Each macro runs the same pipeline: parse the input into a typed model (`ast`, `attr`,
-//! `serde_attr`), validate it (`valid`, collecting every error at the span of what the user
-//! must change), then expand (`expand`, code generation only, no error paths).
+//! Each macro runs the same pipeline: parse the input into a typed model with every fact
+//! resolved (`ast`, `attr`; serde's attributes through `serde_derive_internals`), validate
+//! it (`valid`, collecting every error at the span of what the user must change), then
+//! expand (`expand`, code generation only, no error paths). `attr` at the root is the
+//! attribute toolkit both macros share; `keys` is the derive's copy of the write-contract
+//! keys.
 
-mod case;
+mod attr;
 mod ctxt;
 mod handler;
+mod keys;
 mod result;
-mod serde_attr;
+#[cfg(test)]
+mod tests;
 mod tool;
 
 use proc_macro::TokenStream;
 
 /// Derives `mcp_result::ToolResult`. See the `mcp-result` crate for the attributes.
-#[proc_macro_derive(ToolResult, attributes(tool_result, secret))]
+#[proc_macro_derive(ToolResult, attributes(tool_result, secret, mcp_result))]
 pub fn derive_tool_result(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     result::derive(&input).into()

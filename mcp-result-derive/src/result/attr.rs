@@ -1,8 +1,23 @@
-//! `#[tool_result(...)]` on the container.
+//! `#[tool_result(...)]` and `#[mcp_result(...)]` on the container, read with the
+//! attribute toolkit (`crate::attr`).
 
 use syn::{Attribute, LitStr};
 
-use crate::ctxt::Ctxt;
+use crate::{
+    attr::{self, Attr, Symbol, CRATE},
+    ctxt::Ctxt,
+};
+
+const TOOL_RESULT: Symbol = Symbol("tool_result");
+const MCP_RESULT: Symbol = Symbol("mcp_result");
+const SUMMARY: Symbol = Symbol("summary");
+const CONTENT: Symbol = Symbol("content");
+const SUMMARY_AUDIENCE: Symbol = Symbol("summary_audience");
+const SUMMARY_PRIORITY: Symbol = Symbol("summary_priority");
+const JSON_AUDIENCE: Symbol = Symbol("json_audience");
+const JSON_PRIORITY: Symbol = Symbol("json_priority");
+
+const KEYS: &str = "`summary = \"...\"`, `content = \"summary_then_json\" | \"json_then_summary\" | \"summary\" | \"json\"`, `summary_audience`, `summary_priority`, `json_audience` or `json_priority`";
 
 /// Which text blocks `content` holds (`mcp_result::ContentMode`).
 #[derive(Clone, Copy)]
@@ -29,9 +44,8 @@ pub struct Style {
     pub priority: Option<f32>,
 }
 
-#[derive(Default)]
 pub struct ResultAttrs {
-    /// `summary = "..."`: the template.
+    /// `summary = "..."`: the template, as written.
     pub summary: Option<LitStr>,
     /// `content = "..."`.
     pub content: Option<Content>,
@@ -39,9 +53,25 @@ pub struct ResultAttrs {
     pub summary_style: Style,
     /// `json_audience`, `json_priority`.
     pub json_style: Style,
+    /// `#[mcp_result(crate = "...")]`, else `::mcp_result`.
+    pub krate: syn::Path,
 }
 
-const KEYS: &str = "`summary = \"...\"`, `content = \"summary_then_json\" | \"json_then_summary\" | \"summary\" | \"json\"`, `summary_audience`, `summary_priority`, `json_audience` or `json_priority`";
+fn content(value: &LitStr) -> syn::Result<Content> {
+    match value.value().as_str() {
+        "summary_then_json" => Ok(Content::SummaryThenJson),
+        "json_then_summary" => Ok(Content::JsonThenSummary),
+        "summary" => Ok(Content::Summary),
+        "json" => Ok(Content::Json),
+        other => Err(syn::Error::new(
+            value.span(),
+            format!(
+                "unknown content mode `{other}`: expected \"summary_then_json\" (the default), \
+                 \"json_then_summary\", \"summary\" or \"json\""
+            ),
+        )),
+    }
+}
 
 fn audience(value: &LitStr) -> syn::Result<Audience> {
     match value.value().as_str() {
@@ -72,78 +102,70 @@ fn priority(value: &syn::LitFloat) -> syn::Result<f32> {
     Ok(parsed)
 }
 
-pub fn parse(cx: &mut Ctxt, attrs: &[Attribute]) -> ResultAttrs {
-    let mut out = ResultAttrs::default();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("tool_result")) {
-        let parsed = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("summary") {
-                let value: LitStr = meta.value()?.parse()?;
-                if out.summary.replace(value).is_some() {
-                    return Err(meta.error("duplicate `summary`: give the template once"));
-                }
-            } else if meta.path.is_ident("content") {
-                let value: LitStr = meta.value()?.parse()?;
-                let content = match value.value().as_str() {
-                    "summary_then_json" => Content::SummaryThenJson,
-                    "json_then_summary" => Content::JsonThenSummary,
-                    "summary" => Content::Summary,
-                    "json" => Content::Json,
-                    other => {
-                        return Err(syn::Error::new(
-                            value.span(),
-                            format!(
-                                "unknown content mode `{other}`: expected \"summary_then_json\" \
-                                 (the default), \"json_then_summary\", \"summary\" or \"json\""
-                            ),
-                        ))
-                    }
-                };
-                if out.content.replace(content).is_some() {
-                    return Err(meta.error("duplicate `content`: choose one content mode"));
-                }
-            } else if let Some((block, field)) = ["summary", "json"].iter().find_map(|block| {
-                let key = meta.path.get_ident()?.to_string();
-                let field = key.strip_prefix(block)?.strip_prefix('_')?.to_owned();
-                Some((*block, field))
-            }) {
-                let style = if block == "summary" {
-                    &mut out.summary_style
+pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> ResultAttrs {
+    let mut summary = Attr::none(cx, SUMMARY);
+    let mut content_mode = Attr::none(cx, CONTENT);
+    let mut summary_audience = Attr::none(cx, SUMMARY_AUDIENCE);
+    let mut summary_priority = Attr::none(cx, SUMMARY_PRIORITY);
+    let mut json_audience = Attr::none(cx, JSON_AUDIENCE);
+    let mut json_priority = Attr::none(cx, JSON_PRIORITY);
+    let mut krate = Attr::none(cx, CRATE);
+    for attribute in attrs {
+        if *attribute.path() == TOOL_RESULT {
+            attr::parse_attr(cx, attribute, |meta| {
+                let span = attr::key_span(meta);
+                if meta.path == SUMMARY {
+                    summary.set(span, attr::string(meta)?);
+                } else if meta.path == CONTENT {
+                    content_mode.set(span, content(&attr::string(meta)?)?);
+                } else if meta.path == SUMMARY_AUDIENCE {
+                    summary_audience.set(span, audience(&attr::string(meta)?)?);
+                } else if meta.path == SUMMARY_PRIORITY {
+                    summary_priority.set(span, priority(&meta.value()?.parse()?)?);
+                } else if meta.path == JSON_AUDIENCE {
+                    json_audience.set(span, audience(&attr::string(meta)?)?);
+                } else if meta.path == JSON_PRIORITY {
+                    json_priority.set(span, priority(&meta.value()?.parse()?)?);
                 } else {
-                    &mut out.json_style
-                };
-                let duplicate = match field.as_str() {
-                    "audience" => style
-                        .audience
-                        .replace(audience(&meta.value()?.parse()?)?)
-                        .is_some(),
-                    "priority" => style
-                        .priority
-                        .replace(priority(&meta.value()?.parse()?)?)
-                        .is_some(),
-                    _ => {
-                        return Err(meta.error(format!(
-                            "unknown `tool_result` key `{block}_{field}`: expected {KEYS}"
-                        )))
-                    }
-                };
-                if duplicate {
-                    return Err(meta.error(format!("duplicate `{block}_{field}`: give it once")));
+                    return Err(attr::key_error(
+                        meta,
+                        format!(
+                            "unknown `tool_result` key `{}`: expected {KEYS}",
+                            attr::key_name(meta)
+                        ),
+                    ));
                 }
-            } else {
-                let key = meta
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                return Err(meta.error(format!(
-                    "unknown `tool_result` key `{key}`: expected {KEYS}"
-                )));
-            }
-            Ok(())
-        });
-        if let Err(error) = parsed {
-            cx.syn_error(error);
+                Ok(())
+            });
+        } else if *attribute.path() == MCP_RESULT {
+            attr::parse_attr(cx, attribute, |meta| {
+                if meta.path == CRATE {
+                    krate.set(attr::key_span(meta), attr::crate_path(meta)?);
+                    Ok(())
+                } else {
+                    Err(attr::key_error(
+                        meta,
+                        format!(
+                            "unknown `mcp_result` key `{}`: expected {}",
+                            attr::key_name(meta),
+                            attr::CRATE_HELP
+                        ),
+                    ))
+                }
+            });
         }
     }
-    out
+    ResultAttrs {
+        summary: summary.get(),
+        content: content_mode.get(),
+        summary_style: Style {
+            audience: summary_audience.get(),
+            priority: summary_priority.get(),
+        },
+        json_style: Style {
+            audience: json_audience.get(),
+            priority: json_priority.get(),
+        },
+        krate: krate.get().unwrap_or_else(attr::default_crate),
+    }
 }

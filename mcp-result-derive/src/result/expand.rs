@@ -1,29 +1,44 @@
-//! Code generation for `#[derive(ToolResult)]`. No error paths: `valid` ran first.
+//! Code generation for `#[derive(ToolResult)]`. No error paths: `valid` ran first. Every
+//! path into the runtime crate goes through `input.attrs.krate` (`::mcp_result` unless
+//! `#[mcp_result(crate = "...")]`).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{
-    ast::Input,
+    ast::{Input, Presence, Shape},
     attr::{Audience, Content},
-    valid::{Part, Template},
+    template::Part,
 };
+use crate::keys::ContractKey;
 
-pub fn expand(input: &Input, template: &Template) -> TokenStream {
+pub fn expand(input: &Input) -> TokenStream {
+    let mut tokens = tool_result(input);
+    if input.shape == Shape::Named {
+        tokens.extend(contract(input));
+    }
+    tokens
+}
+
+fn tool_result(input: &Input) -> TokenStream {
+    let krate = &input.attrs.krate;
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let summary = match template {
-        Some(parts) => {
-            let parts = parts.iter().map(|part| match part {
-                Part::Text(text) => quote!(::mcp_result::SummaryPart::Text(#text)),
-                Part::Field(key) => quote!(::mcp_result::SummaryPart::Field(#key)),
+    let summary = match &input.summary {
+        Some(template) => {
+            let parts = template.parts.iter().filter_map(|part| match part {
+                Part::Text(text) => Some(quote!(#krate::SummaryPart::Text(#text))),
+                Part::Field { field, .. } => {
+                    let key = &input.fields[(*field)?].key;
+                    Some(quote!(#krate::SummaryPart::Field(#key)))
+                }
             });
-            quote!(::mcp_result::Summary::Template(&[#(#parts),*]))
+            quote!(#krate::Summary::Template(&[#(#parts),*]))
         }
         None => {
             let title = &input.title;
-            quote!(::mcp_result::Summary::Generated { title: #title })
+            quote!(#krate::Summary::Generated { title: #title })
         }
     };
     let content = input.attrs.content.map(|content| {
@@ -33,7 +48,7 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
             Content::Summary => quote!(Summary),
             Content::Json => quote!(Json),
         };
-        quote!(const CONTENT: ::mcp_result::ContentMode = ::mcp_result::ContentMode::#variant;)
+        quote!(const CONTENT: #krate::ContentMode = #krate::ContentMode::#variant;)
     });
     let styles = [
         ("SUMMARY_STYLE", &input.attrs.summary_style, quote!(SUMMARY)),
@@ -44,60 +59,46 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
     .map(|(name, style, default)| {
         let name = syn::Ident::new(name, proc_macro2::Span::call_site());
         let audience = match style.audience {
-            Some(Audience::User) => quote!(::mcp_result::Audience::USER),
-            Some(Audience::Assistant) => quote!(::mcp_result::Audience::ASSISTANT),
-            Some(Audience::Both) => quote!(::mcp_result::Audience::BOTH),
-            None => quote!(::mcp_result::content::BlockStyle::#default.audience),
+            Some(Audience::User) => quote!(#krate::Audience::USER),
+            Some(Audience::Assistant) => quote!(#krate::Audience::ASSISTANT),
+            Some(Audience::Both) => quote!(#krate::Audience::BOTH),
+            None => quote!(#krate::content::BlockStyle::#default.audience),
         };
         let priority = match style.priority {
             Some(priority) => quote!(#priority),
-            None => quote!(::mcp_result::content::BlockStyle::#default.priority),
+            None => quote!(#krate::content::BlockStyle::#default.priority),
         };
         quote! {
-            const #name: ::mcp_result::content::BlockStyle =
-                ::mcp_result::content::BlockStyle { audience: #audience, priority: #priority };
+            const #name: #krate::content::BlockStyle =
+                #krate::content::BlockStyle { audience: #audience, priority: #priority };
         }
     });
     // Top-level fields that serialize may add content blocks (artifacts, media).
-    let blocks = input
-        .fields
+    let serialized: Vec<_> = input
+        .top_level()
         .iter()
-        .filter(|f| f.serde.skip.is_none() && f.secret.is_none())
-        .map(|f| {
-            let ident = f.ident;
-            quote!((&::mcp_result::__private::Collect(&self.#ident)).content_blocks(out);)
-        });
-    let spills = input
-        .fields
-        .iter()
-        .filter(|f| f.serde.skip.is_none() && f.secret.is_none())
-        .map(|f| {
-            let ident = f.ident;
-            quote!((&::mcp_result::__private::SpillField(&self.#ident)).spill(scope);)
-        });
-    let content_blocks = (!input.fields.is_empty()).then(|| {
+        .filter(|f| !f.serde.skip && f.secret.is_none())
+        .map(|f| &f.member)
+        .collect();
+    let content_blocks = (!input.top_level().is_empty()).then(|| {
         quote! {
             fn content_blocks(
                 &self,
-                out: &mut ::std::vec::Vec<::mcp_result::__private::rmcp::model::ContentBlock>,
+                out: &mut ::std::vec::Vec<#krate::__private::rmcp::model::ContentBlock>,
             ) {
                 #[allow(unused_imports)]
-                use ::mcp_result::__private::{CollectBlocks as _, CollectNothing as _};
-                #(#blocks)*
+                use #krate::__private::{CollectBlocks as _, CollectNothing as _};
+                #((&#krate::__private::Collect(&self.#serialized)).content_blocks(out);)*
             }
 
-            fn spill(&self, scope: &::mcp_result::store::SpillScope<'_>) {
+            fn spill(&self, scope: &#krate::store::SpillScope<'_>) {
                 #[allow(unused_imports)]
-                use ::mcp_result::__private::{SpillNothing as _, SpillPayloads as _};
-                #(#spills)*
+                use #krate::__private::{SpillNothing as _, SpillPayloads as _};
+                #((&#krate::__private::SpillField(&self.#serialized)).spill(scope);)*
             }
         }
     });
-    let secrets: Vec<_> = input
-        .all_fields
-        .iter()
-        .filter(|f| f.secret.is_some())
-        .collect();
+    let secrets: Vec<_> = input.fields.iter().filter(|f| f.secret.is_some()).collect();
     let redacts = (!secrets.is_empty()).then(|| {
         quote!(
             const REDACTS: bool = true;
@@ -108,14 +109,15 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
     // where it is used).
     let secret_bounds = secrets.iter().map(|field| {
         let ty = field.ty;
-        quote_spanned!(ty.span()=> #ty: ::mcp_result::SecretField)
+        let krate = crate::attr::respanned(krate, ty.span());
+        quote_spanned!(ty.span()=> #ty: #krate::SecretField)
     });
     let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     let where_clause = quote!(where #(#existing,)* #(#secret_bounds,)*);
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::mcp_result::ToolResult for #ident #ty_generics #where_clause {
-            const SUMMARY: ::mcp_result::Summary = #summary;
+        impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
+            const SUMMARY: #krate::Summary = #summary;
             #content
             #redacts
             #(#styles)*
@@ -124,22 +126,90 @@ pub fn expand(input: &Input, template: &Template) -> TokenStream {
     }
 }
 
+/// The write-contract impls (`HasStatus`, `HasRetrySafe`, `HasAuditEventId`,
+/// `WriteCompanions`), with the bounds that make a wrong type, a skip or a rename a compile
+/// error wherever a write tool returns the type. The bounds are higher-ranked (`for<'__c>`)
+/// so they are checked where the trait is required, not on the impl itself: a read-only
+/// tool may return any shape.
+fn contract(input: &Input) -> TokenStream {
+    let krate = &input.attrs.krate;
+    let contract = quote!(#krate::contract);
+    let markers = quote!(#krate::__private::markers);
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let existing: Vec<TokenStream> = where_clause
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
+    let impl_with = |trait_path: TokenStream, bounds: Vec<TokenStream>| {
+        let predicates = existing.iter().chain(bounds.iter());
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #trait_path for #ident #ty_generics where #(#predicates,)* {}
+        }
+    };
+    let bounds = |field: &super::ast::ContractField| {
+        let ty = input.fields[field.field].ty;
+        let field_trait = match field.key {
+            ContractKey::Status => quote!(#contract::StatusField),
+            ContractKey::RetrySafe => quote!(#contract::RetrySafeField),
+            ContractKey::AuditEventId => quote!(#contract::AuditEventIdField),
+            ContractKey::ExternalId => quote!(#contract::ExternalIdField),
+            ContractKey::RequiresHumanReview | ContractKey::RedactionApplied => {
+                quote!(#contract::FlagField)
+            }
+        };
+        let typed = quote!(for<'__c> #ty: #field_trait);
+        match field.presence {
+            Presence::Skipped => {
+                vec![quote!(for<'__c> #markers::SkippedBySerde: #markers::Serialized)]
+            }
+            Presence::RenamedAway => {
+                vec![quote!(for<'__c> #markers::RenamedAway: #markers::ContractName)]
+            }
+            Presence::Conditional => vec![
+                quote!(for<'__c> #markers::ConditionallySkipped: #markers::AlwaysSerialized),
+                typed,
+            ],
+            Presence::Always => vec![typed],
+        }
+    };
+    let mut out = TokenStream::new();
+    let mut companion_bounds = Vec::new();
+    for field in &input.contract {
+        let has_trait = match field.key {
+            ContractKey::Status => quote!(#contract::HasStatus),
+            ContractKey::RetrySafe => quote!(#contract::HasRetrySafe),
+            ContractKey::AuditEventId => quote!(#contract::HasAuditEventId),
+            _ => {
+                companion_bounds.extend(bounds(field));
+                continue;
+            }
+        };
+        out.extend(impl_with(has_trait, bounds(field)));
+    }
+    out.extend(impl_with(
+        quote!(#contract::WriteCompanions),
+        companion_bounds,
+    ));
+    out
+}
+
 /// What is emitted beside a compile error: the trait impls with no checks, so uses of the
 /// type elsewhere (a tool returning it) add no "not implemented" errors to the real one.
-pub fn stub(input: &syn::DeriveInput) -> TokenStream {
-    let ident = &input.ident;
+pub fn stub(input: &Input) -> TokenStream {
+    let krate = &input.attrs.krate;
+    let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let contract = [
-        quote!(::mcp_result::contract::HasStatus),
-        quote!(::mcp_result::contract::HasRetrySafe),
-        quote!(::mcp_result::contract::HasAuditEventId),
-        quote!(::mcp_result::contract::WriteCompanions),
+        quote!(#krate::contract::HasStatus),
+        quote!(#krate::contract::HasRetrySafe),
+        quote!(#krate::contract::HasAuditEventId),
+        quote!(#krate::contract::WriteCompanions),
     ];
     quote! {
         #[automatically_derived]
-        impl #impl_generics ::mcp_result::ToolResult for #ident #ty_generics #where_clause {
-            const SUMMARY: ::mcp_result::Summary =
-                ::mcp_result::Summary::Generated { title: "" };
+        impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
+            const SUMMARY: #krate::Summary = #krate::Summary::Generated { title: "" };
         }
         #(
             #[automatically_derived]

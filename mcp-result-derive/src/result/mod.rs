@@ -1,25 +1,31 @@
-//! `#[derive(ToolResult)]`: parse (`ast`, `attr`) → validate (`valid`) → expand (`expand`).
+//! `#[derive(ToolResult)]`: parse (`ast`, `attr`, `template`) → validate (`valid`) →
+//! expand (`expand`).
 
 mod ast;
 mod attr;
-mod contract;
 mod expand;
+mod template;
+#[cfg(test)]
+mod tests;
 mod valid;
 
 use proc_macro2::TokenStream;
 
+use crate::ctxt::{self, Ctxt};
+
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
-    match ast::Input::from_syn(input).and_then(|input| {
-        let summary = valid::validate(&input)?;
-        let mut tokens = expand::expand(&input, &summary);
-        if input.shape == ast::Shape::Named {
-            tokens.extend(contract::expand(&input));
-        }
-        Ok(tokens)
-    }) {
-        Ok(tokens) => tokens,
-        // A union can implement none of the traits, so a stub would only add errors.
-        Err(error) if matches!(input.data, syn::Data::Union(_)) => error.to_compile_error(),
-        Err(error) => crate::ctxt::with_stub(error, expand::stub(input)),
+    let cx = Ctxt::default();
+    let Some(input) = ast::Input::from_syn(&cx, input) else {
+        // A union, or malformed serde attributes: no `Serialize` impl, so a stub would
+        // only add errors.
+        return cx
+            .check()
+            .err()
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default();
+    };
+    match cx.check().and_then(|()| valid::validate(&input)) {
+        Ok(()) => expand::expand(&input),
+        Err(error) => ctxt::with_stub(error, expand::stub(&input)),
     }
 }

@@ -1,24 +1,15 @@
 //! Cross-field rules of `#[derive(ToolResult)]`. Every violation is collected and reported
 //! at the span the user must change.
 
-use syn::LitStr;
-
-use super::ast::Input;
+use super::{
+    ast::{Input, Shape},
+    template::Template,
+};
 use crate::ctxt::Ctxt;
 
-/// A resolved summary template part.
-pub enum Part {
-    Text(String),
-    /// The serialized key of the field a placeholder names.
-    Field(String),
-}
-
-/// The resolved summary template (`None`: use the generated summary).
-pub type Template = Option<Vec<Part>>;
-
-pub fn validate(input: &Input) -> syn::Result<Template> {
-    let mut cx = Ctxt::default();
-    for field in &input.all_fields {
+pub fn validate(input: &Input) -> syn::Result<()> {
+    let cx = Ctxt::default();
+    for field in &input.fields {
         if let (Some(path), false) = (&field.serde.serialize_with, field.serde.schemars_with) {
             cx.error_spanned_by(
                 path,
@@ -33,12 +24,12 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
             );
         }
     }
-    for field in &input.all_fields {
+    for field in &input.fields {
         let Some(secret) = field.secret else { continue };
         if !matches!(secret.meta, syn::Meta::Path(_)) {
             cx.error_spanned_by(secret, "`#[secret]` takes no arguments");
         }
-        if field.serde.flatten.is_some() {
+        if field.serde.flatten {
             cx.error_spanned_by(
                 secret,
                 format!(
@@ -47,7 +38,7 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
                     field.name
                 ),
             );
-        } else if field.serde.skip.is_none() {
+        } else if !field.serde.skip {
             cx.error_spanned_by(
                 secret,
                 format!(
@@ -55,7 +46,7 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
                      `#[serde(skip_serializing)]` (or `#[serde(skip)]`) so no client ever sees \
                      it{}",
                     field.name,
-                    if field.serde.skip_if.is_some() {
+                    if field.serde.skip_if {
                         "; `skip_serializing_if` still serializes it when the condition is false"
                     } else {
                         ""
@@ -64,33 +55,31 @@ pub fn validate(input: &Input) -> syn::Result<Template> {
             );
         }
     }
-    for key in super::contract::KEYS {
-        if let Some(field) = super::contract::field_for(input, key) {
-            if let Some(secret) = field.secret {
-                cx.error_spanned_by(
-                    secret,
-                    format!(
-                        "`{}` is the write-contract field `{key}`, which every client sees; it \
-                         cannot be `#[secret]`: remove `#[secret]`, or rename the field",
-                        field.ident
-                    ),
-                );
-            }
+    for contract in &input.contract {
+        let field = &input.fields[contract.field];
+        if let Some(secret) = field.secret {
+            cx.error_spanned_by(
+                secret,
+                format!(
+                    "`{}` is the write-contract field `{}`, which every client sees; it cannot \
+                     be `#[secret]`: remove `#[secret]`, or rename the field",
+                    field.name,
+                    contract.key.name()
+                ),
+            );
         }
     }
-    let template = input
-        .attrs
-        .summary
-        .as_ref()
-        .map(|lit| template(&mut cx, input, lit));
-    cx.check()?;
-    Ok(template)
+    if let Some(template) = &input.summary {
+        placeholders(&cx, input, template);
+    }
+    cx.check()
 }
 
-/// Parses `"Found {total} findings"`: `{field}` names a field, `{{` and `}}` are literal
-/// braces.
-fn template(cx: &mut Ctxt, input: &Input, lit: &LitStr) -> Vec<Part> {
-    if input.shape != super::ast::Shape::Named && lit.value().replace("{{", "").contains('{') {
+/// Each placeholder of the summary template names a top-level field that serializes under
+/// a key of its own and is no secret.
+fn placeholders(cx: &Ctxt, input: &Input, template: &Template) {
+    let lit = &template.lit;
+    if input.shape != Shape::Named && template.placeholders().next().is_some() {
         cx.error_spanned_by(
             lit,
             format!(
@@ -101,114 +90,55 @@ fn template(cx: &mut Ctxt, input: &Input, lit: &LitStr) -> Vec<Part> {
                 input.shape.describe()
             ),
         );
-        return Vec::new();
+        return;
     }
-    let source = lit.value();
-    let mut parts = Vec::new();
-    let mut text = String::new();
-    let mut chars = source.chars().peekable();
-    while let Some(ch) = chars.next() {
-        match ch {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                text.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                text.push('}');
-            }
-            '{' => {
-                let mut name = String::new();
-                let mut closed = false;
-                for ch in chars.by_ref() {
-                    if ch == '}' {
-                        closed = true;
-                        break;
-                    }
-                    name.push(ch);
-                }
-                if !closed {
-                    cx.error_spanned_by(
-                        lit,
-                        "unclosed `{` in summary template: close the placeholder with `}`, \
-                         or write `{{` for a literal brace",
-                    );
-                    return parts;
-                }
-                let name = name.trim();
-                if let Some(key) = placeholder(cx, input, lit, name) {
-                    if !text.is_empty() {
-                        parts.push(Part::Text(std::mem::take(&mut text)));
-                    }
-                    parts.push(Part::Field(key));
-                }
-            }
-            '}' => cx.error_spanned_by(
+    for (name, field) in template.placeholders() {
+        let Some(field) = field.map(|index| &input.fields[index]) else {
+            let known: Vec<&str> = input
+                .top_level()
+                .iter()
+                .filter(|f| f.secret.is_none())
+                .map(|f| f.name.as_str())
+                .collect();
+            cx.error_spanned_by(
                 lit,
-                "unmatched `}` in summary template: write `}}` for a literal brace",
-            ),
-            other => text.push(other),
+                format!(
+                    "unknown field `{name}` in summary template: `{}` has the fields {}",
+                    input.ident,
+                    if known.is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            );
+            continue;
+        };
+        if field.secret.is_some() {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "summary template names `#[secret]` field `{name}`: a secret never reaches \
+                     the model; remove `{{{name}}}` from the template"
+                ),
+            );
+        } else if field.serde.skip {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "summary template names `{name}`, which serde never serializes \
+                     (`#[serde(skip)]`); the summary is rendered from `structuredContent`, so \
+                     name a serialized field"
+                ),
+            );
+        } else if field.serde.flatten {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "summary template names `{name}`, a `#[serde(flatten)]` field with no key \
+                     of its own; name a top-level field instead"
+                ),
+            );
         }
     }
-    if !text.is_empty() {
-        parts.push(Part::Text(text));
-    }
-    parts
-}
-
-/// Resolves a placeholder to the serialized key of the field it names.
-fn placeholder(cx: &mut Ctxt, input: &Input, lit: &LitStr, name: &str) -> Option<String> {
-    let Some(field) = input.field(name) else {
-        let known: Vec<String> = input
-            .fields
-            .iter()
-            .filter(|f| f.secret.is_none())
-            .map(|f| f.ident.to_string())
-            .collect();
-        cx.error_spanned_by(
-            lit,
-            format!(
-                "unknown field `{name}` in summary template: `{}` has the fields {}",
-                input.ident,
-                if known.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    known.join(", ")
-                }
-            ),
-        );
-        return None;
-    };
-    if field.secret.is_some() {
-        cx.error_spanned_by(
-            lit,
-            format!(
-                "summary template names `#[secret]` field `{name}`: a secret never reaches \
-                 the model; remove `{{{name}}}` from the template"
-            ),
-        );
-        return None;
-    }
-    if field.serde.skip.is_some() {
-        cx.error_spanned_by(
-            lit,
-            format!(
-                "summary template names `{name}`, which serde never serializes \
-                 (`#[serde(skip)]`); the summary is rendered from `structuredContent`, so name \
-                 a serialized field"
-            ),
-        );
-        return None;
-    }
-    if field.serde.flatten.is_some() {
-        cx.error_spanned_by(
-            lit,
-            format!(
-                "summary template names `{name}`, a `#[serde(flatten)]` field with no key of \
-                 its own; name a top-level field instead"
-            ),
-        );
-        return None;
-    }
-    Some(field.key.clone())
 }

@@ -1,14 +1,15 @@
 //! The typed view of an `#[mcp_tools]` impl block.
 
-use syn::{FnArg, Ident, ImplItem, ItemImpl, LitStr, ReturnType, Type};
+use proc_macro2::TokenStream;
+use syn::{FnArg, Ident, ImplItem, ItemImpl, LitStr, ReceiverKind, ReturnType, Type};
 
-use super::attr::{self, ToolAttrs};
+use super::attr::{self, ServerAttrs, ToolAttrs};
 use crate::ctxt::Ctxt;
 
 pub struct Server {
     pub self_ty: Type,
-    /// `#[mcp_tools(artifacts)]`: the server implements `ArtifactAccess`.
-    pub artifacts: bool,
+    /// `#[mcp_tools(...)]`: `artifacts`, `crate`.
+    pub attrs: ServerAttrs,
     pub tools: Vec<Tool>,
 }
 
@@ -41,15 +42,17 @@ impl Tool {
 
     /// Declared `read_only`; every other tool is a write tool.
     pub fn is_read_only(&self) -> bool {
-        self.attrs.read_only.is_some_and(|flag| flag.value)
+        self.attrs.read_only == Some(true)
     }
 }
 
 impl Server {
-    /// Reads every `#[mcp_tool]` method of `item`, removing the attributes it consumes.
-    pub fn take_from(item: &mut ItemImpl) -> syn::Result<Self> {
-        let mut cx = Ctxt::default();
-        if let Some((_, path, _)) = &item.trait_ {
+    /// Reads the `#[mcp_tools(...)]` arguments and every `#[mcp_tool]` method of `item`,
+    /// removing the attributes it consumes (also on error, so the methods keep compiling).
+    /// Errors are recorded in `cx`.
+    pub fn take_from(cx: &Ctxt, args: TokenStream, item: &mut ItemImpl) -> Self {
+        let attrs = attr::parse_server(cx, args);
+        if let Some((path, _)) = &item.trait_ {
             cx.error_spanned_by(
                 path,
                 "`#[mcp_tools]` goes on an inherent impl block (`impl MyServer { ... }`), \
@@ -75,17 +78,11 @@ impl Server {
             if let Some(extra) = method.attrs.iter().find(|a| attr::is_mcp_tool(a)) {
                 cx.error_spanned_by(extra, "duplicate `#[mcp_tool]` on one method");
             }
-            let attrs = match attr::parse(&tool_attr) {
-                Ok(attrs) => attrs,
-                Err(error) => {
-                    cx.syn_error(error);
-                    ToolAttrs::default()
-                }
-            };
+            let tool_attrs = attr::parse_tool(cx, &tool_attr);
             let sig = &method.sig;
             match sig.inputs.first() {
                 Some(FnArg::Receiver(receiver))
-                    if receiver.reference.is_some() && receiver.mutability.is_none() => {}
+                    if matches!(receiver.kind, ReceiverKind::Reference(_, _, None)) => {}
                 _ => cx.error_spanned_by(
                     &sig.ident,
                     "a tool method takes `&self` first: tools may run concurrently, so they \
@@ -105,7 +102,7 @@ impl Server {
             };
             tools.push(Tool {
                 method: sig.ident.clone(),
-                attrs,
+                attrs: tool_attrs,
                 doc: doc(&method.attrs),
                 is_async: sig.asyncness.is_some(),
                 params,
@@ -118,12 +115,11 @@ impl Server {
                 "`#[mcp_tools]` found no `#[mcp_tool]` method in this impl block",
             );
         }
-        cx.check()?;
-        Ok(Server {
+        Server {
             self_ty: (*item.self_ty).clone(),
-            artifacts: false,
+            attrs,
             tools,
-        })
+        }
     }
 }
 

@@ -1,30 +1,85 @@
-//! `#[mcp_tool(...)]` keys.
+//! `#[mcp_tools(...)]` arguments and `#[mcp_tool(...)]` keys, read with the attribute
+//! toolkit (`crate::attr`).
 
-use proc_macro2::Span;
-use syn::{Attribute, LitBool, LitInt, LitStr, Token};
+use proc_macro2::TokenStream;
+use syn::{Attribute, LitInt, LitStr};
 
-/// A boolean flag: `read_only` or `read_only = true`, with the span of its key.
-#[derive(Clone, Copy)]
-pub struct Flag {
-    pub value: bool,
-    pub span: Span,
+use crate::{
+    attr::{self, Attr, Symbol, CRATE},
+    ctxt::Ctxt,
+};
+
+const ARTIFACTS: Symbol = Symbol("artifacts");
+
+const NAME: Symbol = Symbol("name");
+const TITLE: Symbol = Symbol("title");
+const DESCRIPTION: Symbol = Symbol("description");
+const READ_ONLY: Symbol = Symbol("read_only");
+const DESTRUCTIVE: Symbol = Symbol("destructive");
+const IDEMPOTENT: Symbol = Symbol("idempotent");
+const OPEN_WORLD: Symbol = Symbol("open_world");
+const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
+
+/// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
+const TOOL_KEYS: [Symbol; 8] = [
+    NAME,
+    TITLE,
+    DESCRIPTION,
+    READ_ONLY,
+    DESTRUCTIVE,
+    IDEMPOTENT,
+    OPEN_WORLD,
+    TIMEOUT_MS,
+];
+
+/// `#[mcp_tools(...)]`.
+pub struct ServerAttrs {
+    /// `artifacts`: the server implements `ArtifactAccess`.
+    pub artifacts: bool,
+    /// `crate = "..."`, else `::mcp_result`.
+    pub krate: syn::Path,
 }
 
+/// `#[mcp_tool(...)]`.
 #[derive(Default)]
 pub struct ToolAttrs {
     pub name: Option<LitStr>,
     pub title: Option<LitStr>,
     pub description: Option<LitStr>,
-    pub read_only: Option<Flag>,
-    pub destructive: Option<Flag>,
-    pub idempotent: Option<Flag>,
-    pub open_world: Option<Flag>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
     /// `timeout_ms = N`: milliseconds, at least 1.
     pub timeout_ms: Option<LitInt>,
 }
 
-const KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, timeout_ms";
+pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
+    let mut artifacts = Attr::none(cx, ARTIFACTS);
+    let mut krate = Attr::none(cx, CRATE);
+    attr::parse_args(cx, args, |meta| {
+        if meta.path == ARTIFACTS {
+            artifacts.set(attr::key_span(meta), attr::flag(meta)?);
+        } else if meta.path == CRATE {
+            krate.set(attr::key_span(meta), attr::crate_path(meta)?);
+        } else {
+            return Err(attr::key_error(
+                meta,
+                format!(
+                    "unknown `mcp_tools` argument `{}`: expected `artifacts` (the server \
+                     implements `mcp_result::store::ArtifactAccess` and stores payloads) or {}",
+                    attr::key_name(meta),
+                    attr::CRATE_HELP
+                ),
+            ));
+        }
+        Ok(())
+    });
+    ServerAttrs {
+        artifacts: artifacts.get().unwrap_or(false),
+        krate: krate.get().unwrap_or_else(attr::default_crate),
+    }
+}
 
 pub fn is_mcp_tool(attr: &Attribute) -> bool {
     attr.path()
@@ -33,82 +88,69 @@ pub fn is_mcp_tool(attr: &Attribute) -> bool {
         .is_some_and(|s| s.ident == "mcp_tool")
 }
 
-pub fn parse(attr: &Attribute) -> syn::Result<ToolAttrs> {
-    let mut out = ToolAttrs::default();
-    if matches!(attr.meta, syn::Meta::Path(_)) {
-        return Ok(out);
+fn timeout_ms(value: LitInt) -> syn::Result<LitInt> {
+    match value.base10_parse::<u64>() {
+        Ok(0) | Err(_) => Err(syn::Error::new(
+            value.span(),
+            "`timeout_ms` is a whole number of milliseconds, at least 1",
+        )),
+        Ok(_) => Ok(value),
     }
-    let mut errors: Option<syn::Error> = None;
-    let result = attr.parse_nested_meta(|meta| {
-        let key = meta
-            .path
-            .get_ident()
-            .map(ToString::to_string)
-            .unwrap_or_default();
-        let duplicate = || meta.error(format!("duplicate `{key}`: give it once"));
-        let string = |slot: &mut Option<LitStr>| -> syn::Result<()> {
-            let value: LitStr = meta.value()?.parse()?;
-            if slot.replace(value).is_some() {
-                return Err(duplicate());
-            }
-            Ok(())
-        };
-        let flag = |slot: &mut Option<Flag>| -> syn::Result<()> {
-            let value = if meta.input.peek(Token![=]) {
-                meta.value()?.parse::<LitBool>()?.value
-            } else {
-                true
-            };
-            let span = syn::spanned::Spanned::span(&meta.path);
-            if slot.replace(Flag { value, span }).is_some() {
-                return Err(duplicate());
-            }
-            Ok(())
-        };
-        let outcome = match key.as_str() {
-            "name" => string(&mut out.name),
-            "title" => string(&mut out.title),
-            "description" => string(&mut out.description),
-            "read_only" => flag(&mut out.read_only),
-            "destructive" => flag(&mut out.destructive),
-            "idempotent" => flag(&mut out.idempotent),
-            "open_world" => flag(&mut out.open_world),
-            "timeout_ms" => (|| {
-                let value: LitInt = meta.value()?.parse()?;
-                match value.base10_parse::<u64>() {
-                    Ok(0) | Err(_) => {
-                        return Err(syn::Error::new(
-                            value.span(),
-                            "`timeout_ms` is a whole number of milliseconds, at least 1",
-                        ))
-                    }
-                    Ok(_) => {}
-                }
-                if out.timeout_ms.replace(value).is_some() {
-                    return Err(duplicate());
-                }
-                Ok(())
-            })(),
-            _ => {
-                if meta.input.peek(Token![=]) {
-                    meta.value()?.parse::<syn::Expr>()?;
-                }
-                Err(meta.error(format!(
-                    "unknown `mcp_tool` key `{key}`: expected one of {KEYS}"
-                )))
-            }
-        };
-        if let Err(error) = outcome {
-            match &mut errors {
-                Some(errors) => errors.combine(error),
-                None => errors = Some(error),
-            }
+}
+
+pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
+    let mut name = Attr::none(cx, NAME);
+    let mut title = Attr::none(cx, TITLE);
+    let mut description = Attr::none(cx, DESCRIPTION);
+    let mut read_only = Attr::none(cx, READ_ONLY);
+    let mut destructive = Attr::none(cx, DESTRUCTIVE);
+    let mut idempotent = Attr::none(cx, IDEMPOTENT);
+    let mut open_world = Attr::none(cx, OPEN_WORLD);
+    let mut timeout = Attr::none(cx, TIMEOUT_MS);
+    attr::parse_attr(cx, attribute, |meta| {
+        let span = attr::key_span(meta);
+        if meta.path == NAME {
+            name.set(span, attr::string(meta)?);
+        } else if meta.path == TITLE {
+            title.set(span, attr::string(meta)?);
+        } else if meta.path == DESCRIPTION {
+            description.set(span, attr::string(meta)?);
+        } else if meta.path == READ_ONLY {
+            read_only.set(span, attr::flag(meta)?);
+        } else if meta.path == DESTRUCTIVE {
+            destructive.set(span, attr::flag(meta)?);
+        } else if meta.path == IDEMPOTENT {
+            idempotent.set(span, attr::flag(meta)?);
+        } else if meta.path == OPEN_WORLD {
+            open_world.set(span, attr::flag(meta)?);
+        } else if meta.path == TIMEOUT_MS {
+            timeout.set(span, timeout_ms(meta.value()?.parse()?)?);
+        } else {
+            let keys: Vec<String> = TOOL_KEYS.iter().map(ToString::to_string).collect();
+            return Err(attr::key_error(
+                meta,
+                format!(
+                    "unknown `mcp_tool` key `{}`: expected one of {}",
+                    attr::key_name(meta),
+                    keys.join(", ")
+                ),
+            ));
         }
         Ok(())
     });
-    result?;
-    match errors {
-        Some(errors) => Err(errors),
-        None => Ok(out),
+    read_only.conflicts_with(
+        &destructive,
+        "a tool cannot be both `read_only` and `destructive`: a read-only tool does not modify \
+         its environment; remove one",
+    );
+    ToolAttrs {
+        name: name.get(),
+        title: title.get(),
+        description: description.get(),
+        read_only: read_only.get(),
+        destructive: destructive.get(),
+        idempotent: idempotent.get(),
+        open_world: open_world.get(),
+        timeout_ms: timeout.get(),
     }
 }

@@ -1,4 +1,6 @@
-//! Code generation for `#[mcp_tools]`. No error paths: `valid` ran first.
+//! Code generation for `#[mcp_tools]`. No error paths: `valid` ran first. Every path into
+//! the runtime crate goes through `server.attrs.krate` (`::mcp_result` unless
+//! `#[mcp_tools(crate = "...")]`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -7,36 +9,40 @@ use syn::spanned::Spanned;
 use super::ast::{Server, Tool};
 
 pub fn expand(server: &Server) -> TokenStream {
+    let krate = &server.attrs.krate;
     let self_ty = &server.self_ty;
-    let artifacts = server.artifacts.then(|| {
+    let artifacts = server.attrs.artifacts.then(|| {
         quote! {
-            fn artifact_access(&self) -> ::core::option::Option<&dyn ::mcp_result::store::ArtifactAccess> {
+            fn artifact_access(&self) -> ::core::option::Option<&dyn #krate::store::ArtifactAccess> {
                 ::core::option::Option::Some(self)
             }
 
             const ARTIFACTS: bool = true;
         }
     });
-    let glue = server.tools.iter().map(|tool| call_glue(self_ty, tool));
-    let defs = server.tools.iter().map(tool_def);
+    let glue = server
+        .tools
+        .iter()
+        .map(|tool| call_glue(krate, self_ty, tool));
+    let defs = server.tools.iter().map(|tool| tool_def(krate, tool));
     quote! {
         const _: () = {
             #(#glue)*
 
             #[automatically_derived]
-            impl ::mcp_result::ToolSet for #self_ty {
+            impl #krate::ToolSet for #self_ty {
                 fn tool_registry() -> ::core::result::Result<
-                    &'static ::mcp_result::ToolRegistry<Self>,
-                    &'static ::mcp_result::RegistryError,
+                    &'static #krate::ToolRegistry<Self>,
+                    &'static #krate::RegistryError,
                 > {
                     static __REGISTRY: ::std::sync::OnceLock<
                         ::core::result::Result<
-                            ::mcp_result::ToolRegistry<#self_ty>,
-                            ::mcp_result::RegistryError,
+                            #krate::ToolRegistry<#self_ty>,
+                            #krate::RegistryError,
                         >,
                     > = ::std::sync::OnceLock::new();
                     __REGISTRY
-                        .get_or_init(|| ::mcp_result::ToolRegistry::new(::std::vec![#(#defs),*]))
+                        .get_or_init(|| #krate::ToolRegistry::new(::std::vec![#(#defs),*]))
                         .as_ref()
                 }
 
@@ -50,7 +56,7 @@ fn glue_ident(tool: &Tool) -> syn::Ident {
     format_ident!("__mcp_tool_{}", tool.method)
 }
 
-fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
+fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream {
     let glue = glue_ident(tool);
     let method = &tool.method;
     let output = &tool.output;
@@ -62,13 +68,19 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
     } else {
         (quote!(assert_write_output), quote!(assert_write_result))
     };
-    let assert_output = match result_parts(output) {
-        Some((ok, err)) => quote_spanned! {output.span()=>
-            const _: () = ::mcp_result::__private::#parts::<#ok, #err>();
-        },
-        None => quote_spanned! {output.span()=>
-            const _: () = ::mcp_result::__private::#plain::<#output>();
-        },
+    // Inside `quote_spanned!`, the crate path too is spanned at the user's type, so an
+    // error there points at one place.
+    let krate_at = |span| crate::attr::respanned(krate, span);
+    let assert_output = {
+        let krate = krate_at(output.span());
+        match result_parts(output) {
+            Some((ok, err)) => quote_spanned! {output.span()=>
+                const _: () = #krate::__private::#parts::<#ok, #err>();
+            },
+            None => quote_spanned! {output.span()=>
+                const _: () = #krate::__private::#plain::<#output>();
+            },
+        }
     };
     // Every parameter goes through `FromToolCall`, spanned at its type so a type that is
     // neither an arguments type nor an extractor is reported there.
@@ -76,24 +88,27 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
         .map(|i| format_ident!("__p{}", i))
         .collect();
     let extract = tool.params.iter().zip(&names).map(|(ty, name)| {
+        let krate = krate_at(ty.span());
         quote_spanned! {ty.span()=>
-            let #name = match <#ty as ::mcp_result::__private::FromToolCall<_>>::from_tool_call(
+            let #name = match <#ty as #krate::__private::FromToolCall<_>>::from_tool_call(
                 &mut __call,
             ) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    return ::mcp_result::__private::error_result(&error);
+                    return #krate::__private::error_result(&error);
                 }
             };
         }
     });
     let one_arguments = (tool.params.len() > 1).then(|| {
         let flags = tool.params.iter().map(|ty| {
-            quote_spanned!(ty.span()=> <#ty as ::mcp_result::__private::FromToolCall<_>>::ARGUMENTS)
+            let krate = krate_at(ty.span());
+            quote_spanned!(ty.span()=> <#ty as #krate::__private::FromToolCall<_>>::ARGUMENTS)
         });
         let span = tool.params[1].span();
+        let krate = krate_at(span);
         quote_spanned! {span=>
-            const _: () = ::mcp_result::__private::assert_one_arguments(&[#(#flags),*]);
+            const _: () = #krate::__private::assert_one_arguments(&[#(#flags),*]);
         }
     });
     let await_ = tool.is_async.then(|| quote!(.await));
@@ -104,22 +119,22 @@ fn call_glue(self_ty: &syn::Type, tool: &Tool) -> TokenStream {
         #[allow(unused_mut, unused_variables)]
         fn #glue<'__a>(
             __server: &'__a #self_ty,
-            mut __call: ::mcp_result::__private::ToolCall,
-            __scope: ::core::option::Option<::mcp_result::store::SpillScope<'__a>>,
-        ) -> ::mcp_result::__private::ToolFuture<'__a> {
+            mut __call: #krate::__private::ToolCall,
+            __scope: ::core::option::Option<#krate::store::SpillScope<'__a>>,
+        ) -> #krate::__private::ToolFuture<'__a> {
             ::std::boxed::Box::pin(async move {
                 #(#extract)*
                 let __output = __server.#method(#(#names),*)#await_;
                 #[allow(unused_imports)]
-                use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
-                (&::mcp_result::__private::Probe::<#output>::new())
+                use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
+                (&#krate::__private::Probe::<#output>::new())
                     .finish(__output, __scope.as_ref())
             })
         }
     }
 }
 
-fn tool_def(tool: &Tool) -> TokenStream {
+fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
     let name = tool.name();
     let glue = glue_ident(tool);
     let output = &tool.output;
@@ -133,10 +148,9 @@ fn tool_def(tool: &Tool) -> TokenStream {
         (None, None) => quote!(""),
     };
     let read_only = tool.is_read_only();
-    let hint = |flag: Option<super::attr::Flag>, method: &str| {
-        flag.map(|flag| {
+    let hint = |flag: Option<bool>, method: &str| {
+        flag.map(|value| {
             let method = format_ident!("{}", method);
-            let value = flag.value;
             quote!(.#method(#value))
         })
     };
@@ -145,9 +159,9 @@ fn tool_def(tool: &Tool) -> TokenStream {
     let open_world = hint(tool.attrs.open_world, "open_world");
     let params = &tool.params;
     let input_schema = quote! {{
-        fn __input_schema() -> ::std::sync::Arc<::mcp_result::__private::rmcp::model::JsonObject> {
-            ::mcp_result::__private::tool_input_schema(&[
-                #(<#params as ::mcp_result::__private::FromToolCall<_>>::input_schema),*
+        fn __input_schema() -> ::std::sync::Arc<#krate::__private::rmcp::model::JsonObject> {
+            #krate::__private::tool_input_schema(&[
+                #(<#params as #krate::__private::FromToolCall<_>>::input_schema),*
             ])
         }
         __input_schema
@@ -157,11 +171,11 @@ fn tool_def(tool: &Tool) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     quote! {
-        ::mcp_result::ToolDef {
+        #krate::ToolDef {
             name: #name,
             title: #title,
             description: #description,
-            annotations: ::mcp_result::__private::rmcp::model::ToolAnnotations::new()
+            annotations: #krate::__private::rmcp::model::ToolAnnotations::new()
                 .read_only(#read_only)
                 #destructive
                 #idempotent
@@ -169,8 +183,8 @@ fn tool_def(tool: &Tool) -> TokenStream {
             input_schema: #input_schema,
             output: {
                 #[allow(unused_imports)]
-                use ::mcp_result::__private::{ViaFallback as _, ViaToolOutput as _};
-                (&::mcp_result::__private::Probe::<#output>::new()).output_shape()
+                use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
+                (&#krate::__private::Probe::<#output>::new()).output_shape()
             },
             timeout: #timeout,
             call: #glue,

@@ -9,35 +9,23 @@ mod valid;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::ctxt::{self, Ctxt};
+
 pub fn mcp_tools(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: syn::ItemImpl = match syn::parse2(input) {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
-    let mut artifacts = false;
-    let parsed = syn::meta::parser(|meta| {
-        if meta.path.is_ident("artifacts") {
-            artifacts = true;
-            Ok(())
-        } else {
-            Err(meta.error(
-                "unknown `mcp_tools` argument: expected `artifacts` (the server implements \
-                 `mcp_result::store::ArtifactAccess` and stores payloads)",
-            ))
+    let cx = Ctxt::default();
+    let server = ast::Server::take_from(&cx, args, &mut item);
+    match cx.check().and_then(|()| valid::validate(&server)) {
+        Ok(()) => {
+            let generated = expand::expand(&server);
+            quote!(#item #generated)
         }
-    });
-    if let Err(error) = syn::parse::Parser::parse2(parsed, args) {
-        return crate::ctxt::with_stub(error, quote!(#item));
-    }
-    match ast::Server::take_from(&mut item).and_then(|mut server| {
-        server.artifacts = artifacts;
-        valid::validate(&server)?;
-        Ok(expand::expand(&server))
-    }) {
-        Ok(generated) => quote!(#item #generated),
         // The methods keep compiling (their `#[mcp_tool]` attributes are already removed),
         // so the user sees only the real error.
-        Err(error) => crate::ctxt::with_stub(error, quote!(#item)),
+        Err(error) => ctxt::with_stub(error, quote!(#item)),
     }
 }
 
@@ -50,5 +38,5 @@ pub fn stray_mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
          `#[mcp_tools]` above `impl YourServer { ... }`, or this tool would never be served",
     );
     let _ = args;
-    crate::ctxt::with_stub(error, input)
+    ctxt::with_stub(error, input)
 }

@@ -1,5 +1,6 @@
 //! Rules of `#[mcp_tools]`: tool names (MCP 2025-11-25 "Tool Names"), unique names,
-//! descriptions, annotation consistency.
+//! descriptions. (`read_only` against `destructive` is an attribute conflict, reported
+//! while parsing.)
 
 use std::collections::HashMap;
 
@@ -7,7 +8,7 @@ use super::ast::Server;
 use crate::ctxt::Ctxt;
 
 pub fn validate(server: &Server) -> syn::Result<()> {
-    let mut cx = Ctxt::default();
+    let cx = Ctxt::default();
     let mut seen: HashMap<String, ()> = HashMap::new();
     for tool in &server.tools {
         let name = tool.name();
@@ -57,16 +58,6 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                      `#[mcp_tool(description = \"...\")]`"
                 ),
             );
-        }
-        if let (Some(read_only), Some(destructive)) = (tool.attrs.read_only, tool.attrs.destructive)
-        {
-            if read_only.value && destructive.value {
-                cx.syn_error(syn::Error::new(
-                    destructive.span,
-                    "a tool cannot be both `read_only` and `destructive`: a read-only tool does \
-                     not modify its environment; remove one",
-                ));
-            }
         }
     }
     cx.check()
