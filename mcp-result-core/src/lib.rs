@@ -22,6 +22,7 @@ pub mod view;
 pub use server::{
     content, contract, extract,
     handler::ToolSet,
+    idempotency, key,
     impls::Structured,
     meta,
     registry::{RegistryError, ToolDef, ToolRegistry},

@@ -33,6 +33,13 @@ pub enum ErrorKind {
     Conflict,
     /// A server fault. Only a `correlationId` is returned; the details stay in the log.
     Internal,
+    /// A call with the same idempotency key is still running: retry after `retryAfterMs`
+    /// with the same key to get its outcome. Status `unknown`, `retrySafe: true`.
+    InProgress,
+    /// A write under this idempotency key started and was interrupted (its server stopped);
+    /// whether it took effect is unknown and it is never run again under this key. Check
+    /// the upstream system before acting. Status `unknown`.
+    OutcomeUnknown,
 }
 
 impl ErrorKind {
@@ -47,6 +54,8 @@ impl ErrorKind {
             ErrorKind::NotFound => "not_found",
             ErrorKind::Conflict => "conflict",
             ErrorKind::Internal => "internal",
+            ErrorKind::InProgress => "in_progress",
+            ErrorKind::OutcomeUnknown => "outcome_unknown",
         }
     }
 }
@@ -237,6 +246,72 @@ impl ToolError {
             ..Self::new(ErrorKind::Internal, false, String::new())
         }
         .boxed()
+    }
+
+    /// A write that passed its time limit `limit` while its outcome is not known: status
+    /// `unknown`, kind `upstream_timeout` (never `failed`: it may still take effect). With an
+    /// idempotency key (`keyed`), a retry with the same key is safe: it returns the final
+    /// outcome and never runs the write twice (`retrySafe: true`).
+    pub fn write_timeout(limit: Duration, keyed: bool) -> Self {
+        let message = if keyed {
+            format!(
+                "The write did not finish within {} ms and may still take effect. Call again \
+                 with the same idempotency key to get its outcome; it will not run twice.",
+                limit.as_millis()
+            )
+        } else {
+            format!(
+                "The write did not finish within {} ms and may still take effect. Check its \
+                 outcome before calling again (an idempotency key makes retries safe).",
+                limit.as_millis()
+            )
+        };
+        ToolErrorEnvelope {
+            status: Status::Unknown,
+            ..Self::new(ErrorKind::UpstreamTimeout, keyed, message)
+        }
+        .boxed()
+    }
+
+    /// `in_progress`: a call under the same idempotency key is still running; retry with
+    /// the same key after `retry_after`.
+    pub fn in_progress(retry_after: Duration) -> Self {
+        ToolErrorEnvelope {
+            status: Status::Unknown,
+            ..Self::new(
+                ErrorKind::InProgress,
+                true,
+                "A call with this idempotency key is still running. Call again with the same \
+                 key later to get its outcome.",
+            )
+        }
+        .boxed()
+        .with_retry_after(retry_after)
+    }
+
+    /// `outcome_unknown`: a write under this idempotency key started and was interrupted;
+    /// it is never run again under this key.
+    pub fn outcome_unknown() -> Self {
+        ToolErrorEnvelope {
+            status: Status::Unknown,
+            ..Self::new(
+                ErrorKind::OutcomeUnknown,
+                false,
+                "A write with this idempotency key started but its server stopped before it \
+                 finished; whether it took effect is unknown. Check the upstream system before \
+                 acting, and use a new key for a new attempt.",
+            )
+        }
+        .boxed()
+    }
+
+    /// `conflict`: the idempotency key was used before with other arguments (IETF
+    /// draft-ietf-httpapi-idempotency-key-header: a key names one request).
+    pub fn idempotency_key_reused() -> Self {
+        Self::conflict(
+            "Idempotency key reused with different arguments. Use a new key for a different \
+             call.",
+        )
     }
 
     /// Sets `retryAfterMs` from `delay` (rounded down to milliseconds).

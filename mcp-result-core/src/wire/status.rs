@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 /// `structuredContent`). Required on every write tool's result (mcp-result write contract).
 ///
 /// Serialized as one of the lowercase strings below.
+///
+/// The framework never reports `failed` for a write that may have happened: that is
+/// `unknown` (mcp-result write contract, rule 12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(rename = "mcp-result.Status")]
@@ -20,6 +23,11 @@ pub enum Status {
     Blocked,
     /// `"failed"`: nothing happened because of an error.
     Failed,
+    /// `"unknown"`: the outcome is not known (yet): a write that passed its time limit, was
+    /// cancelled while running, or was interrupted may or may not have taken effect. The
+    /// message says how to learn the outcome (with an idempotency key: call again with the
+    /// same key).
+    Unknown,
 }
 
 impl Status {
@@ -30,6 +38,7 @@ impl Status {
             Status::Partial => "partial",
             Status::Blocked => "blocked",
             Status::Failed => "failed",
+            Status::Unknown => "unknown",
         }
     }
 }
