@@ -1,12 +1,26 @@
 //! The error view: an `isError` result, kept apart from normal results.
 
-use std::time::Duration;
+use std::{sync::LazyLock, time::Duration};
 
+use jsonschema::Validator;
 use rmcp::model::{CallToolResult, ContentBlock};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{block::one_line, StructuredSource};
-use crate::{ErrorKind, FieldError, Status};
+use crate::{
+    server::schema::serialized_schema,
+    wire::{
+        envelope::{ErrorKind, FieldError, ToolErrorEnvelope},
+        status::Status,
+    },
+};
+
+/// The envelope key that marks an object as a tool error envelope.
+const ERROR_KIND: &str = "errorKind";
+
+/// At most this many rejected values are left out of a foreign envelope.
+const MAX_LEFT_OUT: usize = 64;
 
 /// An `isError: true` result: a tool execution error (MCP 2025-11-25 "Error Handling":
 /// the tool ran, or its arguments were checked, and the call failed in a way the model can
@@ -30,11 +44,18 @@ pub struct ErrorView {
     pub details_source: Option<StructuredSource>,
 }
 
-/// The structured details of a tool error: mcp-result's [`crate::ToolError`] envelope
+/// The structured details of a tool error: mcp-result's [`ToolErrorEnvelope`]
 /// `{status, errorKind, retrySafe, message, fieldErrors, retryAfterMs, requiredScope,
-/// reason, correlationId, auditEventId}`, read leniently so envelopes from other servers
-/// with the same keys parse too: a key that is missing or of another JSON type is `None`
-/// (or empty), never an error.
+/// reason, correlationId, auditEventId}`, read through the envelope's own `Deserialize` (the
+/// one parser of it).
+///
+/// Envelopes of other servers with the same keys are read the same way, leniently: the
+/// values the envelope's schema rejects are left out first (a `fieldErrors` entry without a
+/// string `pointer` and `message`, a `retryAfterMs` that is not a count), and an `errorKind`
+/// mcp-result does not define is kept as sent in [`error_kind`](Self::error_kind). When
+/// the rest still does not deserialize (a required key such as `status` or `retrySafe` is
+/// missing), only [`error_kind`](Self::error_kind) is known and every other field is
+/// `None` (or empty).
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ErrorDetails {
@@ -62,36 +83,31 @@ pub struct ErrorDetails {
     pub audit_event_id: Option<String>,
 }
 
+impl From<ToolErrorEnvelope> for ErrorDetails {
+    fn from(envelope: ToolErrorEnvelope) -> Self {
+        Self {
+            error_kind: envelope.error_kind.as_str().to_owned(),
+            status: Some(envelope.status.as_str().to_owned()),
+            retry_safe: Some(envelope.retry_safe),
+            message: Some(envelope.message),
+            field_errors: envelope.field_errors,
+            retry_after_ms: envelope.retry_after_ms,
+            required_scope: envelope.required_scope,
+            reason: envelope.reason,
+            correlation_id: envelope.correlation_id,
+            audit_event_id: envelope.audit_event_id.map(|id| id.as_str().to_owned()),
+        }
+    }
+}
+
 impl ErrorDetails {
     /// Reads an envelope from `object`: `None` unless it has a string `errorKind`.
     pub fn from_object(object: &Map<String, Value>) -> Option<Self> {
-        let string = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_owned);
-        let error_kind = string("errorKind")?;
-        let field_errors = object
-            .get("fieldErrors")
-            .and_then(Value::as_array)
-            .map(|entries| {
-                entries
-                    .iter()
-                    .filter_map(|entry| {
-                        let pointer = entry.get("pointer")?.as_str()?;
-                        let message = entry.get("message")?.as_str()?;
-                        Some(FieldError::new(pointer, message))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let error_kind = object.get(ERROR_KIND)?.as_str()?.to_owned();
+        let details = read_envelope(object).map(Self::from).unwrap_or_default();
         Some(Self {
             error_kind,
-            status: string("status"),
-            retry_safe: object.get("retrySafe").and_then(Value::as_bool),
-            message: string("message"),
-            field_errors,
-            retry_after_ms: object.get("retryAfterMs").and_then(Value::as_u64),
-            required_scope: string("requiredScope"),
-            reason: string("reason"),
-            correlation_id: string("correlationId"),
-            audit_event_id: string("auditEventId"),
+            ..details
         })
     }
 
@@ -229,4 +245,93 @@ pub(crate) fn parse_json_text(text: &str) -> Option<Value> {
         return None;
     }
     serde_json::from_str(trimmed).ok()
+}
+
+/// `object` deserialized into the envelope; for another server's envelope, after the values
+/// the envelope's schema rejects are left out (see [`ErrorDetails`]).
+fn read_envelope(object: &Map<String, Value>) -> Option<ToolErrorEnvelope> {
+    static SCHEMA: LazyLock<Option<Validator>> = LazyLock::new(|| {
+        let schema = serialized_schema::<ToolErrorEnvelope>();
+        jsonschema::validator_for(&Value::Object((*schema).clone())).ok()
+    });
+    let mut value = Value::Object(object.clone());
+    if let Ok(envelope) = ToolErrorEnvelope::deserialize(&value) {
+        return Some(envelope);
+    }
+    // A kind mcp-result does not define: the caller keeps it as sent; any known kind lets
+    // the rest be read.
+    if ErrorKind::deserialize(&value[ERROR_KIND]).is_err() {
+        value[ERROR_KIND] = Value::String(ErrorKind::Internal.as_str().to_owned());
+    }
+    let schema = SCHEMA.as_ref()?;
+    for _ in 0..MAX_LEFT_OUT {
+        if let Ok(envelope) = ToolErrorEnvelope::deserialize(&value) {
+            return Some(envelope);
+        }
+        let rejected = schema
+            .iter_errors(&value)
+            .map(|error| error.instance_path().as_str().to_owned())
+            .find(|pointer| !pointer.is_empty())?;
+        leave_out(&mut value, &rejected)?;
+    }
+    None
+}
+
+/// Removes the value at JSON Pointer `pointer` (a property or an array item).
+fn leave_out(value: &mut Value, pointer: &str) -> Option<()> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    let last = last.replace("~1", "/").replace("~0", "~");
+    match value.pointer_mut(parent)? {
+        Value::Object(object) => object.remove(&last).map(drop),
+        Value::Array(items) => {
+            let index: usize = last.parse().ok().filter(|i| *i < items.len())?;
+            items.remove(index);
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::wire::envelope::ToolError;
+
+    fn details(value: Value) -> Option<ErrorDetails> {
+        ErrorDetails::from_object(value.as_object().expect("an object"))
+    }
+
+    #[test]
+    fn mcp_result_envelopes_read_back_whole() {
+        let error = ToolError::permission_denied("tickets:write")
+            .with_retry_after(Duration::from_millis(40));
+        let read = details(serde_json::to_value(&error).unwrap()).unwrap();
+        assert_eq!(read, ErrorDetails::from((*error).clone()));
+        assert_eq!(read.kind(), Some(ErrorKind::PermissionDenied));
+        assert_eq!(read.required_scope.as_deref(), Some("tickets:write"));
+        assert_eq!(read.retry_after_ms, Some(40));
+    }
+
+    #[test]
+    fn foreign_envelopes_keep_what_the_envelope_type_reads() {
+        let read = details(json!({"status": "failed", "errorKind": "rate_limited",
+            "retrySafe": true, "message": "Slow down.", "retryAfterMs": "soon",
+            "fieldErrors": [{"bad": 1}, {"pointer": "/q", "message": "too long"}],
+            "vendorCode": 7}))
+        .unwrap();
+        assert_eq!(read.error_kind, "rate_limited");
+        assert_eq!(read.kind(), None);
+        assert_eq!(read.retry_safe, Some(true));
+        assert_eq!(read.retry_after_ms, None);
+        assert_eq!(read.field_errors, [FieldError::new("/q", "too long")]);
+        // A required key missing: only the kind is known.
+        let partial = details(json!({"errorKind": "conflict", "message": "No."})).unwrap();
+        assert_eq!(partial.error_kind, "conflict");
+        assert_eq!((partial.message, partial.retry_safe), (None, None));
+        // Not an envelope at all.
+        assert!(details(json!({"errorKind": 3})).is_none());
+        assert!(details(json!({"message": "x"})).is_none());
+    }
 }
