@@ -9,9 +9,11 @@ mod common;
 use std::{collections::HashMap, path::Path, process::Command, sync::Arc};
 
 use mcp_result::{
-    docs::{FieldDoc, ServerDocs, ToolDoc},
+    docs::{FieldDoc, Hints, ServerDocs, ToolDoc},
+    keys::WRAP_META_KEY,
     mcp_tools,
-    rmcp::model::{MetaObject, Tool, ToolAnnotations},
+    rmcp::model::{Tool, ToolAnnotations},
+    schema::ToolOutputSchema,
     AuditEventId, Secret, Status, ToolError, ToolResult, ToolSet,
 };
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
@@ -172,6 +174,7 @@ struct ReadArgs {
     label: String,
 }
 
+#[derive(Clone)]
 struct Vault;
 
 #[mcp_tools]
@@ -431,20 +434,31 @@ fn field_doc_comments_are_descriptions_in_the_schema_and_the_docs() {
 #[test]
 fn hints_take_their_mcp_defaults_when_absent() {
     let docs = vault_docs();
+    // The registry writes every hint out (some host directories require it): each is
+    // declared, with the MCP default where the tool said nothing.
     let rotate = tool_doc(&docs, "rotate_key").hints;
-    // `#[mcp_tool]` always emits readOnlyHint; open_world = false was declared.
-    assert!(!rotate.read_only.value && rotate.read_only.declared);
-    assert!(rotate.destructive.value && !rotate.destructive.declared);
-    assert!(!rotate.idempotent.value && !rotate.idempotent.declared);
-    assert!(!rotate.open_world.value && rotate.open_world.declared);
+    let all = |h: Hints| [h.read_only, h.destructive, h.idempotent, h.open_world];
+    assert_eq!(
+        all(rotate).map(|h| (h.value, h.declared)),
+        [(false, true), (true, true), (false, true), (false, true)]
+    );
     let health = tool_doc(&docs, "health").hints;
-    assert!(health.read_only.value && health.idempotent.value && health.idempotent.declared);
-    assert!(health.open_world.value && !health.open_world.declared);
-
+    assert_eq!(
+        all(health).map(|h| (h.value, h.declared)),
+        [(true, true), (false, true), (true, true), (true, true)]
+    );
     let markdown = docs.to_markdown();
     let section = &markdown[markdown.find("## `rotate_key`").unwrap()..];
-    assert!(section.contains("| destructive | yes | MCP default (`destructiveHint` absent) |"));
+    assert!(section.contains("| destructive | yes | declared: `destructiveHint: true` |"));
     assert!(section.contains("| open-world | no | declared: `openWorldHint: false` |"));
+
+    // A listed tool that leaves hints out: those take their MCP defaults, and say so.
+    let partial = Tool::new("partial", "Some hints.", Arc::new(serde_json::Map::new()))
+        .with_annotations(ToolAnnotations::new().read_only(false).open_world(false));
+    let docs = ServerDocs::from_tools("s", &[partial]);
+    let markdown = docs.to_markdown();
+    assert!(markdown.contains("| destructive | yes | MCP default (`destructiveHint` absent) |"));
+    assert!(markdown.contains("| open-world | no | declared: `openWorldHint: false` |"));
 
     // A tool with no annotations at all: every default.
     let bare = Tool::new("bare", "No annotations.", Arc::new(serde_json::Map::new()));
@@ -499,32 +513,56 @@ fn error_kinds_are_the_envelope_enum_and_say_which_the_framework_returns() {
         "not_found",
         "conflict",
         "internal",
+        "in_progress",
+        "outcome_unknown",
     ];
+    let registry = Vault::tool_registry().unwrap();
+    let listed = ServerDocs::from_tools("vault", registry.tools());
+    let framework_of = |doc: &ToolDoc| -> Vec<String> {
+        doc.error_kinds
+            .iter()
+            .filter(|k| k.framework.is_some())
+            .map(|k| k.kind.clone())
+            .collect()
+    };
     for doc in &docs.tools {
         let kinds: Vec<&str> = doc.error_kinds.iter().map(|k| k.kind.as_str()).collect();
         assert_eq!(kinds, all, "{}", doc.name);
-        let framework: Vec<&str> = doc
-            .error_kinds
-            .iter()
-            .filter(|k| k.framework.is_some())
-            .map(|k| k.kind.as_str())
+        // The registry says which kinds the framework itself returns.
+        let framework = framework_of(doc);
+        let from_registry: Vec<&str> = registry
+            .framework_error_kinds(&doc.name)
+            .into_iter()
+            .map(|k| k.as_str())
             .collect();
-        if doc.name == "read_credential" {
-            assert_eq!(doc.time_limit_ms, Some(250));
-            assert_eq!(
-                framework,
-                ["validation_error", "upstream_timeout", "internal"]
-            );
-        } else {
-            assert_eq!(doc.time_limit_ms, None);
-            assert_eq!(framework, ["validation_error", "internal"], "{}", doc.name);
+        assert_eq!(framework, from_registry, "{}", doc.name);
+        match doc.name.as_str() {
+            "read_credential" => {
+                assert_eq!(doc.time_limit_ms, Some(250));
+                assert_eq!(
+                    framework,
+                    ["validation_error", "upstream_timeout", "internal"]
+                );
+            }
+            // No arguments: nothing to fail the inputSchema.
+            "health" => assert_eq!(framework, ["internal"]),
+            _ => assert_eq!(framework, ["validation_error", "internal"], "{}", doc.name),
         }
+        // From a bare tools/list payload: the same, except the time limit it does not carry.
+        let bare = framework_of(tool_doc(&listed, &doc.name));
+        let expected: Vec<&str> = from_registry
+            .iter()
+            .copied()
+            .filter(|k| *k != "upstream_timeout")
+            .collect();
+        assert_eq!(bare, expected, "{}", doc.name);
     }
     let markdown = docs.to_markdown();
     let read = &markdown[markdown.find("## `read_credential`").unwrap()..];
+    // Read-only, so the registry declares it idempotent: a timed-out call may be retried.
     assert!(read.contains(
         "| `upstream_timeout` | the call runs past its time limit of 250 ms; \
-         `retrySafe: false` (the tool is not idempotent) |"
+         `retrySafe: true` (the tool is idempotent) |"
     ));
     let envelope: Vec<&str> = docs
         .error_envelope
@@ -639,33 +677,37 @@ fn docs_are_sorted_and_deterministic() {
 }
 
 #[test]
-fn a_wrap_marker_in_meta_is_shown() {
-    let schema = json!({
+fn a_wrapped_result_is_shown() {
+    let success = json!({
         "type": "object",
         "properties": {"result": {"type": "array", "items": {"type": "string"}}},
         "required": ["result"]
     });
-    let mut meta = MetaObject::default();
-    meta.0
-        .insert("io.github.mcp-result/wrap".into(), json!("result"));
-    let tool = Tool::new("ids", "List ids.", Arc::new(serde_json::Map::new()))
-        .with_raw_output_schema(Arc::new(schema.as_object().unwrap().clone()))
-        .with_annotations(ToolAnnotations::new().read_only(true))
-        .with_meta(meta);
+    let output = ToolOutputSchema {
+        success: Arc::new(success.as_object().unwrap().clone()),
+        envelope: None,
+        wrapped: Some("result".into()),
+    };
+    let tool = output
+        .write(
+            Tool::new("ids", "List ids.", Arc::new(serde_json::Map::new()))
+                .with_annotations(ToolAnnotations::new().read_only(true)),
+        )
+        .unwrap();
     let docs = ServerDocs::from_tools("s", &[tool]);
     let wrap = docs.tools[0].wrap.as_ref().expect("wrap documented");
-    assert_eq!(wrap.meta_key, "io.github.mcp-result/wrap");
+    assert_eq!(wrap.meta_key, WRAP_META_KEY);
     assert_eq!(docs.to_json()["docs"]["ids"]["wrap"]["value"], "result");
     let markdown = docs.to_markdown();
-    assert!(markdown.contains(
+    assert!(markdown.contains(&format!(
         "| result wrapping | the value is wrapped under the property `result` | `_meta` key \
-         `io.github.mcp-result/wrap` |"
-    ));
+         `{WRAP_META_KEY}` |"
+    )));
     assert_eq!(
         field(&docs.tools[0].outputs, "result").type_name,
         "array of string"
     );
-    // Without the marker: nothing about wrapping.
+    // Without it: nothing about wrapping.
     let plain = vault_docs();
     assert!(plain.tools.iter().all(|t| t.wrap.is_none()));
     assert!(!plain.to_markdown().contains("wrapped under"));

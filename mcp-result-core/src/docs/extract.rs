@@ -253,6 +253,13 @@ fn framework_returns(kind: ErrorKind, time_limit: Option<Duration>, idempotent: 
                                 is logged and only a `correlationId` is returned; \
                                 `retrySafe: false`"
             .to_owned(),
+        ErrorKind::InProgress => "a call with the same idempotency key is still running: call \
+                                  again with that key after `retryAfterMs`; `retrySafe: true`"
+            .to_owned(),
+        ErrorKind::OutcomeUnknown => "a write under the same idempotency key was interrupted: \
+                                      whether it took effect is unknown, and it is never run \
+                                      again under that key"
+            .to_owned(),
         other => format!("the framework answers with `{}`", other.as_str()),
     }
 }
