@@ -13,17 +13,15 @@ use std::{sync::Arc, time::Duration};
 
 use common::*;
 use mcp_result::{
-    keys::WRAP_META_KEY,
     mcp_handler, mcp_tools,
     rmcp::{
         model::{
             Annotations, AudioContent, CallToolResult, ContentBlock, EmbeddedResource,
-            ImageContent, JsonObject, MetaObject, Resource, ResourceContents, Role, TextContent,
-            Tool,
+            ImageContent, JsonObject, Resource, ResourceContents, Role, TextContent, Tool,
         },
         ServerHandler, ServiceExt,
     },
-    schema::empty_input_schema,
+    schema::{empty_input_schema, ToolOutputSchema},
     view::{
         DisplayBody, DisplayOptions, DisplayOrder, MediaKind, ModelOptions, ModelPart, ResultView,
         StructuredSource, ToolCatalog, ViewError,
@@ -105,6 +103,7 @@ struct RefundArgs {
     order_id: String,
 }
 
+#[derive(Clone)]
 struct Shop;
 
 #[mcp_tools]
@@ -332,7 +331,7 @@ async fn framework_error_results_give_the_parsed_envelope() {
     // The text keeps the server's wording and leaves out the JSON copy of the envelope.
     assert_eq!(
         error.text,
-        "Error (not_found): Nothing to search for: give some text."
+        "Error (not_found): Nothing to search for: give some text. Do not retry unchanged."
     );
     assert!(matches!(
         not_found.structured::<OrdersSeen>(),
@@ -962,10 +961,16 @@ fn an_error_without_any_content_still_has_a_message() {
 
 #[test]
 fn a_wrapped_tool_whose_value_lacks_the_property_is_invalid() {
-    let mut meta = MetaObject::default();
-    meta.0.insert(WRAP_META_KEY.into(), json!("result"));
-    // No outputSchema, so only the wrap rule can catch it.
-    let tool = Tool::new("ids", "Ids.", empty_input_schema()).with_meta(meta);
+    // An outputSchema that admits any object, so only the wrap rule can catch it. (The wrap
+    // is a fact of the served outputSchema: a tool without one has no wrap.)
+    let output = ToolOutputSchema {
+        success: schema(json!({"type": "object"})),
+        envelope: None,
+        wrapped: Some("result".into()),
+    };
+    let tool = output
+        .write(Tool::new("ids", "Ids.", empty_input_schema()))
+        .unwrap();
     let mut result = CallToolResult::success(vec![]);
     result.structured_content = Some(json!({"ids": ["a"]}));
     let view = ResultView::with_tool(&tool, result);
