@@ -8,10 +8,12 @@
 //! docs say what a client sees: a `#[secret]` field is absent from every schema by
 //! construction ([`crate::Secret`]), hence from the docs too.
 //!
-//! The work is split in three: a data model ([`ServerDocs`], [`ToolDoc`], [`FieldDoc`],
-//! ...), extraction ([`ServerDocs::from_registry`], [`ServerDocs::from_tools`]: each tool's
-//! `outputSchema` is read back by [`crate::schema::ToolOutputSchema::read`], and walked with
-//! the one [`crate::schema::Resolver`]), and two renderers.
+//! | part | what | source |
+//! |---|---|---|
+//! | model | [`ServerDocs`], [`ToolDoc`], [`FieldDoc`], [`ErrorKindDoc`], [`Hints`], [`Wrap`] | `model.rs` |
+//! | extraction | [`ServerDocs::for_tool_set`], [`ServerDocs::from_registry`], [`ServerDocs::from_tools`]: each `outputSchema` read back by [`crate::schema::ToolOutputSchema::read`] | `extract.rs` |
+//! | schema walker | fields of a schema as rows, through the one [`crate::schema::Resolver`] | `walk.rs` |
+//! | renderers | [`ServerDocs::to_markdown`], [`ServerDocs::to_json`] | `markdown.rs`, `json.rs` |
 //!
 //! Two renderings of one [`ServerDocs`] value:
 //!
