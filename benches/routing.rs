@@ -37,9 +37,7 @@ use mcp_result::{
         service::{RequestContext, RunningService},
         RoleClient, RoleServer, ServerHandler, ServiceExt,
     },
-    schema,
-    store::SpillScope,
-    IntoToolOutput, RegistryError, ToolDef, ToolRegistry, ToolSet,
+    schema, IntoToolOutput, RegistryError, ToolDef, ToolRegistry, ToolSet,
 };
 use rmcp::model::RequestId;
 use serde_json::Value;
@@ -74,6 +72,7 @@ fn search(args: SearchArgs) -> Ticket {
 // mcp-result
 // ---------------------------------------------------------------------------------------
 
+#[derive(Clone)]
 pub struct McpTools<const N: usize>;
 
 impl<const N: usize> McpTools<N> {
@@ -83,21 +82,36 @@ impl<const N: usize> McpTools<N> {
 }
 
 /// The call glue `#[mcp_tools]` generates for `fn search(&self, args: SearchArgs) -> Ticket`.
-fn search_glue<'a, const N: usize>(
-    server: &'a McpTools<N>,
+fn search_glue<const N: usize>(
+    server: McpTools<N>,
     mut call: ToolCall,
-    scope: Option<SpillScope<'a>>,
-) -> mcp_result::__private::ToolFuture<'a> {
+) -> mcp_result::__private::ToolFuture
+where
+    McpTools<N>: ToolSet,
+{
     Box::pin(async move {
         let args = match <SearchArgs as FromToolCall<_>>::from_tool_call(&mut call) {
             Ok(args) => args,
             Err(error) => return mcp_result::__private::error_result(&error),
         };
-        server.search(args).into_result_in(scope.as_ref())
+        let (server, output) = match mcp_result::__private::run_blocking("search", move || {
+            let output = server.search(args);
+            (server, output)
+        })
+        .await
+        {
+            Ok(done) => done,
+            Err(result) => return result,
+        };
+        let scope = call.scope(&server);
+        output.into_result_in(&scope)
     })
 }
 
-fn mcp_defs<const N: usize>() -> Vec<ToolDef<McpTools<N>>> {
+fn mcp_defs<const N: usize>() -> Vec<ToolDef<McpTools<N>>>
+where
+    McpTools<N>: ToolSet,
+{
     names(N)
         .iter()
         .map(|&name| ToolDef {
@@ -108,6 +122,7 @@ fn mcp_defs<const N: usize>() -> Vec<ToolDef<McpTools<N>>> {
             input_schema: schema::input_schema::<SearchArgs>,
             output: schema::output_shape::<Ticket>,
             timeout: None,
+            idempotency_key: None,
             call: search_glue::<N>,
         })
         .collect()
@@ -116,6 +131,10 @@ fn mcp_defs<const N: usize>() -> Vec<ToolDef<McpTools<N>>> {
 macro_rules! mcp_server {
     ($n:literal) => {
         impl ToolSet for McpTools<$n> {
+            fn clone_for_call(&self) -> Self {
+                self.clone()
+            }
+
             fn tool_registry() -> Result<&'static ToolRegistry<Self>, &'static RegistryError> {
                 static REGISTRY: OnceLock<Result<ToolRegistry<McpTools<$n>>, RegistryError>> =
                     OnceLock::new();

@@ -13,7 +13,7 @@ use std::{
     collections::BTreeMap,
     sync::{
         atomic::{AtomicU64, Ordering},
-        Mutex,
+        Arc, Mutex,
     },
 };
 
@@ -57,10 +57,12 @@ struct Ticket {
     notes: Vec<String>,
 }
 
-/// The in-memory ticket store plus the audit log.
+/// The in-memory ticket store plus the audit log. `Clone` (every call runs on a clone of
+/// the server), so its state is shared behind `Arc`s.
+#[derive(Clone)]
 pub struct Helpdesk {
-    tickets: Mutex<BTreeMap<String, Ticket>>,
-    next_event: AtomicU64,
+    tickets: Arc<Mutex<BTreeMap<String, Ticket>>>,
+    next_event: Arc<AtomicU64>,
     /// Where large reports go; served back through `resources/read`.
     artifacts: MemoryStore,
 }
@@ -120,8 +122,8 @@ impl Helpdesk {
             })
             .collect();
         Self {
-            tickets: Mutex::new(tickets),
-            next_event: AtomicU64::new(1),
+            tickets: Arc::new(Mutex::new(tickets)),
+            next_event: Arc::new(AtomicU64::new(1)),
             artifacts: MemoryStore::new(),
         }
     }
@@ -537,6 +539,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
 /// `docs [--json] [PATH]`: the Markdown (or JSON) docs of every tool, to stdout or `PATH`.
 /// The committed `docs/helpdesk.md` and `docs/helpdesk.json` are this output.
+#[cfg(feature = "docs")]
 fn docs(
     args: impl Iterator<Item = String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -560,13 +563,21 @@ fn docs(
     Ok(())
 }
 
+#[cfg(not(feature = "docs"))]
+fn docs(
+    _args: impl Iterator<Item = String>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    Err("the docs command needs the `docs` feature: cargo run --features docs --example helpdesk -- docs".into())
+}
+
+/// Serves over stdio until the client disconnects, then lets running writes finish
+/// (`mcp_result::serve_stdio`). Logs go to stderr: stdout is the MCP channel.
 async fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    use mcp_result::rmcp::ServiceExt;
-    let service = Helpdesk::seeded()
-        .serve(mcp_result::rmcp::transport::stdio())
-        .await?;
-    service.waiting().await?;
-    Ok(())
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    mcp_result::serve_stdio(Helpdesk::seeded()).await
 }
 
 async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

@@ -61,6 +61,7 @@ impl From<BillingError> for ToolError {
     }
 }
 
+#[derive(Clone)]
 struct Kinds;
 
 #[mcp_tools]
@@ -161,32 +162,32 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
             json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": false,
                    "message": "Permission denied: this call needs the `billing:write` scope.",
                    "requiredScope": "billing:write"}),
-            "Error (permission_denied): Permission denied: this call needs the `billing:write` scope.",
+            "Error (permission_denied): Permission denied: this call needs the `billing:write` scope. Do not retry until the caller has that scope.",
         ),
         (
             "policy_blocked",
             json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": false,
                    "message": "Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
                    "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9"}),
-            "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
+            "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it. Audit event `audit-9`.",
         ),
         (
             "not_found",
             json!({"status": "failed", "errorKind": "not_found", "retrySafe": false,
                    "message": "No invoice `INV-1`."}),
-            "Error (not_found): No invoice `INV-1`.",
+            "Error (not_found): No invoice `INV-1`. Do not retry unchanged.",
         ),
         (
             "internal",
             json!({"status": "failed", "errorKind": "internal", "retrySafe": false,
                    "message": "Internal error (correlation id corr-1).", "correlationId": "corr-1"}),
-            "Error (internal): Internal error (correlation id corr-1).",
+            "Error (internal): Internal error (correlation id corr-1). Do not retry automatically: the call may have taken effect.",
         ),
         (
             "upstream_timeout",
             json!({"status": "failed", "errorKind": "upstream_timeout", "retrySafe": false,
                    "message": "The upstream did not answer within 1500 ms."}),
-            "Error (upstream_timeout): The upstream did not answer within 1500 ms.",
+            "Error (upstream_timeout): The upstream did not answer within 1500 ms. Do not retry automatically: the call may have taken effect.",
         ),
     ];
     for (kind, envelope, summary) in cases {
@@ -228,7 +229,9 @@ async fn a_panic_is_an_internal_error_and_the_connection_keeps_serving() {
     let envelope = result.structured_content.clone().unwrap();
     assert_eq!(envelope["errorKind"], "internal");
     let correlation = envelope["correlationId"].as_str().unwrap();
-    assert!(correlation.starts_with("err-"), "{correlation}");
+    // A UUIDv7 (RFC 9562): unique across processes and restarts, time-ordered.
+    assert_eq!(correlation.len(), 36, "{correlation}");
+    assert_eq!(&correlation[14..15], "7", "{correlation}");
     let wire = serde_json::to_string(&result).unwrap();
     assert!(
         !wire.contains("hunter2"),

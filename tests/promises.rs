@@ -120,6 +120,7 @@ struct Node {
 
 /// Says it has a `count`, serializes without it.
 #[derive(JsonSchema, ToolResult)]
+#[allow(dead_code)]
 struct Liar {
     count: u32,
 }
@@ -155,6 +156,7 @@ struct Exports {
     exports: Vec<Export>,
 }
 
+#[derive(Clone)]
 struct Desk {
     store: MemoryStore,
 }

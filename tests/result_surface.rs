@@ -58,6 +58,7 @@ struct Small {
     ok: bool,
 }
 
+#[derive(Clone)]
 struct Surface {
     store: MemoryStore,
 }
@@ -138,6 +139,7 @@ impl ServerHandler for Surface {
 }
 
 /// No artifact store: a payload cannot be stored.
+#[derive(Clone)]
 struct NoStore;
 
 #[mcp_tools]

@@ -19,6 +19,7 @@ struct Page {
     page: u32,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

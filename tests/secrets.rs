@@ -101,6 +101,7 @@ struct Nothing {
     ok: bool,
 }
 
+#[derive(Clone)]
 struct Vault;
 
 #[mcp_tools]

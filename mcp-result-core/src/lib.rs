@@ -19,14 +19,19 @@ pub mod docs;
 #[cfg(feature = "client")]
 pub mod view;
 
+#[cfg(feature = "transport-io")]
+pub use server::handler::serve_stdio;
 pub use server::{
     content, contract, extract,
-    handler::ToolSet,
-    idempotency, key,
+    handler::{serve, ToolSet, SHUTDOWN_GRACE},
+    idempotency,
     impls::Structured,
-    meta,
+    key, meta,
     registry::{RegistryError, ToolDef, ToolRegistry},
-    result::{build_result, ContentMode, IntoToolError, IntoToolOutput, SuccessOutput, ToolResult},
+    result::{
+        build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, SuccessOutput,
+        ToolResult,
+    },
     schema,
     secret::{Secret, SecretField},
     store,
@@ -49,19 +54,18 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::server::content::{Collect, CollectBlocks, CollectNothing};
     pub use crate::server::contract::{assert_write_output, assert_write_result, markers};
     pub use crate::server::extract::{
-        assert_one_arguments, tool_input_schema, FromToolCall, ToolCall,
+        assert_one_arguments, run_blocking, tool_input_schema, FromToolCall, ToolCall,
     };
     pub use crate::server::handler::{
-        call_tool, custom_request, list_tools, read_resource, server_info, tool_for,
+        call_tool, custom_request, initialize, list_tools, read_resource, server_info, tool_for,
+        ServerClone,
     };
     pub use crate::server::registry::ToolFuture;
     pub use crate::server::result::{
         assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
     };
-    pub use crate::server::store::{SpillField, SpillNothing, SpillPayloads};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;

@@ -1,7 +1,7 @@
 //! `#[mcp_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
 //! delegate to `T`'s `#[mcp_tools]` registry, `get_info` (the `tools` capability and the
-//! user's crate as `serverInfo`) and `on_custom_request` (a malformed `tools/call` gets
-//! `-32602`), leaving any the user wrote. `#[mcp_handler(crate = "...")]` names the runtime
+//! user's crate as `serverInfo`), `initialize` (which first checks the tools) and
+//! `on_custom_request` (a malformed `tools/call` gets `-32602`), leaving any the user wrote. `#[mcp_handler(crate = "...")]` names the runtime
 //! crate for a crate that re-exports it.
 
 use proc_macro2::TokenStream;
@@ -112,6 +112,24 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                     ::core::env!("CARGO_PKG_NAME"),
                     ::core::env!("CARGO_PKG_VERSION"),
                 )
+            }
+        });
+    }
+    if !has("initialize") {
+        // The tools are checked at the handshake: a broken definition fails `initialize`
+        // with the tool's name and the fix, not every later request.
+        added.push(syn::parse_quote! {
+            async fn initialize(
+                &self,
+                request: #krate::__private::rmcp::model::InitializeRequestParams,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                #krate::__private::rmcp::model::InitializeResult,
+                #krate::__private::rmcp::ErrorData,
+            > {
+                #krate::__private::initialize(self, request, context)
             }
         });
     }

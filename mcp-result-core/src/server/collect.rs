@@ -16,10 +16,7 @@ use std::cell::RefCell;
 use rmcp::model::ContentBlock;
 use serde_json::Value;
 
-use crate::server::{
-    content::Artifact,
-    store::{SpillScope, StoredArtifact},
-};
+use crate::server::{content::Artifact, result::ResultScope, store::StoredArtifact};
 
 /// A placeholder URI: a NUL byte cannot be in any string a user's value serializes to
 /// through a URI field, so placeholders never collide with data.
@@ -104,12 +101,12 @@ impl Collected {
     pub(crate) fn store_payloads(
         &mut self,
         value: &mut Value,
-        scope: Option<&SpillScope<'_>>,
+        scope: &ResultScope<'_>,
     ) -> Result<(), String> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let Some(scope) = scope else {
+        let Some(store) = scope.store else {
             return Err(format!(
                 "payload `{}` cannot be stored: a result holding a `Payload` must come from a \
                  tool of a server declared with `#[mcp_tools(artifacts)]`",
@@ -122,7 +119,7 @@ impl Collected {
             let name = artifact.name.clone();
             let mime_type = artifact.mime_type.clone();
             let size = artifact.content.len() as u64;
-            let uri = scope.store.put(artifact);
+            let uri = store.put(artifact);
             let mut link = Artifact::new(uri.clone(), name)
                 .with_mime_type(mime_type)
                 .with_size(size);

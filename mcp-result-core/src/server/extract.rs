@@ -24,6 +24,9 @@ pub use tokio_util::sync::CancellationToken;
 use crate::{
     server::{
         arguments::ArgumentSchema,
+        handler::ToolSet,
+        panics,
+        result::{error_result, ResultScope},
         schema::{empty_input_schema, input_schema},
     },
     wire::envelope::ToolError,
@@ -46,20 +49,36 @@ pub struct ToolCall {
     arguments: Option<Value>,
     schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
+    retry_safe: Option<bool>,
 }
 
 impl ToolCall {
     /// A call with `arguments` (the `arguments` object of `tools/call`, validated against
     /// `schema`) and rmcp's `context`.
+    /// `retry_safe` is a write's `retrySafe` as the framework knows it (`None` for a
+    /// read-only tool).
     pub fn new(
         arguments: Value,
         schema: Arc<ArgumentSchema>,
         context: RequestContext<RoleServer>,
+        retry_safe: Option<bool>,
     ) -> Self {
         Self {
             arguments: Some(arguments),
             schema,
             context,
+            retry_safe,
+        }
+    }
+
+    /// What the call's result is built with: `server`'s artifact store and the reader-owner
+    /// of the artifacts, and the framework's facts about the call.
+    pub fn scope<'s, S: ToolSet>(&self, server: &'s S) -> ResultScope<'s> {
+        let access = server.artifact_access();
+        ResultScope {
+            store: access.map(|access| access.artifact_store()),
+            owner: access.and_then(|access| access.artifact_owner(&self.context)),
+            retry_safe: self.retry_safe,
         }
     }
 
@@ -160,4 +179,29 @@ pub const fn assert_one_arguments(arguments: &[bool]) {
              `Deserialize` and `JsonSchema`"
         );
     }
+}
+
+/// Runs a synchronous tool method on tokio's blocking thread pool, so it never stalls the
+/// async worker threads (and its time limit holds: the caller stops waiting at the limit).
+///
+/// # Errors
+/// The `internal` error result of a method that panicked (the message logged, not returned).
+#[doc(hidden)]
+pub async fn run_blocking<R: Send + 'static>(
+    tool: &'static str,
+    method: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, rmcp::model::CallToolResult> {
+    let run = move || {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panics::as_tool(method)))
+            .map_err(|panic| (panics::message(&*panic), panics::take_location()))
+    };
+    let outcome = tokio::task::spawn_blocking(run)
+        .await
+        .unwrap_or_else(|error| Err((error.to_string(), None)));
+    outcome.map_err(|(detail, at)| {
+        let at = at.unwrap_or_else(|| "an unknown place".to_owned());
+        error_result(&ToolError::internal_logged(format_args!(
+            "tool `{tool}` panicked at {at}: {detail}"
+        )))
+    })
 }

@@ -2,27 +2,39 @@
 //! `tools/list`, `tools/call`, `resources/read` and malformed requests, from the server
 //! type's [`ToolSet`].
 
+use std::{sync::Arc, time::Duration};
+
 use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-        Implementation, ListToolsResult, ServerCapabilities, ServerConfig, Tool,
+        Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+        ServerCapabilities, ServerConfig, Tool,
     },
     service::RequestContext,
-    ErrorData, RoleServer,
+    transport::IntoTransport,
+    ErrorData, RoleServer, ServerHandler, ServiceExt,
 };
 
 use crate::server::{
+    idempotency::{IdempotencyStore, MemoryIdempotencyStore},
     registry::{RegistryError, ToolRegistry},
-    store::{read_artifact, ArtifactAccess, SpillScope},
+    store::{read_artifact, ArtifactAccess},
 };
 
 /// A server type whose tools were declared with `#[mcp_tools]`; implemented by that macro.
+///
+/// The server is `Clone`: every call runs on a clone of it (keep shared state behind an
+/// `Arc`), so that a synchronous tool runs on a blocking thread, and a write outlives a
+/// request that was cancelled or passed its time limit and still records its outcome.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no tools",
     label = "no `#[mcp_tools]` impl block for this type",
     note = "annotate an `impl {Self} {{ ... }}` block holding `#[mcp_tool]` methods with `#[mcp_tools]`"
 )]
 pub trait ToolSet: Sized + Send + Sync + 'static {
+    /// A clone of the server for one call (`#[mcp_tools]` implements it with `Clone`).
+    fn clone_for_call(&self) -> Self;
+
     /// The registry, built on first use and stored for the life of the process.
     ///
     /// # Errors
@@ -38,6 +50,39 @@ pub trait ToolSet: Sized + Send + Sync + 'static {
     /// `true` when the server serves stored artifacts through `resources/read`
     /// (`#[mcp_tools(artifacts)]`): it then declares the `resources` capability.
     const ARTIFACTS: bool = false;
+
+    /// Where idempotency records live. Default: one in-memory store for the process.
+    fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
+        static DEFAULT: std::sync::LazyLock<Arc<MemoryIdempotencyStore>> =
+            std::sync::LazyLock::new(Default::default);
+        DEFAULT.clone()
+    }
+
+    /// The caller's identity, which idempotency keys are scoped to. It comes from the
+    /// transport, never from what a client writes in `_meta` (mcp-result rule 14). Default:
+    /// `"local"`, the one identity of a stdio server's process.
+    fn caller_identity(&self, context: &RequestContext<RoleServer>) -> String {
+        let _ = context;
+        "local".to_owned()
+    }
+}
+
+/// How `#[mcp_tools]` clones the server for a call: `Clone`, with a message that says why
+/// when the server type is not.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` serves tools, so it must be `Clone`",
+    label = "add `#[derive(Clone)]` to this type",
+    note = "every tool call runs on a clone of the server (a synchronous tool on a blocking thread, a write past its time limit to its end): keep shared state behind an `Arc`"
+)]
+pub trait ServerClone: Sized {
+    /// `Clone::clone`.
+    fn clone_server(&self) -> Self;
+}
+
+impl<T: Clone> ServerClone for T {
+    fn clone_server(&self) -> Self {
+        self.clone()
+    }
 }
 
 /// The `initialize` (and, on MCP 2026-07-28, `server/discover`) answer of a [`ToolSet`]
@@ -54,6 +99,72 @@ pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> Ser
         capabilities.build()
     };
     ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
+}
+
+/// The `initialize` answer (used by `#[mcp_handler]` when the user writes none): rmcp's,
+/// after checking that the server's tools are sound, so a server whose tool definitions
+/// cannot be served fails its handshake with the tool's name and the fix instead of
+/// answering every later request with `-32603`.
+///
+/// # Errors
+/// JSON-RPC `-32603` with the [`RegistryError`]; rmcp's own version negotiation errors.
+pub fn initialize<S: ToolSet + ServerHandler>(
+    server: &S,
+    request: InitializeRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<InitializeResult, ErrorData> {
+    S::tool_registry().map_err(registry_error)?;
+    context.peer.set_peer_info(request.clone());
+    server.negotiate_initialize(&request)
+}
+
+/// How long [`serve`] waits, after the transport closed, for writes still running.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Serves `server` on `transport` until the client disconnects, then drains: writes still
+/// running finish and record their outcome, for up to [`SHUTDOWN_GRACE`]. A write still
+/// running after that is logged as outcome unknown (its idempotency key answers
+/// `outcome_unknown` once its lease ends), never dropped silently.
+///
+/// The tools are checked before anything is served: a broken tool definition is an error
+/// naming the tool and the fix.
+///
+/// # Errors
+/// The [`RegistryError`]; rmcp's handshake or transport error.
+pub async fn serve<S, T, E, A>(
+    server: S,
+    transport: T,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+where
+    S: ToolSet + ServerHandler,
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let registry = S::tool_registry().map_err(|error| error.clone())?;
+    let running = server.serve(transport).await?;
+    running.waiting().await?;
+    let unfinished = registry.drain(SHUTDOWN_GRACE).await;
+    if unfinished > 0 {
+        tracing::error!(
+            unfinished,
+            grace_ms = SHUTDOWN_GRACE.as_millis(),
+            "writes still running at shutdown: their outcome is unknown"
+        );
+    }
+    Ok(())
+}
+
+/// [`serve`] over standard input and output, with rmcp's `stdio_pipes()` (non-blocking
+/// pipes where both streams are FIFOs, as MCP clients launch servers; rmcp falls back to
+/// blocking stdio elsewhere). stdout is the MCP channel: log to stderr.
+///
+/// # Errors
+/// As [`serve`].
+#[cfg(feature = "transport-io")]
+pub async fn serve_stdio<S: ToolSet + ServerHandler>(
+    server: S,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve(server, rmcp::transport::io::stdio_pipes()).await
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`).
@@ -75,12 +186,8 @@ pub async fn call_tool<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    let scope = server.artifact_access().map(|access| SpillScope {
-        store: access.artifact_store(),
-        owner: access.artifact_owner(&context),
-    });
     registry
-        .call(server, request, context, scope)
+        .call(server, request, context)
         .await
         .map(CallToolResponse::from)
 }

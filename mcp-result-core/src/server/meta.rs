@@ -13,9 +13,8 @@ use rmcp::model::{CallToolResult, MetaObject};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::server::{
-    result::{build_result_in, error_result, IntoToolError, IntoToolOutput, ToolResult},
-    store::SpillScope,
+use crate::server::result::{
+    build_result_in, error_result, IntoToolError, IntoToolOutput, ResultScope, ToolResult,
 };
 
 pub use crate::wire::meta_key::{check_meta_key, MetaError, MetaKey, MetaKeyRule};
@@ -115,7 +114,7 @@ pub struct WithMeta<T> {
 
 impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
     type Output = T;
-    fn into_result_in(self, scope: Option<&SpillScope<'_>>) -> CallToolResult {
+    fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         let mut result = build_result_in(&self.value, scope);
         if !self.meta.0 .0.is_empty() {
             result.meta = Some(self.meta.into_object());
@@ -126,7 +125,7 @@ impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<WithMeta<T>, E> {
     type Output = T;
-    fn into_result_in(self, scope: Option<&SpillScope<'_>>) -> CallToolResult {
+    fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         match self {
             Ok(value) => value.into_result_in(scope),
             Err(error) => error_result(&error.into_tool_error()),

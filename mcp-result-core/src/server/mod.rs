@@ -14,6 +14,7 @@ pub mod idempotency;
 pub mod impls;
 pub mod key;
 pub mod meta;
+mod panics;
 pub mod registry;
 pub mod result;
 pub mod schema;

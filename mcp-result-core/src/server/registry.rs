@@ -2,8 +2,14 @@
 //! each tool's compiled argument validator.
 
 use std::{
-    borrow::Cow, collections::HashMap, fmt, future::Future, panic::AssertUnwindSafe, pin::Pin,
-    sync::Arc, time::Duration,
+    borrow::Cow,
+    collections::HashMap,
+    fmt,
+    future::Future,
+    panic::AssertUnwindSafe,
+    pin::Pin,
+    sync::{atomic::Ordering, Arc},
+    time::Duration,
 };
 
 use futures::FutureExt;
@@ -18,19 +24,26 @@ use crate::{
     server::{
         arguments::ArgumentSchema,
         extract::ToolCall,
+        handler::ToolSet,
+        idempotency::{
+            check_key, fingerprints, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT,
+        },
+        key::ServerKey,
+        panics::{self, Guarded},
         result::error_result,
         schema::{OutputShape, ToolOutputSchema},
-        store::SpillScope,
     },
-    wire::envelope::{ErrorKind, ToolError},
+    wire::envelope::{ErrorKind, FieldError, ToolError},
 };
 
-/// The future a tool's generated call glue returns.
-pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'a>>;
+/// The future a tool's generated call glue returns: it owns its clone of the server, so it
+/// can outlive the request (a write runs to its end).
+pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
 
 /// The call glue `#[mcp_tools]` generates for one tool: extracts the parameters from the
-/// call, runs the method and builds its result.
-pub type CallFn<S> = for<'a> fn(&'a S, ToolCall, Option<SpillScope<'a>>) -> ToolFuture<'a>;
+/// call, runs the method on `server` (a synchronous one on a blocking thread) and builds its
+/// result.
+pub type CallFn<S> = fn(S, ToolCall) -> ToolFuture;
 
 /// One tool as `#[mcp_tool]` describes it: the static facts plus the call glue. Built by
 /// generated code; [`ToolRegistry::new`] turns the schema thunks into schemas once.
@@ -48,9 +61,12 @@ pub struct ToolDef<S> {
     pub input_schema: fn() -> Arc<JsonObject>,
     /// The success type's `structuredContent` schema and wrapping.
     pub output: fn() -> Arc<OutputShape>,
-    /// `#[mcp_tool(timeout_ms = N)]`: past this the call is abandoned and answered with an
-    /// `upstream_timeout` error whose `retrySafe` is the tool's `idempotent` declaration.
+    /// `#[mcp_tool(timeout_ms = N)]`: past this a read-only call is abandoned and answered
+    /// `upstream_timeout`; a write is answered with an unknown outcome and runs to its end.
     pub timeout: Option<Duration>,
+    /// `#[mcp_tool(idempotency_key = "field")]`: the argument that carries the idempotency
+    /// key, for hosts whose models cannot set `_meta` (a top-level string property).
+    pub idempotency_key: Option<&'static str>,
     /// Extracts the parameters, runs the method and builds its result.
     pub call: CallFn<S>,
 }
@@ -74,11 +90,38 @@ impl fmt::Display for RegistryError {
 impl std::error::Error for RegistryError {}
 
 struct Route<S> {
+    name: &'static str,
     arguments: Arc<ArgumentSchema>,
     timeout: Option<Duration>,
+    read_only: bool,
     idempotent: bool,
     takes_arguments: bool,
+    key_field: Option<&'static str>,
     call: CallFn<S>,
+}
+
+/// Writes running on their own tasks, for the drain at shutdown.
+#[derive(Default)]
+struct InFlight {
+    count: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+struct Running(Arc<InFlight>);
+
+impl Running {
+    fn new(in_flight: &Arc<InFlight>) -> Self {
+        in_flight.count.fetch_add(1, Ordering::SeqCst);
+        Self(in_flight.clone())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
 }
 
 /// The tools of one server type: the `tools/list` payload and a name index, built once.
@@ -88,6 +131,7 @@ struct Route<S> {
 pub struct ToolRegistry<S> {
     tools: Vec<Tool>,
     routes: HashMap<&'static str, Route<S>>,
+    in_flight: Arc<InFlight>,
 }
 
 impl<S> ToolRegistry<S> {
@@ -115,6 +159,19 @@ impl<S> ToolRegistry<S> {
                         .into(),
                 ));
             }
+            if let Some(field) = def.idempotency_key {
+                let property = input
+                    .get("properties")
+                    .and_then(|p| p.get(field))
+                    .and_then(|p| p.get("type"));
+                if property != Some(&Value::String("string".into())) {
+                    return Err(error(format!(
+                        "`idempotency_key = \"{field}\"` names no string argument: add \
+                         `{field}: Option<String>` (serialized as `{field}`) to the arguments \
+                         type, or remove the key"
+                    )));
+                }
+            }
             let takes_arguments = input.contains_key("required")
                 || input
                     .get("properties")
@@ -122,31 +179,55 @@ impl<S> ToolRegistry<S> {
                     .is_some_and(|p| !p.is_empty());
             let arguments = ArgumentSchema::new(Value::Object((*input).clone()))
                 .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
+            let hints = explicit_hints(def.annotations.clone());
+            let read_only = hints.read_only_hint == Some(true);
+            let idempotent = hints.is_idempotent();
             let mut tool = Tool::new(
                 Cow::Borrowed(def.name),
                 Cow::Borrowed(def.description),
                 input,
             )
-            .with_annotations(explicit_hints(def.annotations.clone()));
+            .with_annotations(hints);
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
             }
-            let tool = ToolOutputSchema::new(&(def.output)())
+            let mut tool = ToolOutputSchema::new(&(def.output)())
                 .write(tool)
                 .map_err(error)?;
+            if !read_only {
+                // Advertise the idempotency support (where the key goes, how long it is kept).
+                let mut key_in = vec![Value::String(format!("_meta/{IDEMPOTENCY_KEY_META}"))];
+                if let Some(field) = def.idempotency_key {
+                    key_in.push(Value::String(format!("arguments/{field}")));
+                }
+                let mut meta = tool.meta.take().unwrap_or_default();
+                meta.0.insert(
+                    IDEMPOTENCY_META.into(),
+                    serde_json::json!({"keyIn": key_in, "ttlSeconds": DEFAULT_TTL.as_secs()}),
+                );
+                tool.meta = Some(meta);
+            }
             tools.push(tool);
             routes.insert(
                 def.name,
                 Route {
+                    name: def.name,
                     arguments: Arc::new(arguments),
                     timeout: def.timeout,
-                    idempotent: explicit_hints(def.annotations.clone()).is_idempotent(),
+                    read_only,
+                    idempotent,
                     takes_arguments,
+                    key_field: def.idempotency_key,
                     call: def.call,
                 },
             );
         }
-        Ok(Self { tools, routes })
+        panics::install_hook();
+        Ok(Self {
+            tools,
+            routes,
+            in_flight: Arc::default(),
+        })
     }
 
     /// Every tool, in declaration order (the `tools` of a `tools/list` result).
@@ -184,6 +265,26 @@ impl<S> ToolRegistry<S> {
         kinds
     }
 
+    /// Waits until no write runs on its own task any more, at most `grace`; the number of
+    /// writes still running then (used by [`crate::server::handler::serve`] at shutdown).
+    pub async fn drain(&self, grace: Duration) -> usize {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let idle = self.in_flight.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            let running = self.in_flight.count.load(Ordering::SeqCst);
+            if running == 0 {
+                return 0;
+            }
+            if tokio::time::timeout_at(deadline, idle).await.is_err() {
+                return self.in_flight.count.load(Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+impl<S: ToolSet> ToolRegistry<S> {
     /// Runs a `tools/call`.
     ///
     /// - An unknown tool name is a protocol error: JSON-RPC `-32602` (MCP 2025-11-25,
@@ -191,21 +292,22 @@ impl<S> ToolRegistry<S> {
     /// - Arguments are validated against the `inputSchema` before deserializing; every
     ///   failing field is reported at once in one `validation_error` result
     ///   (`isError: true`, MCP 2025-11-25: invalid arguments are tool execution errors).
-    /// - A tool that runs past its `timeout_ms` becomes an `upstream_timeout` error result,
-    ///   `retrySafe` only when the tool is declared `idempotent`.
+    /// - A call cancelled (`notifications/cancelled`) before its tool starts never starts.
+    /// - A read-only tool is dropped at its time limit (`upstream_timeout`) or when cancelled.
+    /// - A write runs on its own task to its end, whatever happens to the request: past its
+    ///   time limit the answer says the outcome is unknown (never `failed`); under an
+    ///   idempotency key its outcome is stored, and a retry with the key gets it back
+    ///   ([`crate::idempotency`]).
     /// - A panicking tool becomes an `internal` error result with a correlation id; the
     ///   panic message is logged, not returned.
-    /// - Payloads in the result are stored through `scope` (`None`: the server has no
-    ///   artifact store, and a result holding a `Payload` becomes an `internal` error).
     ///
     /// # Errors
     /// JSON-RPC `-32602` for an unknown tool.
-    pub async fn call<'a>(
+    pub async fn call(
         &self,
-        server: &'a S,
+        server: &S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-        scope: Option<SpillScope<'a>>,
     ) -> Result<CallToolResult, ErrorData> {
         let Some(route) = self.routes.get(request.name.as_ref()) else {
             return Err(ErrorData::invalid_params(
@@ -218,33 +320,211 @@ impl<S> ToolRegistry<S> {
         if !field_errors.is_empty() {
             return Ok(error_result(&ToolError::validation_of(field_errors, total)));
         }
-        let name = request.name;
-        let call = ToolCall::new(arguments, route.arguments.clone(), context);
-        let run = AssertUnwindSafe((route.call)(server, call, scope)).catch_unwind();
-        let outcome = match route.timeout {
-            Some(limit) => match tokio::time::timeout(limit, run).await {
-                Ok(outcome) => outcome,
+        if context.ct.is_cancelled() {
+            // Cancelled before it started: it never starts (the answer is not delivered).
+            return Ok(error_result(&ToolError::conflict(
+                "The call was cancelled before it started; nothing ran.",
+            )));
+        }
+        if route.read_only {
+            return Ok(self.run_read(route, server, arguments, context).await);
+        }
+        let key = match idempotency_key(route, &context, &arguments) {
+            Ok(key) => key,
+            Err(error) => return Ok(error_result(&error)),
+        };
+        let retry_safe = key.is_some() || route.idempotent;
+        let Some(key) = key else {
+            let call = ToolCall::new(
+                arguments,
+                route.arguments.clone(),
+                context,
+                Some(retry_safe),
+            );
+            return Ok(self.run_write(route, server, call, None, false).await);
+        };
+        let store = server.idempotency_store();
+        let scope = KeyScope {
+            tool: route.name.to_owned(),
+            caller: server.caller_identity(&context),
+            key,
+        };
+        let fingerprints = fingerprints(
+            route.name,
+            &arguments,
+            &route.arguments,
+            ServerKey::global(),
+        );
+        let lease = route.timeout.unwrap_or(DEFAULT_WAIT) * 4 + Duration::from_secs(60);
+        let claim = match store.claim(&scope, &fingerprints, lease, DEFAULT_TTL).await {
+            Ok(claim) => claim,
+            Err(error) => return Ok(store_failed(&error)),
+        };
+        let token = match claim {
+            Claim::Claimed(token) => token,
+            Claim::Completed(stored) => return Ok(replay(stored)),
+            Claim::Conflict => return Ok(error_result(&ToolError::idempotency_key_reused())),
+            Claim::Interrupted => return Ok(error_result(&ToolError::outcome_unknown())),
+            Claim::InProgress => {
+                let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
+                return Ok(match store.wait(&scope, limit).await {
+                    Ok(Some(stored)) => replay(stored),
+                    Ok(None) => error_result(&ToolError::in_progress(Duration::from_secs(1))),
+                    Err(error) => store_failed(&error),
+                });
+            }
+        };
+        if let Err(error) = store.start(&scope, token).await {
+            let _ = store.release(&scope, token).await;
+            return Ok(store_failed(&error));
+        }
+        let call = ToolCall::new(
+            arguments,
+            route.arguments.clone(),
+            context,
+            Some(retry_safe),
+        );
+        Ok(self
+            .run_write(route, server, call, Some((store, scope, token)), true)
+            .await)
+    }
+
+    /// A read-only call: inline, dropped at its time limit or when cancelled.
+    async fn run_read(
+        &self,
+        route: &Route<S>,
+        server: &S,
+        arguments: Value,
+        context: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let cancelled = context.ct.clone();
+        let call = ToolCall::new(arguments, route.arguments.clone(), context, None);
+        let run =
+            AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
+        let limit = route.timeout.unwrap_or(Duration::MAX);
+        tokio::select! {
+            outcome = tokio::time::timeout(limit, run) => match outcome {
+                Ok(Ok(result)) => result,
+                Ok(Err(panic)) => panicked(route.name, &*panic),
                 Err(_elapsed) => {
-                    tracing::warn!(tool = %name, limit_ms = limit.as_millis(), "tool timed out");
-                    return Ok(error_result(&ToolError::upstream_timeout(
-                        limit,
-                        route.idempotent,
-                    )));
+                    tracing::warn!(tool = route.name, limit_ms = limit.as_millis(), "tool timed out");
+                    error_result(&ToolError::upstream_timeout(limit, route.idempotent))
                 }
             },
-            None => run.await,
-        };
-        Ok(outcome.unwrap_or_else(|panic| {
-            let detail = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "non-string panic payload".to_owned());
-            error_result(&ToolError::internal_logged(format_args!(
-                "tool `{name}` panicked: {detail}"
-            )))
-        }))
+            () = cancelled.cancelled() => {
+                // Not delivered (the client cancelled), but the tool stops here.
+                error_result(&ToolError::conflict("The call was cancelled."))
+            }
+        }
     }
+
+    /// A write: on its own task, run to its end whatever happens to the request; its
+    /// outcome stored under its idempotency key, if any.
+    async fn run_write(
+        &self,
+        route: &Route<S>,
+        server: &S,
+        call: ToolCall,
+        keyed: Option<(Arc<dyn IdempotencyStore>, KeyScope, u64)>,
+        has_key: bool,
+    ) -> CallToolResult {
+        let running = Running::new(&self.in_flight);
+        let name = route.name;
+        let future = (route.call)(server.clone_for_call(), call);
+        let task = tokio::spawn(async move {
+            let result = match AssertUnwindSafe(future).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => panicked(name, &*panic),
+            };
+            if let Some((store, scope, token)) = keyed {
+                let stored = serde_json::to_value(&result).unwrap_or(Value::Null);
+                if let Err(error) = store.complete(&scope, token, &stored).await {
+                    tracing::error!(tool = name, %error, "idempotency store failed to record an outcome");
+                }
+            }
+            drop(running);
+            result
+        });
+        let joined = match route.timeout {
+            Some(limit) => match tokio::time::timeout(limit, task).await {
+                Ok(joined) => joined,
+                Err(_elapsed) => {
+                    tracing::warn!(
+                        tool = name,
+                        limit_ms = limit.as_millis(),
+                        "write passed its time limit; it runs on"
+                    );
+                    return error_result(&ToolError::write_timeout(limit, has_key));
+                }
+            },
+            None => task.await,
+        };
+        joined.unwrap_or_else(|error| {
+            error_result(&ToolError::internal_logged(format_args!(
+                "tool `{name}` task failed: {error}"
+            )))
+        })
+    }
+}
+
+/// `_meta` key of a `tools/call` request that carries the idempotency key.
+pub const IDEMPOTENCY_KEY_META: &str = "io.github.mcp-result/idempotencyKey";
+
+/// `_meta` key of a write tool's `tools/list` entry that says where the idempotency key
+/// goes and how long it is kept: `{"keyIn": ["_meta/io.github.mcp-result/idempotencyKey",
+/// "arguments/requestId"], "ttlSeconds": 86400}`.
+pub const IDEMPOTENCY_META: &str = "io.github.mcp-result/idempotency";
+
+fn idempotency_key<S>(
+    route: &Route<S>,
+    context: &RequestContext<RoleServer>,
+    arguments: &Value,
+) -> Result<Option<String>, ToolError> {
+    let from_meta = context.meta.get(IDEMPOTENCY_KEY_META);
+    let (value, pointer) = match (from_meta, route.key_field) {
+        (Some(value), _) => (value, format!("_meta/{IDEMPOTENCY_KEY_META}")),
+        (None, Some(field)) => match arguments.get(field) {
+            Some(Value::Null) | None => return Ok(None),
+            Some(value) => (value, format!("/{field}")),
+        },
+        (None, None) => return Ok(None),
+    };
+    let key = value.as_str().ok_or_else(|| {
+        ToolError::validation(vec![FieldError::new(
+            pointer.clone(),
+            "an idempotency key is a string",
+        )])
+    })?;
+    check_key(key)
+        .map(|()| Some(key.to_owned()))
+        .map_err(|message| ToolError::validation(vec![FieldError::new(pointer, message)]))
+}
+
+fn replay(stored: Value) -> CallToolResult {
+    serde_json::from_value(stored).unwrap_or_else(|error| {
+        error_result(&ToolError::internal_logged(format_args!(
+            "a stored idempotent result does not parse: {error}"
+        )))
+    })
+}
+
+fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
+    tracing::error!(%error, "idempotency store failed");
+    error_result(
+        &ToolError::upstream_unavailable(
+            "The idempotency store is unavailable; nothing ran. Retry later with the same key.",
+            true,
+        )
+        .with_retry_after(Duration::from_secs(1)),
+    )
+}
+
+fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {
+    let detail = panics::message(panic);
+    let at = panics::take_location().unwrap_or_else(|| "an unknown place".to_owned());
+    error_result(&ToolError::internal_logged(format_args!(
+        "tool `{name}` panicked at {at}: {detail}"
+    )))
 }
 
 /// Every hint written out: some host directories reject a tool without an explicit

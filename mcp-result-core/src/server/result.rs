@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::{
-    server::{collect, summary::Summary},
+    server::{collect, store::ArtifactStore, summary::Summary},
     wire::envelope::ToolError,
 };
 
@@ -56,20 +56,6 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     /// The JSON-compat block's annotations (`#[tool_result(json_audience, json_priority)]`).
     const JSON_STYLE: crate::server::content::BlockStyle = crate::server::content::BlockStyle::JSON;
 
-    /// Appends the blocks this value adds after the text blocks: `resource_link`s for its
-    /// [`crate::server::content::Artifact`] fields, `resource` blocks for [`crate::EmbeddedText`], `image` and
-    /// `audio` blocks (the derive implements it for top-level fields of those types, also in
-    /// an `Option`, `Vec` or `Box`).
-    fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
-        let _ = out;
-    }
-
-    /// Stores this value's [`crate::server::store::Payload`]s in `scope` (the derive implements it for
-    /// top-level fields of type `Payload`, also in an `Option`, `Vec` or `Box`).
-    fn spill(&self, scope: &crate::server::store::SpillScope<'_>) {
-        let _ = scope;
-    }
-
     /// The schema of this type's `structuredContent` (JSON Schema 2020-12, object root,
     /// self-contained), generated once and cached: later calls clone an `Arc`.
     fn output_schema() -> Arc<JsonObject> {
@@ -100,15 +86,38 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// `internal` [`ToolError`] result (the cause is logged under its correlation id), never a
 /// panic.
 pub fn build_result<T: ToolResult>(value: &T) -> CallToolResult {
-    build_result_in(value, None)
+    build_result_in(value, &ResultScope::default())
+}
+
+/// What a result is built with inside a tool call: where its payloads are stored, and the
+/// facts the framework knows about the call, which it writes into the result.
+#[derive(Default)]
+pub struct ResultScope<'a> {
+    /// The server's artifact store (`#[mcp_tools(artifacts)]`); `None`: a result holding a
+    /// `Payload` becomes an `internal` error.
+    pub store: Option<&'a dyn ArtifactStore>,
+    /// The owner recorded on the artifacts
+    /// ([`ArtifactAccess::artifact_owner`](crate::store::ArtifactAccess::artifact_owner)).
+    pub owner: Option<String>,
+    /// A write's `retrySafe` as the framework knows it: `true` under an idempotency key or
+    /// for a tool declared `idempotent`, else `false`. Written over the tool's own value
+    /// where the result has the field (a contradiction is logged).
+    pub retry_safe: Option<bool>,
+}
+
+impl std::fmt::Debug for ResultScope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResultScope")
+            .field("store", &self.store.is_some())
+            .field("owner", &self.owner)
+            .field("retry_safe", &self.retry_safe)
+            .finish()
+    }
 }
 
 /// [`build_result`] inside a tool call: first stores the value's [`crate::server::store::Payload`]s in
 /// `scope`'s artifact store (so they serialize as URIs and link as `resource_link`s).
-pub fn build_result_in<T: ToolResult>(
-    value: &T,
-    scope: Option<&crate::server::store::SpillScope<'_>>,
-) -> CallToolResult {
+pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> CallToolResult {
     let (serialized, mut collected) = collect::collecting(|| serde_json::to_value(value));
     let serialized = serialized.map(|value| {
         if T::is_wrapped() {
@@ -138,6 +147,18 @@ pub fn build_result_in<T: ToolResult>(
     if T::REDACTS {
         if let Some(flag) = object.get_mut(crate::wire::keys::REDACTION_APPLIED) {
             *flag = Value::Bool(true);
+        }
+    }
+    if let Some(retry_safe) = scope.retry_safe {
+        if let Some(flag) = object.get_mut(crate::wire::keys::RETRY_SAFE) {
+            if *flag == Value::Bool(true) && !retry_safe {
+                tracing::warn!(
+                    result = std::any::type_name::<T>(),
+                    "a write without an idempotency key that is not declared `idempotent` \
+                     claimed `retrySafe: true`; answered `false`"
+                );
+            }
+            *flag = Value::Bool(retry_safe);
         }
     }
     let mut structured = Value::Object(object);
@@ -272,30 +293,23 @@ pub trait IntoToolOutput {
     where
         Self: Sized,
     {
-        self.into_result_in(None)
+        self.into_result_in(&ResultScope::default())
     }
 
     /// The same inside a tool call, storing payloads in `scope`.
-    fn into_result_in(self, scope: Option<&crate::server::store::SpillScope<'_>>)
-        -> CallToolResult;
+    fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult;
 }
 
 impl<T: ToolResult> IntoToolOutput for T {
     type Output = T;
-    fn into_result_in(
-        self,
-        scope: Option<&crate::server::store::SpillScope<'_>>,
-    ) -> CallToolResult {
+    fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         build_result_in(&self, scope)
     }
 }
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
     type Output = T;
-    fn into_result_in(
-        self,
-        scope: Option<&crate::server::store::SpillScope<'_>>,
-    ) -> CallToolResult {
+    fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         match self {
             Ok(value) => build_result_in(&value, scope),
             Err(error) => error_result(&error.into_tool_error()),
@@ -349,22 +363,14 @@ impl<R> Probe<R> {
 #[doc(hidden)]
 pub trait ViaToolOutput<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(
-        &self,
-        value: R,
-        scope: Option<&crate::server::store::SpillScope<'_>>,
-    ) -> CallToolResult;
+    fn finish(&self, value: R, scope: &ResultScope<'_>) -> CallToolResult;
 }
 
 impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
         crate::schema::output_shape::<R::Output>
     }
-    fn finish(
-        &self,
-        value: R,
-        scope: Option<&crate::server::store::SpillScope<'_>>,
-    ) -> CallToolResult {
+    fn finish(&self, value: R, scope: &ResultScope<'_>) -> CallToolResult {
         value.into_result_in(scope)
     }
 }
@@ -372,22 +378,14 @@ impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
 #[doc(hidden)]
 pub trait ViaFallback<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(
-        &self,
-        value: R,
-        scope: Option<&crate::server::store::SpillScope<'_>>,
-    ) -> CallToolResult;
+    fn finish(&self, value: R, scope: &ResultScope<'_>) -> CallToolResult;
 }
 
 impl<R> ViaFallback<R> for &Probe<R> {
     fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
         crate::schema::output_shape::<()>
     }
-    fn finish(
-        &self,
-        _value: R,
-        _scope: Option<&crate::server::store::SpillScope<'_>>,
-    ) -> CallToolResult {
+    fn finish(&self, _value: R, _scope: &ResultScope<'_>) -> CallToolResult {
         error_result(&ToolError::internal_logged(
             "tool return type is not a tool result",
         ))

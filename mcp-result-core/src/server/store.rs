@@ -13,15 +13,14 @@ use std::{
     collections::HashMap,
     sync::{
         atomic::{AtomicU64, Ordering},
-        Arc, OnceLock, RwLock,
+        Arc, RwLock,
     },
 };
 
 use base64::Engine as _;
 use rmcp::{
     model::{
-        ContentBlock, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-        ResourceContents,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
     },
     service::RequestContext,
     ErrorData, RoleServer,
@@ -30,10 +29,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
 use sha2::Digest as _;
 
-use crate::server::{
-    collect,
-    content::{Artifact, ContentSource},
-};
+use crate::server::collect;
 
 /// The content of a stored artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,9 +81,14 @@ pub trait ArtifactStore: Send + Sync {
 }
 
 /// An in-memory [`ArtifactStore`]: URIs `mcp-result://artifacts/<n>-<hash>`, kept for the
-/// life of the process.
-#[derive(Debug, Default)]
+/// life of the process. Clones share the same store (a server is cloned for every call).
+#[derive(Debug, Default, Clone)]
 pub struct MemoryStore {
+    inner: Arc<MemoryInner>,
+}
+
+#[derive(Debug, Default)]
+struct MemoryInner {
     artifacts: RwLock<HashMap<String, Arc<StoredArtifact>>>,
     next: AtomicU64,
 }
@@ -101,7 +102,7 @@ impl MemoryStore {
 
 impl ArtifactStore for MemoryStore {
     fn put(&self, mut artifact: StoredArtifact) -> String {
-        let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let n = self.inner.next.fetch_add(1, Ordering::Relaxed) + 1;
         let digest = match &artifact.content {
             ArtifactContent::Text(text) => sha2::Sha256::digest(text.as_bytes()),
             ArtifactContent::Blob(bytes) => sha2::Sha256::digest(bytes),
@@ -109,7 +110,8 @@ impl ArtifactStore for MemoryStore {
         let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
         artifact.uri = format!("mcp-result://artifacts/{n}-{hex}");
         let uri = artifact.uri.clone();
-        self.artifacts
+        self.inner
+            .artifacts
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(uri.clone(), Arc::new(artifact));
@@ -117,7 +119,8 @@ impl ArtifactStore for MemoryStore {
     }
 
     fn get(&self, uri: &str) -> Option<Arc<StoredArtifact>> {
-        self.artifacts
+        self.inner
+            .artifacts
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(uri)
@@ -147,26 +150,19 @@ pub trait ArtifactAccess: Send + Sync {
     }
 }
 
-/// Where a call's payloads go: the store and the owner to record.
-pub struct SpillScope<'a> {
-    /// The store.
-    pub store: &'a dyn ArtifactStore,
-    /// The owner recorded on each artifact.
-    pub owner: Option<String>,
-}
-
 /// A large payload: stored as an artifact when the result is built, replaced in
 /// `structuredContent` by its URI, linked from `content` with a `resource_link`.
 ///
-/// Serializing a `Payload` outside a tool call on a server with an artifact store (where it
-/// has no URI yet) fails, and the result becomes an `internal` error naming the cause.
+/// It is stored wherever it sits in the result (any depth), while the result is built in a
+/// tool call on a server declared `#[mcp_tools(artifacts)]`. Anywhere else (a server without
+/// an artifact store, a plain `serde_json::to_value`) serializing it fails, and a tool's
+/// result becomes an `internal` error naming the cause.
 #[derive(Debug)]
 pub struct Payload {
     name: String,
     title: Option<String>,
     mime_type: String,
     content: ArtifactContent,
-    stored: OnceLock<Artifact>,
 }
 
 impl Payload {
@@ -202,7 +198,6 @@ impl Payload {
             title: None,
             mime_type,
             content,
-            stored: OnceLock::new(),
         }
     }
 
@@ -216,39 +211,10 @@ impl Payload {
     pub fn size(&self) -> usize {
         self.content.len()
     }
-
-    /// The artifact it was stored as, once the result has been built.
-    pub fn artifact(&self) -> Option<&Artifact> {
-        self.stored.get()
-    }
-
-    /// Stores the payload (once).
-    pub fn spill(&self, scope: &SpillScope<'_>) -> &Artifact {
-        self.stored.get_or_init(|| {
-            let uri = scope.store.put(StoredArtifact {
-                uri: String::new(),
-                name: self.name.clone(),
-                mime_type: self.mime_type.clone(),
-                owner: scope.owner.clone(),
-                content: self.content.clone(),
-            });
-            let mut artifact = Artifact::new(uri, self.name.clone())
-                .with_mime_type(self.mime_type.clone())
-                .with_size(self.content.len() as u64);
-            if let Some(title) = &self.title {
-                artifact = artifact.with_title(title.clone());
-            }
-            artifact
-        })
-    }
 }
 
 impl Serialize for Payload {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if let Some(artifact) = self.stored.get() {
-            collect::push(|| artifact.to_block());
-            return serializer.serialize_str(artifact.uri());
-        }
         let pending = StoredArtifact {
             uri: String::new(),
             name: self.name.clone(),
@@ -282,69 +248,6 @@ impl JsonSchema for Payload {
         })
     }
 }
-
-/// Values holding payloads: [`Payload`] and `Option`, `Vec`, `Box` of them.
-pub trait PayloadSource {
-    /// Stores every payload.
-    fn spill(&self, scope: &SpillScope<'_>);
-}
-
-impl PayloadSource for Payload {
-    fn spill(&self, scope: &SpillScope<'_>) {
-        Payload::spill(self, scope);
-    }
-}
-
-impl<T: PayloadSource> PayloadSource for Option<T> {
-    fn spill(&self, scope: &SpillScope<'_>) {
-        if let Some(value) = self {
-            value.spill(scope);
-        }
-    }
-}
-
-impl<T: PayloadSource> PayloadSource for Vec<T> {
-    fn spill(&self, scope: &SpillScope<'_>) {
-        self.iter().for_each(|value| value.spill(scope));
-    }
-}
-
-impl<T: PayloadSource> PayloadSource for Box<T> {
-    fn spill(&self, scope: &SpillScope<'_>) {
-        (**self).spill(scope);
-    }
-}
-
-impl ContentSource for Payload {
-    fn content_blocks(&self, out: &mut Vec<ContentBlock>) {
-        if let Some(artifact) = self.stored.get() {
-            out.push(artifact.to_block());
-        }
-    }
-}
-
-/// Autoref dispatch for generated code: `(&SpillField(&field)).spill(scope)` stores the
-/// payloads of a field whose type is a [`PayloadSource`] and does nothing otherwise.
-#[doc(hidden)]
-pub struct SpillField<'a, T>(pub &'a T);
-
-#[doc(hidden)]
-pub trait SpillPayloads {
-    fn spill(&self, scope: &SpillScope<'_>);
-}
-
-impl<T: PayloadSource> SpillPayloads for SpillField<'_, T> {
-    fn spill(&self, scope: &SpillScope<'_>) {
-        self.0.spill(scope);
-    }
-}
-
-#[doc(hidden)]
-pub trait SpillNothing {
-    fn spill(&self, _scope: &SpillScope<'_>) {}
-}
-
-impl<T> SpillNothing for &SpillField<'_, T> {}
 
 /// The `resources/read` answer for an artifact URI (used by `#[tool_handler]`).
 ///

@@ -348,23 +348,30 @@ impl ToolError {
         out.push_str(self.error_kind.as_str());
         out.push_str("): ");
         push_escaped(&mut out, &self.message);
-        match (self.retry_safe, self.retry_after_ms) {
-            (true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
-            (true, None) => out.push_str(" Safe to retry."),
-            (false, _) => out.push_str(match self.error_kind {
-                ErrorKind::ValidationError => " Do not retry unchanged.",
+        // What to do next, unless the message already says it.
+        match (self.error_kind, self.retry_safe, self.retry_after_ms) {
+            (ErrorKind::ValidationError | ErrorKind::PolicyBlocked, false, _) => {}
+            (_, true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
+            (_, true, None) => out.push_str(" Safe to retry."),
+            (
                 ErrorKind::UpstreamTimeout
                 | ErrorKind::UpstreamUnavailable
-                | ErrorKind::Internal => {
-                    " Do not retry automatically: the call may have taken effect."
-                }
-                _ => " Do not retry unchanged.",
-            }),
+                | ErrorKind::Internal
+                | ErrorKind::OutcomeUnknown,
+                false,
+                _,
+            ) => out.push_str(" Do not retry automatically: the call may have taken effect."),
+            (ErrorKind::PermissionDenied, false, _) => {
+                out.push_str(" Do not retry until the caller has that scope.");
+            }
+            (_, false, _) => out.push_str(" Do not retry unchanged."),
         }
         if let Some(scope) = &self.required_scope {
-            out.push_str(" Ask for the `");
-            push_escaped(&mut out, scope);
-            out.push_str("` scope.");
+            if !self.message.contains(scope.as_str()) {
+                out.push_str(" Ask for the `");
+                push_escaped(&mut out, scope);
+                out.push_str("` scope.");
+            }
         }
         if let Some(id) = &self.audit_event_id {
             out.push_str(" Audit event `");

@@ -34,6 +34,10 @@ pub const CONTRACT_KEYS: [&str; 3] = ["status", "retrySafe", "auditEventId"];
 /// Mirrored in `mcp-result-derive` under the same test as [`CONTRACT_KEYS`].
 pub const COMPANION_KEYS: [&str; 3] = ["externalId", "requiresHumanReview", "redactionApplied"];
 
+/// The key of [`CONTRACT_KEYS`] that the framework sets to what it knows
+/// ([`crate::server::result::ResultScope::retry_safe`]).
+pub const RETRY_SAFE: &str = "retrySafe";
+
 /// The key of [`COMPANION_KEYS`] that [`crate::ToolResult::REDACTS`] types have set to
 /// `true` by the framework.
 pub const REDACTION_APPLIED: &str = "redactionApplied";

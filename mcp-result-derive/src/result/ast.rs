@@ -64,8 +64,6 @@ impl Shape {
 }
 
 pub struct Field<'a> {
-    /// `self.<member>`.
-    pub member: Member,
     /// The Rust name (without `r#`), or the index of a tuple field.
     pub name: String,
     pub ty: &'a Type,
@@ -202,7 +200,6 @@ impl<'a> Field<'a> {
                 Member::Named(ident) => ident.to_string().trim_start_matches("r#").to_owned(),
                 Member::Unnamed(index) => index.index.to_string(),
             },
-            member: field.member.clone(),
             ty: field.ty,
             key: serde.name().serialize_name().value.clone(),
             serde: Serialization {

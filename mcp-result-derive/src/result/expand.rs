@@ -73,31 +73,6 @@ fn tool_result(input: &Input) -> TokenStream {
                 #krate::content::BlockStyle { audience: #audience, priority: #priority };
         }
     });
-    // Top-level fields that serialize may add content blocks (artifacts, media).
-    let serialized: Vec<_> = input
-        .top_level()
-        .iter()
-        .filter(|f| !f.serde.skip && f.secret.is_none())
-        .map(|f| &f.member)
-        .collect();
-    let content_blocks = (!input.top_level().is_empty()).then(|| {
-        quote! {
-            fn content_blocks(
-                &self,
-                out: &mut ::std::vec::Vec<#krate::__private::rmcp::model::ContentBlock>,
-            ) {
-                #[allow(unused_imports)]
-                use #krate::__private::{CollectBlocks as _, CollectNothing as _};
-                #((&#krate::__private::Collect(&self.#serialized)).content_blocks(out);)*
-            }
-
-            fn spill(&self, scope: &#krate::store::SpillScope<'_>) {
-                #[allow(unused_imports)]
-                use #krate::__private::{SpillNothing as _, SpillPayloads as _};
-                #((&#krate::__private::SpillField(&self.#serialized)).spill(scope);)*
-            }
-        }
-    });
     let secrets: Vec<_> = input.fields.iter().filter(|f| f.secret.is_some()).collect();
     let redacts = (!secrets.is_empty()).then(|| {
         quote!(
@@ -121,7 +96,6 @@ fn tool_result(input: &Input) -> TokenStream {
             #content
             #redacts
             #(#styles)*
-            #content_blocks
         }
     }
 }

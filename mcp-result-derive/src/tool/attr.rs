@@ -19,9 +19,10 @@ const DESTRUCTIVE: Symbol = Symbol("destructive");
 const IDEMPOTENT: Symbol = Symbol("idempotent");
 const OPEN_WORLD: Symbol = Symbol("open_world");
 const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
+const IDEMPOTENCY_KEY: Symbol = Symbol("idempotency_key");
 
 /// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
-const TOOL_KEYS: [Symbol; 8] = [
+const TOOL_KEYS: [Symbol; 9] = [
     NAME,
     TITLE,
     DESCRIPTION,
@@ -30,6 +31,7 @@ const TOOL_KEYS: [Symbol; 8] = [
     IDEMPOTENT,
     OPEN_WORLD,
     TIMEOUT_MS,
+    IDEMPOTENCY_KEY,
 ];
 
 /// `#[mcp_tools(...)]`.
@@ -52,6 +54,8 @@ pub struct ToolAttrs {
     pub open_world: Option<bool>,
     /// `timeout_ms = N`: milliseconds, at least 1.
     pub timeout_ms: Option<LitInt>,
+    /// `idempotency_key = "field"`: the argument carrying the idempotency key.
+    pub idempotency_key: Option<LitStr>,
 }
 
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
@@ -107,6 +111,7 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     let mut idempotent = Attr::none(cx, IDEMPOTENT);
     let mut open_world = Attr::none(cx, OPEN_WORLD);
     let mut timeout = Attr::none(cx, TIMEOUT_MS);
+    let mut idempotency_key = Attr::none(cx, IDEMPOTENCY_KEY);
     attr::parse_attr(cx, attribute, |meta| {
         let span = attr::key_span(meta);
         if meta.path == NAME {
@@ -125,6 +130,8 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
             open_world.set(span, attr::flag(meta)?);
         } else if meta.path == TIMEOUT_MS {
             timeout.set(span, timeout_ms(meta.value()?.parse()?)?);
+        } else if meta.path == IDEMPOTENCY_KEY {
+            idempotency_key.set(span, attr::string(meta)?);
         } else {
             let keys: Vec<String> = TOOL_KEYS.iter().map(ToString::to_string).collect();
             return Err(attr::key_error(
@@ -152,5 +159,6 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         idempotent: idempotent.get(),
         open_world: open_world.get(),
         timeout_ms: timeout.get(),
+        idempotency_key: idempotency_key.get(),
     }
 }

@@ -25,12 +25,22 @@ pub fn expand(server: &Server) -> TokenStream {
         .iter()
         .map(|tool| call_glue(krate, self_ty, tool));
     let defs = server.tools.iter().map(|tool| tool_def(krate, tool));
+    let clone = {
+        let krate = crate::attr::respanned(krate, self_ty.span());
+        quote_spanned! {self_ty.span()=>
+            fn clone_for_call(&self) -> Self {
+                <Self as #krate::__private::ServerClone>::clone_server(self)
+            }
+        }
+    };
     quote! {
         const _: () = {
             #(#glue)*
 
             #[automatically_derived]
             impl #krate::ToolSet for #self_ty {
+                #clone
+
                 fn tool_registry() -> ::core::result::Result<
                     &'static #krate::ToolRegistry<Self>,
                     &'static #krate::RegistryError,
@@ -111,24 +121,42 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
             const _: () = #krate::__private::assert_one_arguments(&[#(#flags),*]);
         }
     });
-    let await_ = tool.is_async.then(|| quote!(.await));
+    // An `async` method runs on the call's task; a synchronous one on a blocking thread, so
+    // it never stalls the async workers and its time limit holds.
+    let run = if tool.is_async {
+        quote! {
+            let __output = __server.#method(#(#names),*).await;
+        }
+    } else {
+        let name = tool.name();
+        quote! {
+            let (__server, __output) = match #krate::__private::run_blocking(#name, move || {
+                let __output = __server.#method(#(#names),*);
+                (__server, __output)
+            })
+            .await
+            {
+                ::core::result::Result::Ok(done) => done,
+                ::core::result::Result::Err(result) => return result,
+            };
+        }
+    };
     quote! {
         #assert_output
         #one_arguments
 
         #[allow(unused_mut, unused_variables)]
-        fn #glue<'__a>(
-            __server: &'__a #self_ty,
+        fn #glue(
+            __server: #self_ty,
             mut __call: #krate::__private::ToolCall,
-            __scope: ::core::option::Option<#krate::store::SpillScope<'__a>>,
-        ) -> #krate::__private::ToolFuture<'__a> {
+        ) -> #krate::__private::ToolFuture {
             ::std::boxed::Box::pin(async move {
                 #(#extract)*
-                let __output = __server.#method(#(#names),*)#await_;
+                #run
+                let __scope = __call.scope(&__server);
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
-                (&#krate::__private::Probe::<#output>::new())
-                    .finish(__output, __scope.as_ref())
+                (&#krate::__private::Probe::<#output>::new()).finish(__output, &__scope)
             })
         }
     }
@@ -170,6 +198,10 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
     };
+    let idempotency_key = match &tool.attrs.idempotency_key {
+        Some(field) => quote!(::core::option::Option::Some(#field)),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #krate::ToolDef {
             name: #name,
@@ -187,6 +219,7 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
                 (&#krate::__private::Probe::<#output>::new()).output_shape()
             },
             timeout: #timeout,
+            idempotency_key: #idempotency_key,
             call: #glue,
         }
     }

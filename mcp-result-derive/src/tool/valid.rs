@@ -59,6 +59,13 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                 ),
             );
         }
+        if let (true, Some(key)) = (tool.is_read_only(), &tool.attrs.idempotency_key) {
+            cx.error_spanned_by(
+                key,
+                "`idempotency_key` is for write tools: a `read_only` tool changes nothing, so \
+                 running it twice is safe; remove the key",
+            );
+        }
     }
     cx.check()
 }

@@ -41,6 +41,7 @@ mod shadowed {
         name: ::std::string::String,
     }
 
+    #[derive(Clone)]
     pub struct Server;
 
     #[mcp_tools]

@@ -23,6 +23,7 @@ struct Count {
 #[derive(Serialize, JsonSchema, ToolResult)]
 struct Nothing;
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

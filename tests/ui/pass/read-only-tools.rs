@@ -17,6 +17,7 @@ struct Query {
     text: String,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

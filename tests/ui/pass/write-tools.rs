@@ -52,6 +52,7 @@ struct ReadOnly {
     retry_safe: bool,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

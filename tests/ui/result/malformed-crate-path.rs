@@ -14,6 +14,7 @@ struct NotAPath {
     total: u32,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools(crate = "::mcp_result<T>")]

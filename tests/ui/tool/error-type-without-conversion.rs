@@ -12,6 +12,7 @@ enum LookupError {
     Missing,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

@@ -12,6 +12,7 @@ struct Query {
     text: String,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

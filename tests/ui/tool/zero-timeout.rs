@@ -7,6 +7,7 @@ struct Found {
     total: u32,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

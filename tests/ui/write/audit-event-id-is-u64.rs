@@ -12,6 +12,7 @@ struct NoteAdded {
     audit_event_id: u64,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

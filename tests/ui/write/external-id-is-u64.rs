@@ -13,6 +13,7 @@ struct NoteAdded {
     external_id: u64,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

@@ -10,6 +10,7 @@ struct NoteAdded {
 
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

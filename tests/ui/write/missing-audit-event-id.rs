@@ -11,6 +11,7 @@ struct NoteAdded {
     retry_safe: bool,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

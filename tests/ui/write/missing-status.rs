@@ -11,6 +11,7 @@ struct NoteAdded {
     audit_event_id: AuditEventId,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]

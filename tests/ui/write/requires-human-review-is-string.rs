@@ -13,6 +13,7 @@ struct NoteAdded {
     requires_human_review: String,
 }
 
+#[derive(Clone)]
 struct Server;
 
 #[mcp_tools]
