@@ -32,6 +32,7 @@ mod through_a_module {
         name: String,
     }
 
+    #[derive(Clone)]
     pub struct Server;
 
     #[results::mcp_tools(crate = "crate::framework::results")]
@@ -61,6 +62,7 @@ mod through_extern_crate {
         total: u32,
     }
 
+    #[derive(Clone)]
     pub struct Server;
 
     #[renamed::mcp_tools(crate = "::renamed")]
