@@ -191,6 +191,10 @@ pub struct NoteArgs {
     /// The note text (1 to 2000 characters). Internal notes are never shown to the customer.
     #[schemars(length(min = 1, max = 2000))]
     pub body: String,
+    /// An idempotency key you choose (1 to 255 characters): a retry with the same
+    /// `requestId` returns the first call's result and adds no second note.
+    #[serde(default)]
+    pub request_id: Option<String>,
 }
 
 /// Who can see a note.
@@ -206,14 +210,29 @@ pub enum Visibility {
 #[serde(rename_all = "camelCase")]
 #[tool_result(
     summary = "Added internal note {note_id} to {ticket_id} (status {status}, \
-                         audit event {audit_event_id}). Retrying would add a second note."
+                         audit event {audit_event_id}). Retry only with the same requestId."
 )]
 pub struct NoteCreated {
     pub ticket_id: String,
     pub note_id: String,
     pub visibility: Visibility,
     pub status: Status,
-    /// False: a retry would add the note twice.
+    /// True when the call carried an idempotency key (a retry with it returns this result);
+    /// false otherwise: a retry without one would add the note twice.
+    pub retry_safe: bool,
+    pub audit_event_id: AuditEventId,
+}
+
+/// A transcript was emailed.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "Emailed the transcript to {recipient} (message {message_id}).")]
+pub struct TranscriptSent {
+    /// The mail upstream's message id.
+    pub message_id: String,
+    /// Who got it.
+    pub recipient: String,
+    pub status: Status,
     pub retry_safe: bool,
     pub audit_event_id: AuditEventId,
 }
@@ -430,9 +449,15 @@ impl Helpdesk {
         })
     }
 
-    /// Add an internal (staff-only) note to a ticket. Not idempotent: each call adds a note.
-    /// Locked tickets refuse notes (policy); the result then has status `blocked`.
-    #[mcp_tool(title = "Add internal note", destructive = false)]
+    /// Add an internal (staff-only) note to a ticket. Not idempotent: each call adds a note,
+    /// unless it carries an idempotency key (`requestId`, or `_meta`
+    /// `io.github.mcp-result/idempotencyKey`): a retry with the same key returns the first
+    /// result. Locked tickets refuse notes (policy); the result then has status `blocked`.
+    #[mcp_tool(
+        title = "Add internal note",
+        destructive = false,
+        idempotency_key = "requestId"
+    )]
     async fn add_internal_note(&self, args: NoteArgs) -> Result<NoteCreated, ToolError> {
         let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
         let ticket = tickets.get_mut(&args.ticket_id).ok_or_else(|| {
@@ -456,6 +481,35 @@ impl Helpdesk {
             ticket_id,
             note_id,
             visibility: Visibility::Internal,
+            status: Status::Succeeded,
+            // The framework writes what is true here: true under an idempotency key.
+            retry_safe: false,
+        })
+    }
+
+    /// Email a ticket's transcript to its customer. The mail upstream takes a few hundred
+    /// milliseconds; past the 2 s limit the answer says the outcome is unknown, and the
+    /// mail is still sent and recorded. Send an idempotency key (`_meta`
+    /// `io.github.mcp-result/idempotencyKey`) so that a retry never mails twice.
+    #[mcp_tool(title = "Email transcript", timeout_ms = 2000)]
+    async fn email_transcript(&self, args: TicketArgs) -> Result<TranscriptSent, ToolError> {
+        let customer = {
+            let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+            let ticket = tickets.get(&args.ticket_id).ok_or_else(|| {
+                ToolError::not_found(format!(
+                    "No ticket `{}`. Use search_tickets to find ticket ids.",
+                    args.ticket_id
+                ))
+            })?;
+            format!("customer-of-{}", ticket.id)
+        };
+        // The mail upstream.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let n = self.next_event.load(Ordering::Relaxed);
+        Ok(TranscriptSent {
+            message_id: format!("mail-{n:06}"),
+            recipient: customer,
+            audit_event_id: self.audit("email_transcript", &args.ticket_id),
             status: Status::Succeeded,
             retry_safe: false,
         })

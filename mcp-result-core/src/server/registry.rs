@@ -164,7 +164,12 @@ impl<S> ToolRegistry<S> {
                     .get("properties")
                     .and_then(|p| p.get(field))
                     .and_then(|p| p.get("type"));
-                if property != Some(&Value::String("string".into())) {
+                let string = match property {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+                    _ => false,
+                };
+                if !string {
                     return Err(error(format!(
                         "`idempotency_key = \"{field}\"` names no string argument: add \
                          `{field}: Option<String>` (serialized as `{field}`) to the arguments \
@@ -369,7 +374,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
                 return Ok(match store.wait(&scope, limit).await {
                     Ok(Some(stored)) => replay(stored),
-                    Ok(None) => error_result(&ToolError::in_progress(Duration::from_secs(1))),
+                    Ok(None) => error_result(&ToolError::in_progress(limit)),
                     Err(error) => store_failed(&error),
                 });
             }
