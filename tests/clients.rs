@@ -149,6 +149,9 @@ struct PlanCall {
     id: String,
     tool: String,
     arguments: Value,
+    /// The request's `_meta` (an idempotency key), when the call sends one.
+    #[serde(default)]
+    meta: Option<Value>,
     expect: Expect,
     /// In plan-broken.json: this call must make the checks fail.
     #[serde(default)]
@@ -172,6 +175,9 @@ struct Expect {
     content_types: Option<Vec<String>>,
     /// A JSON-RPC error with this code instead of a result.
     jsonrpc_error: Option<i64>,
+    /// The id of an earlier call whose `structuredContent` this one must equal (a replay
+    /// under the same idempotency key).
+    same_structured_as: Option<String>,
 }
 
 fn load_plan(file: &str) -> Result<Plan, String> {
@@ -202,7 +208,7 @@ impl Plan {
     fn calls_json(&self) -> Value {
         self.calls
             .iter()
-            .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments}))
+            .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments, "meta": c.meta}))
             .collect()
     }
 }
@@ -595,10 +601,10 @@ fn run_rmcp(helpdesk: &Plan, broken: &Plan) -> Result<Report, String> {
         let mut tasks = Vec::new();
         for spec in specs {
             let plan = if spec.server == broken.server { broken } else { helpdesk };
-            let calls: Vec<(String, String, Value)> = plan
+            let calls: Vec<(String, String, Value, Option<Value>)> = plan
                 .calls
                 .iter()
-                .map(|c| (c.id.clone(), c.tool.clone(), c.arguments.clone()))
+                .map(|c| (c.id.clone(), c.tool.clone(), c.arguments.clone(), c.meta.clone()))
                 .collect();
             tasks.push(tokio::spawn(rmcp_run(spec, calls)));
         }
@@ -615,7 +621,7 @@ fn run_rmcp(helpdesk: &Plan, broken: &Plan) -> Result<Report, String> {
     })
 }
 
-async fn rmcp_run(spec: RunSpec, calls: Vec<(String, String, Value)>) -> Value {
+async fn rmcp_run(spec: RunSpec, calls: Vec<(String, String, Value, Option<Value>)>) -> Value {
     use tokio::time::timeout;
     let mut out = json!({
         "key": spec.key, "protocol": spec.protocol,
@@ -669,12 +675,17 @@ async fn rmcp_run(spec: RunSpec, calls: Vec<(String, String, Value)>) -> Value {
         Err(_) => out["listError"] = error("timeout", "tools/list".into()),
     }
     let mut records = Vec::new();
-    for (id, tool, arguments) in calls {
+    for (id, tool, arguments, meta) in calls {
         let arguments = match arguments {
             Value::Object(map) => map,
             _ => Map::new(),
         };
-        let request = CallToolRequestParams::new(tool).with_arguments(arguments);
+        let mut request = CallToolRequestParams::new(tool).with_arguments(arguments);
+        if let Some(Value::Object(meta)) = meta {
+            request.meta = Some(mcp_result::rmcp::model::RequestMetaObject(
+                mcp_result::rmcp::model::MetaObject(meta),
+            ));
+        }
         let record = match timeout(STEP_TIMEOUT, client.call_tool(request)).await {
             Ok(Ok(result)) => json!({"id": id, "result": result}),
             Ok(Err(ServiceError::McpError(e))) => json!({"id": id, "error": {
@@ -1003,6 +1014,15 @@ fn check_run(
         for key in &expect.has_keys {
             c.check(structured.get(key).is_some(), || {
                 format!("structuredContent has no `{key}`")
+            });
+        }
+        if let Some(earlier) = &expect.same_structured_as {
+            let first = find(&run["calls"], "id", earlier)
+                .and_then(|r| r["result"].get("structuredContent"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            c.check(*structured == first, || {
+                format!("structuredContent {structured} is not the replay of `{earlier}`: {first}")
             });
         }
         for pointer in &expect.field_error_pointers {

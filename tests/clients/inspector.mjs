@@ -112,6 +112,14 @@ function toolArgs(args) {
   return pairs.length ? ['--tool-arg', ...pairs] : [];
 }
 
+/** `--tool-metadata k=v` for each `_meta` entry of the call (an idempotency key). */
+function toolMeta(meta) {
+  const pairs = Object.entries(meta ?? {}).map(([key, value]) =>
+    typeof value === 'string' ? `${key}=${value}` : `${key}=${JSON.stringify(value)}`,
+  );
+  return pairs.length ? ['--tool-metadata', ...pairs] : [];
+}
+
 async function runOne(run) {
   const target = [run.command, ...run.args];
   const era = { legacy: 'legacy', modern: 'modern' }[run.connect];
@@ -135,7 +143,15 @@ async function runOne(run) {
     cli([...base, '--method', 'initialize']),
     cli([...base, '--method', 'tools/list', '--strict']),
     ...run.calls.map((call) =>
-      cli([...base, '--method', 'tools/call', '--tool-name', call.tool, ...toolArgs(call.arguments)]),
+      cli([
+        ...base,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        call.tool,
+        ...toolArgs(call.arguments),
+        ...toolMeta(call.meta),
+      ]),
     ),
   ]);
   const initialized = init.exit === 0 ? parse(init.stdout)?.result : undefined;

@@ -77,7 +77,7 @@ async function runOne(job, run, session) {
     for (const call of run.calls) {
       try {
         const result = await withTimeout(
-          s.callTool(call.tool, call.arguments),
+          s.callTool(call.tool, call.arguments, call.meta),
           ms,
           `tools/call ${call.tool}`,
         );

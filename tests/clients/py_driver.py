@@ -51,7 +51,7 @@ def dump(model: Any) -> Any:
 class Session:
     negotiated: str | None
     list_tools: Callable[[], Awaitable[list[Any]]]
-    call_tool: Callable[[str, dict[str, Any]], Awaitable[Any]]
+    call_tool: Callable[[str, dict[str, Any], dict[str, Any] | None], Awaitable[Any]]
 
 
 @asynccontextmanager
@@ -70,8 +70,8 @@ async def session1(run: dict[str, Any], timeout: float) -> AsyncIterator[Session
             async def list_tools() -> list[Any]:
                 return [dump(t) for t in (await session.list_tools()).tools]
 
-            async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
-                return dump(await session.call_tool(name, arguments))
+            async def call_tool(name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> Any:
+                return dump(await session.call_tool(name, arguments, meta=meta))
 
             yield Session(init.protocolVersion, list_tools, call_tool)
 
@@ -90,8 +90,8 @@ async def session2(run: dict[str, Any], timeout: float) -> AsyncIterator[Session
         async def list_tools() -> list[Any]:
             return [dump(t) for t in (await client.list_tools()).tools]
 
-        async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
-            return dump(await client.call_tool(name, arguments))
+        async def call_tool(name: str, arguments: dict[str, Any], meta: dict[str, Any] | None) -> Any:
+            return dump(await client.call_tool(name, arguments, meta=meta))
 
         yield Session(client.protocol_version, list_tools, call_tool)
 
@@ -125,7 +125,7 @@ async def run_one(job: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
                 for call in run["calls"]:
                     try:
                         with anyio.fail_after(timeout):
-                            result = await session.call_tool(call["tool"], call["arguments"])
+                            result = await session.call_tool(call["tool"], call["arguments"], call.get("meta"))
                         out["calls"].append({"id": call["id"], "result": result})
                     except Exception as error:  # noqa: BLE001
                         out["calls"].append({"id": call["id"], "error": error_record(unwrap(error))})

@@ -33,7 +33,8 @@ async function session(run) {
   return {
     negotiated: client.getNegotiatedProtocolVersion() ?? null,
     listTools: async () => (await client.listTools(undefined, options)).tools,
-    callTool: (name, args) => client.callTool({ name, arguments: args }, options),
+    callTool: (name, args, meta) =>
+      client.callTool(meta ? { name, arguments: args, _meta: meta } : { name, arguments: args }, options),
     close: () => client.close(),
   };
 }

@@ -29,7 +29,12 @@ async function session(run) {
   return {
     negotiated,
     listTools: async () => (await client.listTools(undefined, options)).tools,
-    callTool: (name, args) => client.callTool({ name, arguments: args }, undefined, options),
+    callTool: (name, args, meta) =>
+      client.callTool(
+        meta ? { name, arguments: args, _meta: meta } : { name, arguments: args },
+        undefined,
+        options,
+      ),
     close: () => client.close(),
   };
 }
