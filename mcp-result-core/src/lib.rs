@@ -33,7 +33,7 @@ pub use server::{
         ToolResult,
     },
     schema,
-    secret::{Secret, SecretField},
+    secret::{Redacts, Secret, SecretField},
     store,
     summary::{Summary, SummaryPart},
 };
@@ -66,6 +66,7 @@ pub mod __private {
     pub use crate::server::result::{
         assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
     };
+    pub use crate::server::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;

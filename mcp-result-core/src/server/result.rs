@@ -67,6 +67,15 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     fn is_wrapped() -> bool {
         crate::schema::output_shape::<Self>().wrapped
     }
+
+    /// Whether this value withheld a secret, decided per value (an empty list or a `None`
+    /// withheld nothing): [`build_result`] then sets `redactionApplied` to `true` (when the
+    /// type serializes that key). `#[derive(ToolResult)]` generates it from the type's own
+    /// `#[secret]` fields and every other field's [`Redacts`](crate::Redacts); the default
+    /// is [`Self::REDACTS`].
+    fn withholds_secrets(&self) -> bool {
+        Self::REDACTS
+    }
 }
 
 /// Builds the complete `CallToolResult` for a success value. This is the one place a
@@ -144,7 +153,7 @@ pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> Cal
             )))
         }
     };
-    if T::REDACTS {
+    if value.withholds_secrets() {
         if let Some(flag) = object.get_mut(crate::wire::keys::REDACTION_APPLIED) {
             *flag = Value::Bool(true);
         }

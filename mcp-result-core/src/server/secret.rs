@@ -1,4 +1,9 @@
-use std::fmt;
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque},
+    fmt,
+    rc::Rc,
+    sync::Arc,
+};
 
 /// A value that must never leave the process: an API token, a password, a raw credential.
 ///
@@ -88,3 +93,124 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for Secret<T> {
 )]
 pub trait SecretField {}
 impl<T> SecretField for Secret<T> {}
+
+/// A value that may hold secrets which serialization withholds: whether *this* value held
+/// one. [`build_result`](crate::build_result) sets a result's `redactionApplied` to `true`
+/// exactly when the value returned by the tool withholds a secret, at any depth.
+///
+/// Decided per value, not per type: an empty `Vec<Upstream>` or a `None` withheld nothing,
+/// a non-empty one did when one of its elements did. `#[derive(Redact)]` implements it for
+/// the structs and enums a result contains (true when the value has a `#[secret]` field, or
+/// for an enum the variant it is, or when any other field withholds); `#[derive(ToolResult)]`
+/// decides a result's own value the same way. A field whose type has no impl (a `String`, a
+/// type from another crate, a type parameter of a generic type) withholds nothing; a
+/// [`Secret`] always withholds.
+///
+/// ```
+/// use mcp_result_core::{Redacts, Secret};
+///
+/// let tokens = vec![Secret::new(String::from("tok-123"))];
+/// assert!(tokens.withholds_secrets());
+/// assert!(!Vec::<Secret<String>>::new().withholds_secrets());
+/// assert!(!None::<Secret<String>>.withholds_secrets());
+/// ```
+pub trait Redacts {
+    /// `true` when this value holds a secret that no serialization of it carries.
+    fn withholds_secrets(&self) -> bool;
+}
+
+impl<T> Redacts for Secret<T> {
+    fn withholds_secrets(&self) -> bool {
+        true
+    }
+}
+
+impl<T: Redacts + ?Sized> Redacts for &T {
+    fn withholds_secrets(&self) -> bool {
+        (**self).withholds_secrets()
+    }
+}
+
+impl<T: Redacts> Redacts for Option<T> {
+    fn withholds_secrets(&self) -> bool {
+        self.as_ref().is_some_and(T::withholds_secrets)
+    }
+}
+
+impl<T: Redacts> Redacts for [T] {
+    fn withholds_secrets(&self) -> bool {
+        self.iter().any(T::withholds_secrets)
+    }
+}
+
+impl<T: Redacts, const N: usize> Redacts for [T; N] {
+    fn withholds_secrets(&self) -> bool {
+        self.iter().any(T::withholds_secrets)
+    }
+}
+
+/// Impls that delegate to the pointee or test every element (maps: every value).
+macro_rules! redacts {
+    (pointer: $($ty:ident),*) => {$(
+        impl<T: Redacts + ?Sized> Redacts for $ty<T> {
+            fn withholds_secrets(&self) -> bool {
+                (**self).withholds_secrets()
+            }
+        }
+    )*};
+    (elements: $($ty:ty => [$($generics:tt)*]),*) => {$(
+        impl<$($generics)*> Redacts for $ty {
+            fn withholds_secrets(&self) -> bool {
+                self.iter().any(T::withholds_secrets)
+            }
+        }
+    )*};
+    (values: $($ty:ty => [$($generics:tt)*]),*) => {$(
+        impl<$($generics)*> Redacts for $ty {
+            fn withholds_secrets(&self) -> bool {
+                self.values().any(V::withholds_secrets)
+            }
+        }
+    )*};
+}
+
+redacts!(pointer: Box, Rc, Arc);
+redacts!(elements:
+    Vec<T> => [T: Redacts],
+    VecDeque<T> => [T: Redacts],
+    BTreeSet<T> => [T: Redacts],
+    HashSet<T, S> => [T: Redacts, S]
+);
+redacts!(values:
+    BTreeMap<K, V> => [K, V: Redacts],
+    HashMap<K, V, S> => [K, V: Redacts, S]
+);
+
+/// Autoref dispatch for generated code: `(&RedactsProbe(&field)).withholds_secrets()`
+/// resolves to [`Redacts`] when the field's type implements it, and to `false` otherwise,
+/// so a field of any type may stand in a `#[derive(Redact)]` or `#[derive(ToolResult)]`
+/// type.
+#[doc(hidden)]
+pub struct RedactsProbe<'a, T: ?Sized>(pub &'a T);
+
+#[doc(hidden)]
+pub trait ViaRedacts {
+    fn withholds_secrets(&self) -> bool;
+}
+
+impl<T: Redacts + ?Sized> ViaRedacts for RedactsProbe<'_, T> {
+    fn withholds_secrets(&self) -> bool {
+        self.0.withholds_secrets()
+    }
+}
+
+#[doc(hidden)]
+pub trait ViaNoRedacts {
+    fn withholds_secrets(&self) -> bool;
+}
+
+impl<T: ?Sized> ViaNoRedacts for &RedactsProbe<'_, T> {
+    fn withholds_secrets(&self) -> bool {
+        false
+    }
+}
