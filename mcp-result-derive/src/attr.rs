@@ -31,6 +31,9 @@ impl fmt::Display for Symbol {
 /// `crate = "path"`: the path generated code names the runtime crate by.
 pub const CRATE: Symbol = Symbol("crate");
 
+/// `#[mcp_result(...)]`: a derive's container attribute, holding `crate = "..."`.
+const MCP_RESULT: Symbol = Symbol("mcp_result");
+
 /// How an unknown-key message names the `crate` key.
 pub const CRATE_HELP: &str =
     "`crate = \"...\"` (the path of the mcp-result crate, for a crate that re-exports it)";
@@ -136,6 +139,28 @@ pub fn crate_path(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
             .map_err(|_| syn::Error::new(lit.span(), EXPECTED)),
         other => Err(syn::Error::new_spanned(other, EXPECTED)),
     }
+}
+
+/// Reads `#[mcp_result(crate = "...")]` on a derive input into `krate`; any other
+/// attribute is left alone. Shared by every derive, so the key means the same on each.
+pub fn mcp_result_attr(cx: &Ctxt, attribute: &syn::Attribute, krate: &mut Attr<syn::Path>) {
+    if *attribute.path() != MCP_RESULT {
+        return;
+    }
+    parse_attr(cx, attribute, |meta| {
+        if meta.path == CRATE {
+            krate.set(key_span(meta), crate_path(meta)?);
+            Ok(())
+        } else {
+            Err(key_error(
+                meta,
+                format!(
+                    "unknown `mcp_result` key `{}`: expected {CRATE_HELP}",
+                    key_name(meta)
+                ),
+            ))
+        }
+    });
 }
 
 /// `::mcp_result`: the crate path when no `crate = "..."` is given.

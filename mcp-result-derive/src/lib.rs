@@ -1,18 +1,21 @@
 //! Procedural macros of **mcp-result**. Use them through the `mcp-result` crate, which
-//! documents them: `#[derive(ToolResult)]`, `#[mcp_tools]`, `#[mcp_tool]` and
-//! `#[mcp_handler]`.
+//! documents them: `#[derive(ToolResult)]`, `#[derive(Redact)]`, `#[mcp_tools]`,
+//! `#[mcp_tool]` and `#[mcp_handler]`.
 //!
 //! Each macro runs the same pipeline: parse the input into a typed model with every fact
 //! resolved (`ast`, `attr`; serde's attributes through `serde_derive_internals`), validate
 //! it (`valid`, collecting every error at the span of what the user must change), then
 //! expand (`expand`, code generation only, no error paths). `attr` at the root is the
-//! attribute toolkit both macros share; `keys` is the derive's copy of the write-contract
-//! keys.
+//! attribute toolkit every macro shares; `fields` is serde's view of a derive input's fields,
+//! shared by both derives, as are the `#[secret]` rules of `redact`; `keys` is the derive's
+//! copy of the write-contract keys.
 
 mod attr;
 mod ctxt;
+mod fields;
 mod handler;
 mod keys;
+mod redact;
 mod result;
 #[cfg(test)]
 mod tests;
@@ -25,6 +28,41 @@ use proc_macro::TokenStream;
 pub fn derive_tool_result(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     result::derive(&input).into()
+}
+
+/// Derives `mcp_result::Redacts` for a struct or enum that a tool result contains, so its
+/// `#[secret]` fields count towards the result's `redactionApplied`, at any depth.
+///
+/// `#[secret]` works as on `#[derive(ToolResult)]`: the field must be a
+/// `mcp_result::Secret<T>` and skipped by serde (`#[serde(skip)]` or
+/// `#[serde(skip_serializing)]`), or the derive reports it. The generated
+/// `withholds_secrets` is decided per value: `true` when the value (for an enum, the
+/// variant it is) has a `#[secret]` field, or when another field withholds one (a `Vec`,
+/// `Option`, map, `Box` or array of `Redact` types, checked element by element; an empty
+/// list or a `None` withholds nothing). A field whose type implements no `Redacts` (a
+/// `String`, a type parameter) withholds nothing. `#[mcp_result(crate = "...")]` names the
+/// runtime crate, as on `ToolResult`.
+///
+/// ```ignore
+/// #[derive(Serialize, JsonSchema, Redact)]
+/// struct Upstream {
+///     name: String,
+///     #[secret]
+///     #[serde(skip)]
+///     token: Secret<String>,
+/// }
+///
+/// #[derive(Serialize, JsonSchema, ToolResult)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Upstreams {
+///     items: Vec<Upstream>,
+///     redaction_applied: bool, // `true` when `items` is not empty
+/// }
+/// ```
+#[proc_macro_derive(Redact, attributes(secret, mcp_result))]
+pub fn derive_redact(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    redact::derive(&input).into()
 }
 
 /// Registers the `#[mcp_tool]` methods of an `impl` block as the server's tools.

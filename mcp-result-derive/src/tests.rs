@@ -68,6 +68,102 @@ fn derive_defaults_to_mcp_result() {
     );
 }
 
+fn redact(input: TokenStream) -> TokenStream {
+    crate::redact::derive(&syn::parse2(input).expect("a derive input"))
+}
+
+#[test]
+fn redact_output_goes_through_the_crate_path() {
+    for written in [
+        quote! {
+            #[mcp_result(crate = "::framework::results")]
+            struct Upstream {
+                name: String,
+                nested: Vec<Inner>,
+                #[secret]
+                #[serde(skip)]
+                token: Secret<String>,
+            }
+        },
+        quote! {
+            #[mcp_result(crate = "::framework::results")]
+            enum Credential {
+                Key(#[secret] #[serde(skip)] Secret<String>),
+                Nested { inner: Option<Inner> },
+                Anonymous,
+            }
+        },
+    ] {
+        let output = redact(written);
+        assert!(!output.to_string().contains("compile_error"), "{output}");
+        assert!(mcp_result_idents(output.clone()) == 0, "{output}");
+        assert!(
+            output
+                .to_string()
+                .contains(":: framework :: results :: Redacts"),
+            "{output}"
+        );
+    }
+
+    // The stub beside an error, too.
+    let broken = redact(quote! {
+        #[mcp_result(crate = "renamed")]
+        struct Broken {
+            #[secret]
+            token: Secret<String>,
+        }
+    });
+    assert!(broken.to_string().contains("compile_error"), "{broken}");
+    assert!(mcp_result_idents(broken.clone()) == 0, "{broken}");
+}
+
+/// `withholds_secrets` is decided per value: a `#[secret]` field (of the variant) answers
+/// `true` outright; other fields are probed; a value with neither answers `false`.
+#[test]
+fn withholds_is_decided_per_value() {
+    let body = |input: TokenStream| {
+        let output = redact(input).to_string();
+        let start = output.find("fn withholds_secrets").expect("the method");
+        output[start..].to_owned()
+    };
+    let secret = body(quote! {
+        struct A { name: String, #[secret] #[serde(skip)] token: Secret<String> }
+    });
+    assert!(secret.contains("{ true }"), "{secret}");
+    assert!(!secret.contains("RedactsProbe"), "{secret}");
+
+    let plain = body(quote!(
+        struct B;
+    ));
+    assert!(plain.contains("{ false }"), "{plain}");
+
+    let nested = body(quote! {
+        struct C { items: Vec<Upstream>, r#type: String }
+    });
+    assert!(
+        nested.contains("RedactsProbe (& self . items)")
+            && nested.contains("RedactsProbe (& self . r#type)"),
+        "{nested}"
+    );
+
+    let variants = body(quote! {
+        enum D {
+            Key { #[secret] #[serde(skip)] key: Secret<String> },
+            Pair(String, Option<Upstream>),
+            None,
+        }
+    });
+    assert!(
+        variants.contains("Self :: Key { .. } => true"),
+        "{variants}"
+    );
+    assert!(
+        variants.contains("Self :: Pair { 0 : __field0 , 1 : __field1 , .. }"),
+        "{variants}"
+    );
+    assert!(variants.contains("_ => false"), "{variants}");
+}
+
 #[test]
 fn tools_output_goes_through_the_crate_path() {
     let output = crate::tool::mcp_tools(

@@ -3,19 +3,21 @@
 //! schemars_derive does), so a key, a skip or a flatten means exactly what serde means;
 //! the write-contract fields; the summary template's placeholders.
 
-use proc_macro2::Span;
 use serde_derive_internals::{
     ast::{Container, Data, Style},
     attr::RenameRule,
-    Derive,
 };
-use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type};
+use syn::{DeriveInput, Generics, Ident};
 
 use super::{
     attr::{self, ResultAttrs},
     template::{self, Template},
 };
-use crate::{ctxt::Ctxt, keys::ContractKey};
+use crate::{
+    ctxt::Ctxt,
+    fields::{self, Field},
+    keys::ContractKey,
+};
 
 pub struct Input<'a> {
     pub ident: &'a Ident,
@@ -63,32 +65,6 @@ impl Shape {
     }
 }
 
-pub struct Field<'a> {
-    /// The Rust name (without `r#`), or the index of a tuple field.
-    pub name: String,
-    pub ty: &'a Type,
-    /// The key serde writes for this field (after `rename` and `rename_all`).
-    pub key: String,
-    pub serde: Serialization,
-    /// `#[secret]`, if present.
-    pub secret: Option<&'a Attribute>,
-}
-
-/// How serde serializes a field.
-pub struct Serialization {
-    /// `skip` or `skip_serializing` (on the field or its variant): never serialized.
-    pub skip: bool,
-    /// `skip_serializing_if = "..."`: sometimes absent.
-    pub skip_if: bool,
-    /// `flatten`: its own keys are merged into the parent object.
-    pub flatten: bool,
-    /// `serialize_with` or `with`: a custom serializer the schema cannot see.
-    pub serialize_with: Option<syn::ExprPath>,
-    /// `#[schemars(with = "...")]` or `#[schemars(schema_with = "...")]`: the schema of what
-    /// a custom serializer writes.
-    pub schemars_with: bool,
-}
-
 /// A field meant as a write-contract field.
 pub struct ContractField {
     pub key: ContractKey,
@@ -114,25 +90,8 @@ impl<'a> Input<'a> {
     /// The typed model; errors are recorded in `cx`. `None` where no stub could compile:
     /// for a union, or when serde's attributes are malformed (serde then derives nothing).
     pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
-        if let syn::Data::Union(data) = &input.data {
-            cx.error_at(
-                data.union_token.span,
-                "`ToolResult` cannot be derived for a union: serde cannot serialize one; use \
-                 an enum",
-            );
-            return None;
-        }
         let attrs = attr::parse(cx, &input.attrs);
-        let serde_cx = serde_derive_internals::Ctxt::new();
-        let private = Ident::new("__private", Span::call_site());
-        let container = Container::from_ast(&serde_cx, input, Derive::Serialize, &private);
-        // serde's own derive reports the same errors at the same spans (rustc shows each
-        // once) and emits no `Serialize` impl, so there is nothing to stub.
-        if let Err(error) = serde_cx.check() {
-            cx.syn_error(error);
-            return None;
-        }
-        let container = container?;
+        let container = fields::serde_container(cx, input, "ToolResult")?;
         let (shape, fields) = shape_and_fields(&container);
         let mut input = Input {
             ident: &input.ident,
@@ -165,76 +124,15 @@ impl<'a> Input<'a> {
 }
 
 fn shape_and_fields<'a>(container: &Container<'a>) -> (Shape, Vec<Field<'a>>) {
-    let serialize = |fields: &[serde_derive_internals::ast::Field<'a>], variant_skip: bool| {
-        fields
-            .iter()
-            .map(|field| Field::from_serde(field, variant_skip))
-            .collect::<Vec<_>>()
+    let shape = match &container.data {
+        Data::Enum(_) => Shape::Enum,
+        _ if container.attrs.type_into().is_some() => Shape::Into,
+        Data::Struct(Style::Struct, _) if container.attrs.transparent() => Shape::Transparent,
+        Data::Struct(Style::Struct, _) => Shape::Named,
+        Data::Struct(Style::Tuple | Style::Newtype, _) => Shape::Tuple,
+        Data::Struct(Style::Unit, _) => Shape::Unit,
     };
-    match &container.data {
-        Data::Enum(variants) => (
-            Shape::Enum,
-            variants
-                .iter()
-                .flat_map(|v| serialize(&v.fields, v.attrs.skip_serializing()))
-                .collect(),
-        ),
-        Data::Struct(style, fields) => {
-            let shape = match style {
-                _ if container.attrs.type_into().is_some() => Shape::Into,
-                Style::Struct if container.attrs.transparent() => Shape::Transparent,
-                Style::Struct => Shape::Named,
-                Style::Tuple | Style::Newtype => Shape::Tuple,
-                Style::Unit => Shape::Unit,
-            };
-            (shape, serialize(fields, false))
-        }
-    }
-}
-
-impl<'a> Field<'a> {
-    fn from_serde(field: &serde_derive_internals::ast::Field<'a>, variant_skip: bool) -> Self {
-        let serde = &field.attrs;
-        Field {
-            name: match &field.member {
-                Member::Named(ident) => ident.to_string().trim_start_matches("r#").to_owned(),
-                Member::Unnamed(index) => index.index.to_string(),
-            },
-            ty: field.ty,
-            key: serde.name().serialize_name().value.clone(),
-            serde: Serialization {
-                skip: serde.skip_serializing() || variant_skip,
-                skip_if: serde.skip_serializing_if().is_some(),
-                flatten: serde.flatten(),
-                serialize_with: serde.serialize_with().cloned(),
-                schemars_with: schemars_with(&field.original.attrs),
-            },
-            secret: field
-                .original
-                .attrs
-                .iter()
-                .find(|a| a.path().is_ident("secret")),
-        }
-    }
-}
-
-/// `#[schemars(with = "...")]` or `#[schemars(schema_with = "...")]`: schemars's own
-/// attribute, which serde's parser does not read. Anything malformed is schemars's to
-/// report.
-fn schemars_with(attrs: &[Attribute]) -> bool {
-    let mut found = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            found |= meta.path.is_ident("with") || meta.path.is_ident("schema_with");
-            if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                meta.input.parse::<proc_macro2::Group>()?;
-            }
-            Ok(())
-        });
-    }
-    found
+    (shape, fields::all(container))
 }
 
 /// The field meant as each contract key: serialized as the key, else named so in Rust (in

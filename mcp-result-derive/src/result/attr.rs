@@ -9,7 +9,6 @@ use crate::{
 };
 
 const TOOL_RESULT: Symbol = Symbol("tool_result");
-const MCP_RESULT: Symbol = Symbol("mcp_result");
 const SUMMARY: Symbol = Symbol("summary");
 const CONTENT: Symbol = Symbol("content");
 const SUMMARY_AUDIENCE: Symbol = Symbol("summary_audience");
@@ -137,22 +136,8 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> ResultAttrs {
                 }
                 Ok(())
             });
-        } else if *attribute.path() == MCP_RESULT {
-            attr::parse_attr(cx, attribute, |meta| {
-                if meta.path == CRATE {
-                    krate.set(attr::key_span(meta), attr::crate_path(meta)?);
-                    Ok(())
-                } else {
-                    Err(attr::key_error(
-                        meta,
-                        format!(
-                            "unknown `mcp_result` key `{}`: expected {}",
-                            attr::key_name(meta),
-                            attr::CRATE_HELP
-                        ),
-                    ))
-                }
-            });
+        } else {
+            attr::mcp_result_attr(cx, attribute, &mut krate);
         }
     }
     ResultAttrs {

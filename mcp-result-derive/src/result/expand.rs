@@ -3,8 +3,7 @@
 //! `#[mcp_result(crate = "...")]`).
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 
 use super::{
     ast::{Input, Presence, Shape},
@@ -73,20 +72,13 @@ fn tool_result(input: &Input) -> TokenStream {
                 #krate::content::BlockStyle { audience: #audience, priority: #priority };
         }
     });
-    let secrets: Vec<_> = input.fields.iter().filter(|f| f.secret.is_some()).collect();
-    let redacts = (!secrets.is_empty()).then(|| {
+    let redacts = input.fields.iter().any(|f| f.secret.is_some()).then(|| {
         quote!(
             const REDACTS: bool = true;
         )
     });
-    // Each `#[secret]` field's type must be `Secret<_>`: a where-clause predicate spanned at
-    // the type, checked where the impl is defined (or, for a type generic in that field,
-    // where it is used).
-    let secret_bounds = secrets.iter().map(|field| {
-        let ty = field.ty;
-        let krate = crate::attr::respanned(krate, ty.span());
-        quote_spanned!(ty.span()=> #ty: #krate::SecretField)
-    });
+    let secret_bounds = crate::redact::expand::secret_bounds(krate, &input.fields);
+    let withholds = crate::redact::expand::withholds(krate, &input.fields);
     let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     let where_clause = quote!(where #(#existing,)* #(#secret_bounds,)*);
     quote! {
@@ -96,6 +88,10 @@ fn tool_result(input: &Input) -> TokenStream {
             #content
             #redacts
             #(#styles)*
+
+            fn withholds_secrets(&self) -> bool {
+                #withholds
+            }
         }
     }
 }

@@ -24,37 +24,7 @@ pub fn validate(input: &Input) -> syn::Result<()> {
             );
         }
     }
-    for field in &input.fields {
-        let Some(secret) = field.secret else { continue };
-        if !matches!(secret.meta, syn::Meta::Path(_)) {
-            cx.error_spanned_by(secret, "`#[secret]` takes no arguments");
-        }
-        if field.serde.flatten {
-            cx.error_spanned_by(
-                secret,
-                format!(
-                    "`{}` is `#[serde(flatten)]` and `#[secret]`: a flattened field serializes \
-                     its contents; mark the secret fields inside it instead",
-                    field.name
-                ),
-            );
-        } else if !field.serde.skip {
-            cx.error_spanned_by(
-                secret,
-                format!(
-                    "`#[secret]` field `{}` would be serialized into `structuredContent`: add \
-                     `#[serde(skip_serializing)]` (or `#[serde(skip)]`) so no client ever sees \
-                     it{}",
-                    field.name,
-                    if field.serde.skip_if {
-                        "; `skip_serializing_if` still serializes it when the condition is false"
-                    } else {
-                        ""
-                    }
-                ),
-            );
-        }
-    }
+    crate::redact::valid::secrets(&cx, &input.fields);
     for contract in &input.contract {
         let field = &input.fields[contract.field];
         if let Some(secret) = field.secret {

@@ -1,0 +1,122 @@
+//! Code generation for `#[derive(Redact)]`, and the parts `#[derive(ToolResult)]` shares.
+//! No error paths: `valid` ran first. Every path into the runtime crate goes through the
+//! crate path (`::mcp_result` unless `#[mcp_result(crate = "...")]`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::ast::Input;
+use crate::fields::Field;
+
+pub fn expand(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let bounds = secret_bounds(krate, &input.fields);
+    let body = withholds(krate, &input.fields);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Redacts for #ident #ty_generics
+        where
+            #(#existing,)*
+            #(#bounds,)*
+        {
+            fn withholds_secrets(&self) -> bool {
+                #body
+            }
+        }
+    }
+}
+
+/// What is emitted beside a compile error: the impl with no checks, so a result holding the
+/// type adds no errors to the real one.
+pub fn stub(input: &Input) -> TokenStream {
+    let krate = &input.krate;
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Redacts for #ident #ty_generics #where_clause {
+            fn withholds_secrets(&self) -> bool {
+                false
+            }
+        }
+    }
+}
+
+/// Each `#[secret]` field's type must be `Secret<_>`: a where-clause predicate spanned at the
+/// type, checked where the impl is defined (or, for a type generic in that field, where it
+/// is used), worded by `SecretField`'s `on_unimplemented`.
+pub fn secret_bounds(krate: &syn::Path, fields: &[Field]) -> Vec<TokenStream> {
+    fields
+        .iter()
+        .filter(|field| field.secret.is_some())
+        .map(|field| {
+            let ty = field.ty;
+            let krate = crate::attr::respanned(krate, ty.span());
+            quote_spanned!(ty.span()=> #ty: #krate::SecretField)
+        })
+        .collect()
+}
+
+/// The body of `withholds_secrets(&self) -> bool`, decided per value: `true` when the value
+/// (for an enum: the variant it is) has a `#[secret]` field, else when any field withholds
+/// through `Redacts` (reached by autoref: a field type without an impl withholds nothing).
+pub fn withholds(krate: &syn::Path, fields: &[Field]) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let probed = std::cell::Cell::new(false);
+    let probe = |value: TokenStream| {
+        probed.set(true);
+        quote!((&#private::RedactsProbe(#value)).withholds_secrets())
+    };
+    let any = |probes: Vec<TokenStream>| {
+        if probes.is_empty() {
+            quote!(false)
+        } else {
+            quote!(#(#probes)||*)
+        }
+    };
+    let check = if fields.iter().all(|field| field.variant.is_none()) {
+        if fields.iter().any(|field| field.secret.is_some()) {
+            return quote!(true);
+        }
+        any(fields
+            .iter()
+            .map(|field| {
+                let member = &field.member;
+                probe(quote!(&self.#member))
+            })
+            .collect())
+    } else {
+        let arms = fields
+            .chunk_by(|a, b| a.variant == b.variant)
+            .map(|variant| {
+                let ident = &variant[0].variant;
+                if variant.iter().any(|field| field.secret.is_some()) {
+                    return quote!(Self::#ident { .. } => true);
+                }
+                let members = variant.iter().map(|field| &field.member);
+                let bindings: Vec<_> = (0..variant.len())
+                    .map(|i| format_ident!("__field{}", i))
+                    .collect();
+                let check = any(bindings.iter().map(|b| probe(quote!(#b))).collect());
+                quote!(Self::#ident { #(#members: #bindings,)* .. } => #check)
+            });
+        quote! {
+            match self {
+                #(#arms,)*
+                #[allow(unreachable_patterns)]
+                _ => false,
+            }
+        }
+    };
+    if !probed.get() {
+        return check;
+    }
+    quote!({
+        use #private::{ViaNoRedacts as _, ViaRedacts as _};
+        #check
+    })
+}
