@@ -1,12 +1,16 @@
 //! `#[secret]` / `Secret<T>`: a secret value never leaves the process. A sentinel is put into
-//! every secret position of eleven shapes; the complete JSON-RPC responses read from a real
-//! transport (an rmcp server on one end of a duplex stream, raw JSON lines on the other) must
-//! not contain it, and no schema may list a secret field.
+//! every secret position of eleven shapes, and of the `#[derive(Redact)]` shapes (a list, an
+//! `Option`, an enum variant, a map two levels down); the complete JSON-RPC responses read
+//! from a real transport (an rmcp server on one end of a duplex stream, raw JSON lines on the
+//! other) must not contain it, and no schema may list a secret field. `redactionApplied` is
+//! decided per value: `true` exactly when the returned value withheld a secret.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use mcp_result::{mcp_handler, mcp_tools, rmcp::ServerHandler, Secret, ToolError, ToolResult};
+use mcp_result::{
+    mcp_handler, mcp_tools, rmcp::ServerHandler, Redact, Secret, ToolError, ToolResult,
+};
 use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -101,6 +105,90 @@ struct Nothing {
     ok: bool,
 }
 
+/// An upstream a result lists, with its credential: `#[secret]` on a nested struct's field
+/// through `#[derive(Redact)]`.
+#[allow(dead_code)] // the secret is held, never read
+#[derive(Debug, Serialize, JsonSchema, Redact)]
+struct Upstream {
+    name: String,
+    #[secret]
+    #[serde(skip)]
+    token: Secret<String>,
+}
+
+fn upstream(name: &str) -> Upstream {
+    Upstream {
+        name: name.into(),
+        token: secret(),
+    }
+}
+
+/// Upstreams in a list: `redactionApplied` when the list is not empty.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Upstreams {
+    items: Vec<Upstream>,
+    redaction_applied: bool,
+}
+
+/// An optional upstream: `None` withholds nothing.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Fallback {
+    upstream: Option<Upstream>,
+    redaction_applied: bool,
+}
+
+/// How a session logged in: only the `bearer` variant holds a secret.
+#[derive(Debug, Serialize, JsonSchema, Redact)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Login {
+    Bearer {
+        user: String,
+        #[secret]
+        #[serde(skip)]
+        token: Secret<String>,
+    },
+    Anonymous,
+}
+
+/// A session: `redactionApplied` follows the variant.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Session {
+    login: Login,
+    redaction_applied: bool,
+}
+
+/// A region of upstreams, two levels down and behind a map, with an admin key left unmarked:
+/// a `Secret` is withheld wherever it stands, `#[secret]` or not.
+#[derive(Debug, Serialize, JsonSchema, Redact)]
+struct Region {
+    name: String,
+    upstreams: BTreeMap<String, Upstream>,
+    #[serde(skip)]
+    admin_key: Option<Secret<String>>,
+}
+
+/// Regions of upstreams.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Cluster {
+    regions: Vec<Region>,
+    redaction_applied: bool,
+}
+
+fn region(upstreams: &[&str], admin_key: Option<Secret<String>>) -> Region {
+    Region {
+        name: "eu".into(),
+        upstreams: upstreams
+            .iter()
+            .map(|name| ((*name).to_owned(), upstream(name)))
+            .collect(),
+        admin_key,
+    }
+}
+
 #[derive(Clone)]
 struct Vault;
 
@@ -166,6 +254,90 @@ impl Vault {
         let _ = Credential::None;
         Nothing { ok: true }
     }
+
+    /// Two upstreams.
+    #[mcp_tool(read_only)]
+    fn upstreams(&self) -> Upstreams {
+        Upstreams {
+            items: vec![upstream("a"), upstream("b")],
+            redaction_applied: false,
+        }
+    }
+
+    /// No upstream.
+    #[mcp_tool(read_only)]
+    fn no_upstreams(&self) -> Upstreams {
+        Upstreams {
+            items: Vec::new(),
+            redaction_applied: false,
+        }
+    }
+
+    /// A fallback upstream.
+    #[mcp_tool(read_only)]
+    fn fallback(&self) -> Fallback {
+        Fallback {
+            upstream: Some(upstream("f")),
+            redaction_applied: false,
+        }
+    }
+
+    /// No fallback upstream.
+    #[mcp_tool(read_only)]
+    fn no_fallback(&self) -> Fallback {
+        Fallback {
+            upstream: None,
+            redaction_applied: false,
+        }
+    }
+
+    /// A session logged in with a bearer credential.
+    #[mcp_tool(read_only)]
+    fn bearer_session(&self) -> Session {
+        Session {
+            login: Login::Bearer {
+                user: "ada".into(),
+                token: secret(),
+            },
+            redaction_applied: false,
+        }
+    }
+
+    /// An anonymous session.
+    #[mcp_tool(read_only)]
+    fn anonymous_session(&self) -> Session {
+        Session {
+            login: Login::Anonymous,
+            redaction_applied: false,
+        }
+    }
+
+    /// A region with an upstream.
+    #[mcp_tool(read_only)]
+    fn cluster(&self) -> Cluster {
+        Cluster {
+            regions: vec![region(&[], None), region(&["a"], None)],
+            redaction_applied: false,
+        }
+    }
+
+    /// A region with an admin key and no upstream.
+    #[mcp_tool(read_only)]
+    fn keyed_cluster(&self) -> Cluster {
+        Cluster {
+            regions: vec![region(&[], Some(secret()))],
+            redaction_applied: false,
+        }
+    }
+
+    /// A region with nothing secret.
+    #[mcp_tool(read_only)]
+    fn bare_cluster(&self) -> Cluster {
+        Cluster {
+            regions: vec![region(&[], None)],
+            redaction_applied: false,
+        }
+    }
 }
 
 #[mcp_handler]
@@ -220,13 +392,22 @@ async fn raw_session(calls: &[&str]) -> Vec<String> {
     out
 }
 
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 15] = [
     "plain",
     "nested",
     "page",
     "refuse",
     "crash",
     "no_credential",
+    "upstreams",
+    "no_upstreams",
+    "fallback",
+    "no_fallback",
+    "bearer_session",
+    "anonymous_session",
+    "cluster",
+    "keyed_cluster",
+    "bare_cluster",
 ];
 
 #[tokio::test]
@@ -270,6 +451,9 @@ async fn schemas_list_no_secret_field() {
         "cursorKey",
         "cursor_key",
         "\"key\"",
+        "\"token\"",
+        "adminKey",
+        "admin_key",
     ] {
         assert!(!text.contains(name), "schema lists secret field {name}");
     }
@@ -293,6 +477,56 @@ async fn redaction_is_reported_and_neighbours_survive() {
         json!({"user": "ada", "host": "db1", "redactionApplied": true})
     );
     assert_eq!(result["content"][0]["text"], "Connected as ada to db1");
+}
+
+/// Each tool's `structuredContent`, in the order called.
+async fn structured(tools: &[&str]) -> Vec<Value> {
+    let lines = raw_session(tools).await;
+    let mut responses: Vec<Value> = lines[2..]
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    responses.sort_by_key(|r| r["id"].as_u64());
+    responses
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r["result"]["isError"], false, "{r}");
+            r["result"]["structuredContent"].clone()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn redaction_applied_follows_nested_secrets_per_value() {
+    let answers = structured(&[
+        "upstreams",
+        "no_upstreams",
+        "fallback",
+        "no_fallback",
+        "bearer_session",
+        "anonymous_session",
+        "cluster",
+        "keyed_cluster",
+        "bare_cluster",
+    ])
+    .await;
+    assert_eq!(
+        answers,
+        [
+            json!({"items": [{"name": "a"}, {"name": "b"}], "redactionApplied": true}),
+            json!({"items": [], "redactionApplied": false}),
+            json!({"upstream": {"name": "f"}, "redactionApplied": true}),
+            json!({"upstream": null, "redactionApplied": false}),
+            json!({"login": {"kind": "bearer", "user": "ada"}, "redactionApplied": true}),
+            json!({"login": {"kind": "anonymous"}, "redactionApplied": false}),
+            json!({"regions": [
+                {"name": "eu", "upstreams": {}},
+                {"name": "eu", "upstreams": {"a": {"name": "a"}}},
+            ], "redactionApplied": true}),
+            json!({"regions": [{"name": "eu", "upstreams": {}}], "redactionApplied": true}),
+            json!({"regions": [{"name": "eu", "upstreams": {}}], "redactionApplied": false}),
+        ]
+    );
 }
 
 #[test]
@@ -339,5 +573,16 @@ proptest! {
         let wire = serde_json::to_string(&result).unwrap();
         prop_assert!(!wire.contains(&secret));
         prop_assert_eq!(&result.structured_content.unwrap()["redactionApplied"], &json!(true));
+        let upstreams = Upstreams {
+            items: names.iter().map(|n| Upstream { name: n.clone(), token: Secret::new(secret.clone()) }).collect(),
+            redaction_applied: false,
+        };
+        let result = mcp_result::build_result(&upstreams);
+        let wire = serde_json::to_string(&result).unwrap();
+        prop_assert!(!wire.contains(&secret));
+        prop_assert_eq!(
+            &result.structured_content.unwrap()["redactionApplied"],
+            &json!(!names.is_empty())
+        );
     }
 }
