@@ -18,7 +18,9 @@ use std::{
 };
 
 use mcp_result::{
+    audit::{AuditSink, JsonLinesSink, TracingSink},
     content::{BlockAnnotations, Image},
+    extract::WriteContext,
     mcp_handler, mcp_tools,
     rmcp::{
         model::{Implementation, ServerCapabilities, ServerConfig},
@@ -26,7 +28,7 @@ use mcp_result::{
         RoleServer, ServerHandler,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
-    Audience, AuditEventId, Secret, Status, ToolError, ToolResult,
+    Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -65,6 +67,8 @@ pub struct Helpdesk {
     next_event: Arc<AtomicU64>,
     /// Where large reports go; served back through `resources/read`.
     artifacts: MemoryStore,
+    /// `--audit-log PATH`: audit records appended to a JSON Lines file (else to the log).
+    audit_log: Option<JsonLinesSink>,
 }
 
 impl Helpdesk {
@@ -125,13 +129,13 @@ impl Helpdesk {
             tickets: Arc::new(Mutex::new(tickets)),
             next_event: Arc::new(AtomicU64::new(1)),
             artifacts: MemoryStore::new(),
+            audit_log: None,
         }
     }
 
-    fn audit(&self, action: &str, ticket: &str) -> AuditEventId {
-        let n = self.next_event.fetch_add(1, Ordering::Relaxed);
-        tracing::info!(event = n, action, ticket, "audit");
-        AuditEventId::new(format!("audit-{n:06}"))
+    /// The mail upstream's next message id.
+    fn next_message(&self) -> u64 {
+        self.next_event.fetch_add(1, Ordering::Relaxed)
     }
 }
 
@@ -375,7 +379,17 @@ impl ArtifactAccess for Helpdesk {
 // Tools
 // ---------------------------------------------------------------------------------------
 
-#[mcp_tools(artifacts)]
+/// The audit log: a JSON Lines file with `--audit-log PATH`, the `tracing` log otherwise.
+impl ServerServices for Helpdesk {
+    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+        match &self.audit_log {
+            Some(file) => Arc::new(file.clone()),
+            None => Arc::new(TracingSink),
+        }
+    }
+}
+
+#[mcp_tools(artifacts, services)]
 impl Helpdesk {
     /// Search support tickets by words in their title or body. Returns the matches, most
     /// severe first, with their ids and URIs.
@@ -458,7 +472,11 @@ impl Helpdesk {
         destructive = false,
         idempotency_key = "requestId"
     )]
-    async fn add_internal_note(&self, args: NoteArgs) -> Result<NoteCreated, ToolError> {
+    async fn add_internal_note(
+        &self,
+        args: NoteArgs,
+        write: WriteContext,
+    ) -> Result<NoteCreated, ToolError> {
         let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
         let ticket = tickets.get_mut(&args.ticket_id).ok_or_else(|| {
             ToolError::not_found(format!(
@@ -477,7 +495,8 @@ impl Helpdesk {
         let ticket_id = ticket.id.clone();
         drop(tickets);
         Ok(NoteCreated {
-            audit_event_id: self.audit("add_internal_note", &ticket_id),
+            // The framework minted and recorded this event before the tool ran.
+            audit_event_id: write.audit_event_id().clone(),
             ticket_id,
             note_id,
             visibility: Visibility::Internal,
@@ -492,7 +511,11 @@ impl Helpdesk {
     /// mail is still sent and recorded. Send an idempotency key (`_meta`
     /// `io.github.mcp-result/idempotencyKey`) so that a retry never mails twice.
     #[mcp_tool(title = "Email transcript", timeout_ms = 2000)]
-    async fn email_transcript(&self, args: TicketArgs) -> Result<TranscriptSent, ToolError> {
+    async fn email_transcript(
+        &self,
+        args: TicketArgs,
+        write: WriteContext,
+    ) -> Result<TranscriptSent, ToolError> {
         let customer = {
             let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
             let ticket = tickets.get(&args.ticket_id).ok_or_else(|| {
@@ -505,11 +528,12 @@ impl Helpdesk {
         };
         // The mail upstream.
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        let n = self.next_event.load(Ordering::Relaxed);
+        let n = self.next_message();
         Ok(TranscriptSent {
             message_id: format!("mail-{n:06}"),
             recipient: customer,
-            audit_event_id: self.audit("email_transcript", &args.ticket_id),
+            // Passed on to the mail upstream as a reference in a real server.
+            audit_event_id: write.audit_event_id().clone(),
             status: Status::Succeeded,
             retry_safe: false,
         })
@@ -581,10 +605,28 @@ impl ServerHandler for Helpdesk {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    match std::env::args().nth(1).as_deref() {
-        None | Some("serve") => serve().await,
+    // Logs go to stderr: stdout is the MCP channel.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    // `--audit-log PATH` may stand anywhere; the rest is the command.
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let audit_log = match args.iter().position(|a| a == "--audit-log") {
+        Some(at) => {
+            let path = args
+                .get(at + 1)
+                .cloned()
+                .ok_or("--audit-log needs a PATH")?;
+            args.drain(at..=at + 1);
+            Some(JsonLinesSink::open(path)?)
+        }
+        None => None,
+    };
+    match args.first().map(String::as_str) {
+        None | Some("serve") => serve(audit_log).await,
         Some("demo") => demo().await,
-        Some("docs") => docs(std::env::args().skip(2)),
+        Some("docs") => docs(args.into_iter().skip(1)),
         Some(other) => {
             Err(format!("unknown command `{other}`: expected `serve`, `demo` or `docs`").into())
         }
@@ -626,12 +668,14 @@ fn docs(
 
 /// Serves over stdio until the client disconnects, then lets running writes finish
 /// (`mcp_result::serve_stdio`). Logs go to stderr: stdout is the MCP channel.
-async fn serve() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
-    mcp_result::serve_stdio(Helpdesk::seeded()).await
+async fn serve(
+    audit_log: Option<JsonLinesSink>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let desk = Helpdesk {
+        audit_log,
+        ..Helpdesk::seeded()
+    };
+    mcp_result::serve_stdio(desk).await
 }
 
 async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {

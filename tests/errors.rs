@@ -169,7 +169,7 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
             json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": false,
                    "message": "Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
                    "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9"}),
-            "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it. Audit event `audit-9`.",
+            "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
         ),
         (
             "not_found",
@@ -193,11 +193,31 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
     for (kind, envelope, summary) in cases {
         let result = checked_call(&client, "fail", json!({"kind": kind})).await;
         assert_eq!(result.is_error, Some(true), "{kind}");
+        // `fail` is a write tool: its errors carry the audit event the framework minted
+        // (a UUIDv7), whatever the tool set.
+        let mut structured = result.structured_content.clone().unwrap();
+        let minted = structured
+            .as_object_mut()
+            .unwrap()
+            .remove("auditEventId")
+            .unwrap();
+        let minted = minted.as_str().unwrap();
         assert_eq!(
-            result.structured_content.as_ref().unwrap(),
-            &envelope,
-            "{kind}"
+            (minted.len(), &minted[14..15]),
+            (36, "7"),
+            "{kind}: {minted}"
         );
+        let mut envelope = envelope;
+        envelope.as_object_mut().unwrap().remove("auditEventId");
+        assert_eq!(structured, envelope, "{kind}");
+        // The first block names the audit event of the failed write.
+        let (first, rest) = summary.split_once('\n').unwrap_or((summary, ""));
+        let summary = format!("{first} Audit event `{minted}`.")
+            + &if rest.is_empty() {
+                String::new()
+            } else {
+                format!("\n{rest}")
+            };
         assert_eq!(text(&result, 0), summary, "{kind}");
     }
     client.cancel().await.unwrap();

@@ -56,6 +56,7 @@ async fn every_output_schema_is_a_valid_2020_12_object_schema() {
             "get_ticket",
             "lookup_customer",
             "add_internal_note",
+            "email_transcript",
             "billing_import_dry_run",
             "get_attachment"
         ]
@@ -264,7 +265,7 @@ async fn write_tools_return_and_require_the_write_contract() {
         .iter()
         .filter(|t| t.annotations.as_ref().and_then(|a| a.read_only_hint) != Some(true))
         .collect();
-    assert_eq!(write_tools.len(), 1, "the example has one write tool");
+    assert_eq!(write_tools.len(), 2, "the example has two write tools");
     for tool in write_tools {
         let schema = output_schema(tool);
         let success = &schema["anyOf"][0];
@@ -294,10 +295,10 @@ async fn write_tools_return_and_require_the_write_contract() {
     let structured = result.structured_content.unwrap();
     assert_eq!(structured["status"], "succeeded");
     assert_eq!(structured["retrySafe"], false);
-    assert!(structured["auditEventId"]
-        .as_str()
-        .unwrap()
-        .starts_with("audit-"));
+    // The framework's audit event: a UUIDv7.
+    let audit_event_id = structured["auditEventId"].as_str().unwrap();
+    assert_eq!(audit_event_id.len(), 36, "{audit_event_id}");
+    assert_eq!(&audit_event_id[14..15], "7", "{audit_event_id}");
     // A locked ticket: the policy blocks the write; the error envelope says `blocked`.
     let blocked = call(
         &client,

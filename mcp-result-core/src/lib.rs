@@ -22,8 +22,8 @@ pub mod view;
 #[cfg(feature = "transport-io")]
 pub use server::handler::serve_stdio;
 pub use server::{
-    content, contract, extract,
-    handler::{serve, ToolSet, SHUTDOWN_GRACE},
+    audit, content, contract, extract,
+    handler::{serve, ServerServices, ToolSet, SHUTDOWN_GRACE},
     idempotency,
     impls::Structured,
     key, meta,
@@ -64,7 +64,10 @@ pub mod __private {
     };
     pub use crate::server::registry::ToolFuture;
     pub use crate::server::result::{
-        assert_tool_output, assert_tool_result, error_result, Probe, ViaFallback, ViaToolOutput,
+        assert_tool_output, assert_tool_result, error_result, ConvertsIntoToolError, ErrorProbe,
+        ErrorViaAnything, ErrorViaBoxed, ErrorViaConversion, ErrorViaProtocol, ErrorViaText, Probe,
+        ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
+        ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
     pub use crate::server::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
     pub use ::core;

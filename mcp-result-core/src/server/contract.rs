@@ -147,12 +147,12 @@ where
 }
 
 /// The write check for a tool returning `Result<T, E>` written out (see
-/// [`crate::__private::assert_tool_result`]).
+/// [`crate::__private::assert_tool_result`]): checks `T`; `E` is checked apart, at its own
+/// span, by [`crate::__private::ErrorProbe`].
 #[doc(hidden)]
 pub const fn assert_write_result<T, E>()
 where
     T: crate::server::result::SuccessOutput,
     T::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
-    E: crate::server::result::IntoToolError,
 {
 }

@@ -29,7 +29,7 @@ use crate::{
         result::{error_result, ResultScope},
         schema::{empty_input_schema, input_schema},
     },
-    wire::envelope::ToolError,
+    wire::{envelope::ToolError, status::AuditEventId},
 };
 
 /// Marker types that keep the two families of [`FromToolCall`] impls apart (so that a
@@ -49,26 +49,80 @@ pub struct ToolCall {
     arguments: Option<Value>,
     schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
-    retry_safe: Option<bool>,
+    write: Option<WriteContext>,
+}
+
+/// What the framework knows about a write call, for the tool: the audit event it minted
+/// before the tool runs (pass it on to the upstream as a reference), and the idempotency
+/// key the call carries. Take it as a parameter of a write tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteContext {
+    audit_event_id: AuditEventId,
+    idempotency_key: Option<String>,
+    retry_safe: bool,
+}
+
+impl WriteContext {
+    pub(crate) fn new(
+        audit_event_id: AuditEventId,
+        idempotency_key: Option<String>,
+        retry_safe: bool,
+    ) -> Self {
+        Self {
+            audit_event_id,
+            idempotency_key,
+            retry_safe,
+        }
+    }
+
+    /// The audit event of this write (a UUIDv7), already recorded as an intent; the
+    /// result's `auditEventId` is this one whatever the tool sets.
+    pub fn audit_event_id(&self) -> &AuditEventId {
+        &self.audit_event_id
+    }
+
+    /// The call's idempotency key, if it carries one.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.idempotency_key.as_deref()
+    }
+
+    /// Whether a retry of this call is safe (it carries a key, or the tool is
+    /// `idempotent`): the result's `retrySafe`.
+    pub fn retry_safe(&self) -> bool {
+        self.retry_safe
+    }
+}
+
+impl FromToolCall<via::Extractor> for WriteContext {
+    /// # Errors
+    /// An `internal` error in a read-only tool, which has no write context.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        call.write.clone().ok_or_else(|| {
+            ToolError::internal_logged("a read-only tool took a `WriteContext` parameter")
+        })
+    }
 }
 
 impl ToolCall {
     /// A call with `arguments` (the `arguments` object of `tools/call`, validated against
     /// `schema`) and rmcp's `context`.
-    /// `retry_safe` is a write's `retrySafe` as the framework knows it (`None` for a
-    /// read-only tool).
     pub fn new(
         arguments: Value,
         schema: Arc<ArgumentSchema>,
         context: RequestContext<RoleServer>,
-        retry_safe: Option<bool>,
     ) -> Self {
         Self {
             arguments: Some(arguments),
             schema,
             context,
-            retry_safe,
+            write: None,
         }
+    }
+
+    /// The same call as a write, with what the framework knows about it.
+    pub fn for_write(mut self, write: WriteContext) -> Self {
+        self.write = Some(write);
+        self
     }
 
     /// What the call's result is built with: `server`'s artifact store and the reader-owner
@@ -78,7 +132,8 @@ impl ToolCall {
         ResultScope {
             store: access.map(|access| access.artifact_store()),
             owner: access.and_then(|access| access.artifact_owner(&self.context)),
-            retry_safe: self.retry_safe,
+            retry_safe: self.write.as_ref().map(|w| w.retry_safe),
+            audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
         }
     }
 

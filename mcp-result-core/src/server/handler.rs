@@ -16,6 +16,7 @@ use rmcp::{
 };
 
 use crate::server::{
+    audit::{AuditSink, TracingSink},
     idempotency::{IdempotencyStore, MemoryIdempotencyStore},
     registry::{RegistryError, ToolRegistry},
     store::{read_artifact, ArtifactAccess},
@@ -51,6 +52,16 @@ pub trait ToolSet: Sized + Send + Sync + 'static {
     /// (`#[mcp_tools(artifacts)]`): it then declares the `resources` capability.
     const ARTIFACTS: bool = false;
 
+    /// The server's own services (`#[mcp_tools(services)]` returns `Some(self)`, requiring
+    /// `Self: ServerServices`); `None`: the defaults of [`ServerServices`].
+    fn services(&self) -> Option<&dyn ServerServices> {
+        None
+    }
+}
+
+/// Where a server's write-safety state lives and who calls it. Implement it (every method
+/// has a default) and declare `#[mcp_tools(services)]` to replace a default.
+pub trait ServerServices: Send + Sync {
     /// Where idempotency records live. Default: one in-memory store for the process.
     fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
         static DEFAULT: std::sync::LazyLock<Arc<MemoryIdempotencyStore>> =
@@ -58,13 +69,28 @@ pub trait ToolSet: Sized + Send + Sync + 'static {
         DEFAULT.clone()
     }
 
-    /// The caller's identity, which idempotency keys are scoped to. It comes from the
-    /// transport, never from what a client writes in `_meta` (mcp-result rule 14). Default:
-    /// `"local"`, the one identity of a stdio server's process.
+    /// Where the audit records of write attempts go. Default: [`TracingSink`] (the log,
+    /// target `mcp_result::audit`).
+    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+        Arc::new(TracingSink)
+    }
+
+    /// The caller's identity, which idempotency keys and audit records are scoped to. It
+    /// comes from the transport, never from what a client writes in `_meta` (mcp-result
+    /// rule 14). Default: `"local"`, the one identity of a stdio server's process.
     fn caller_identity(&self, context: &RequestContext<RoleServer>) -> String {
         let _ = context;
         "local".to_owned()
     }
+}
+
+/// The services of a server that declares none.
+struct Defaults;
+impl ServerServices for Defaults {}
+
+/// A [`ToolSet`]'s services: its own, or the defaults.
+pub(crate) fn services_of<S: ToolSet>(server: &S) -> &dyn ServerServices {
+    server.services().unwrap_or(&Defaults)
 }
 
 /// How `#[mcp_tools]` clones the server for a call: `Clone`, with a message that says why

@@ -128,7 +128,7 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<WithMeta<T>, E> 
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         match self {
             Ok(value) => value.into_result_in(scope),
-            Err(error) => error_result(&error.into_tool_error()),
+            Err(error) => error_result(&scope.stamp(error.into_tool_error())),
         }
     }
 }

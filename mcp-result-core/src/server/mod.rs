@@ -5,6 +5,7 @@
 //! write contract ([`contract`]) and secrets ([`secret`]).
 
 pub mod arguments;
+pub mod audit;
 mod collect;
 pub mod content;
 pub mod contract;

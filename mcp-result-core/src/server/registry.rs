@@ -23,17 +23,23 @@ use serde_json::Value;
 use crate::{
     server::{
         arguments::ArgumentSchema,
-        extract::ToolCall,
-        handler::ToolSet,
+        audit::{argument_digest, instance, now_rfc3339, AuditRecord, AuditSink, Phase},
+        extract::{ToolCall, WriteContext},
+        handler::{services_of, ToolSet},
         idempotency::{
-            check_key, fingerprints, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT,
+            check_key, fingerprints, Claim, IdempotencyStore, KeyScope, StoreError, DEFAULT_TTL,
+            DEFAULT_WAIT,
         },
         key::ServerKey,
         panics::{self, Guarded},
         result::error_result,
         schema::{OutputShape, ToolOutputSchema},
     },
-    wire::envelope::{ErrorKind, FieldError, ToolError},
+    wire::{
+        envelope::{ErrorKind, FieldError, ToolError},
+        keys::REDACTION_APPLIED,
+        status::AuditEventId,
+    },
 };
 
 /// The future a tool's generated call glue returns: it owns its clone of the server, so it
@@ -339,19 +345,42 @@ impl<S: ToolSet> ToolRegistry<S> {
             Err(error) => return Ok(error_result(&error)),
         };
         let retry_safe = key.is_some() || route.idempotent;
-        let Some(key) = key else {
-            let call = ToolCall::new(
-                arguments,
-                route.arguments.clone(),
-                context,
-                Some(retry_safe),
-            );
-            return Ok(self.run_write(route, server, call, None, false).await);
+        let audit = Audit {
+            sink: services_of(server).audit_sink(),
+            record: AuditRecord {
+                event_id: new_event_id(),
+                phase: Phase::Intent,
+                time: now_rfc3339(),
+                instance: instance(),
+                tool: route.name.to_owned(),
+                caller: services_of(server).caller_identity(&context),
+                session: None,
+                idempotency_key: key.clone(),
+                argument_digest: argument_digest(&arguments, &route.arguments),
+                status: None,
+                error_kind: None,
+                external_id: None,
+                requires_human_review: None,
+                approval_id: None,
+                approver: None,
+                redaction_applied: None,
+                correlation_id: None,
+                duration_ms: None,
+                replay_of: None,
+            },
         };
-        let store = server.idempotency_store();
+        let Some(key) = key else {
+            if let Err(error) = audit.record(Phase::Intent, None).await {
+                return Ok(audit_failed(&error));
+            }
+            let call = ToolCall::new(arguments, route.arguments.clone(), context)
+                .for_write(audit.write_context(retry_safe));
+            return Ok(self.run_write(route, server, call, audit, None).await);
+        };
+        let store = services_of(server).idempotency_store();
         let scope = KeyScope {
             tool: route.name.to_owned(),
-            caller: server.caller_identity(&context),
+            caller: audit.record.caller.clone(),
             key,
         };
         let fingerprints = fingerprints(
@@ -367,30 +396,30 @@ impl<S: ToolSet> ToolRegistry<S> {
         };
         let token = match claim {
             Claim::Claimed(token) => token,
-            Claim::Completed(stored) => return Ok(replay(stored)),
-            Claim::Conflict => return Ok(error_result(&ToolError::idempotency_key_reused())),
-            Claim::Interrupted => return Ok(error_result(&ToolError::outcome_unknown())),
+            Claim::Completed(stored) => return Ok(audit.replay(stored).await),
+            Claim::Conflict => return Ok(audit.refuse(ToolError::idempotency_key_reused()).await),
+            Claim::Interrupted => return Ok(audit.refuse(ToolError::outcome_unknown()).await),
             Claim::InProgress => {
                 let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
                 return Ok(match store.wait(&scope, limit).await {
-                    Ok(Some(stored)) => replay(stored),
-                    Ok(None) => error_result(&ToolError::in_progress(limit)),
+                    Ok(Some(stored)) => audit.replay(stored).await,
+                    Ok(None) => audit.refuse(ToolError::in_progress(limit)).await,
                     Err(error) => store_failed(&error),
                 });
             }
         };
+        if let Err(error) = audit.record(Phase::Intent, None).await {
+            let _ = store.release(&scope, token).await;
+            return Ok(audit_failed(&error));
+        }
         if let Err(error) = store.start(&scope, token).await {
             let _ = store.release(&scope, token).await;
             return Ok(store_failed(&error));
         }
-        let call = ToolCall::new(
-            arguments,
-            route.arguments.clone(),
-            context,
-            Some(retry_safe),
-        );
+        let call = ToolCall::new(arguments, route.arguments.clone(), context)
+            .for_write(audit.write_context(retry_safe));
         Ok(self
-            .run_write(route, server, call, Some((store, scope, token)), true)
+            .run_write(route, server, call, audit, Some((store, scope, token)))
             .await)
     }
 
@@ -403,7 +432,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let cancelled = context.ct.clone();
-        let call = ToolCall::new(arguments, route.arguments.clone(), context, None);
+        let call = ToolCall::new(arguments, route.arguments.clone(), context);
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);
@@ -424,23 +453,32 @@ impl<S: ToolSet> ToolRegistry<S> {
     }
 
     /// A write: on its own task, run to its end whatever happens to the request; its
-    /// outcome stored under its idempotency key, if any.
+    /// outcome audited, and stored under its idempotency key, if any, before it is answered.
     async fn run_write(
         &self,
         route: &Route<S>,
         server: &S,
         call: ToolCall,
+        audit: Audit,
         keyed: Option<(Arc<dyn IdempotencyStore>, KeyScope, u64)>,
-        has_key: bool,
     ) -> CallToolResult {
         let running = Running::new(&self.in_flight);
         let name = route.name;
-        let future = (route.call)(server.clone_for_call(), call);
+        let has_key = keyed.is_some();
+        let started = std::time::Instant::now();
+        let future = Guarded((route.call)(server.clone_for_call(), call));
+        let final_audit = audit.clone();
         let task = tokio::spawn(async move {
             let result = match AssertUnwindSafe(future).catch_unwind().await {
                 Ok(result) => result,
                 Err(panic) => panicked(name, &*panic),
             };
+            if let Err(error) = final_audit
+                .record(Phase::Outcome, Some((&result, started.elapsed())))
+                .await
+            {
+                tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
+            }
             if let Some((store, scope, token)) = keyed {
                 let stored = serde_json::to_value(&result).unwrap_or(Value::Null);
                 if let Err(error) = store.complete(&scope, token, &stored).await {
@@ -459,7 +497,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                         limit_ms = limit.as_millis(),
                         "write passed its time limit; it runs on"
                     );
-                    return error_result(&ToolError::write_timeout(limit, has_key));
+                    return audit.refuse(ToolError::write_timeout(limit, has_key)).await;
                 }
             },
             None => task.await,
@@ -470,6 +508,100 @@ impl<S: ToolSet> ToolRegistry<S> {
             )))
         })
     }
+}
+
+/// One write attempt's audit event: its sink and its base record.
+#[derive(Clone)]
+struct Audit {
+    sink: Arc<dyn AuditSink>,
+    record: AuditRecord,
+}
+
+impl Audit {
+    fn event_id(&self) -> AuditEventId {
+        AuditEventId::new(self.record.event_id.clone())
+    }
+
+    fn write_context(&self, retry_safe: bool) -> WriteContext {
+        WriteContext::new(
+            self.event_id(),
+            self.record.idempotency_key.clone(),
+            retry_safe,
+        )
+    }
+
+    /// Records the `phase` record, with what `result` says when there is one.
+    async fn record(
+        &self,
+        phase: Phase,
+        result: Option<(&CallToolResult, Duration)>,
+    ) -> Result<(), StoreError> {
+        let mut record = self.record.clone();
+        record.phase = phase;
+        record.time = now_rfc3339();
+        if let Some((result, took)) = result {
+            let structured = result.structured_content.as_ref();
+            let field = |key: &str| structured.and_then(|s| s.get(key)).cloned();
+            fn parse<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Option<T> {
+                value.and_then(|v| serde_json::from_value(v).ok())
+            }
+            record.status = parse(field("status"));
+            record.error_kind = parse(field("errorKind"));
+            record.external_id = field("externalId").and_then(|v| v.as_str().map(str::to_owned));
+            record.requires_human_review = parse(field("requiresHumanReview"));
+            record.approval_id = field("approvalId").and_then(|v| v.as_str().map(str::to_owned));
+            record.redaction_applied = parse(field(REDACTION_APPLIED));
+            record.correlation_id =
+                field("correlationId").and_then(|v| v.as_str().map(str::to_owned));
+            record.duration_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+        }
+        self.sink.record(&record).await
+    }
+
+    /// A call answered with `error` (refused before it ran, or past its time limit): the
+    /// error carries this event's id, and its outcome is recorded before the answer.
+    async fn refuse(&self, error: ToolError) -> CallToolResult {
+        let result = error_result(&error.with_audit_event_id(self.event_id()));
+        if let Err(error) = self
+            .record(Phase::Outcome, Some((&result, Duration::ZERO)))
+            .await
+        {
+            return audit_failed(&error);
+        }
+        result
+    }
+
+    /// A call answered from the idempotency store: the original answer, and a `replay`
+    /// record of its own pointing at the original event.
+    async fn replay(&self, stored: Value) -> CallToolResult {
+        let original = stored
+            .pointer("/structuredContent/auditEventId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut record = self.record.clone();
+        record.phase = Phase::Replay;
+        record.time = now_rfc3339();
+        record.replay_of = original;
+        if let Err(error) = self.sink.record(&record).await {
+            return audit_failed(&error);
+        }
+        replay(stored)
+    }
+}
+
+fn new_event_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn audit_failed(error: &dyn std::fmt::Display) -> CallToolResult {
+    tracing::error!(%error, "audit sink failed");
+    error_result(
+        &ToolError::upstream_unavailable(
+            "The audit log is unavailable, so nothing ran. Retry later.",
+            true,
+        )
+        .with_retry_after(Duration::from_secs(1)),
+    )
 }
 
 /// `_meta` key of a `tools/call` request that carries the idempotency key.

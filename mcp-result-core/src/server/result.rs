@@ -112,6 +112,28 @@ pub struct ResultScope<'a> {
     /// for a tool declared `idempotent`, else `false`. Written over the tool's own value
     /// where the result has the field (a contradiction is logged).
     pub retry_safe: Option<bool>,
+    /// A write's audit event, minted by the framework: written as the result's
+    /// `auditEventId` (and an error's).
+    pub audit_event_id: Option<crate::wire::status::AuditEventId>,
+}
+
+impl ResultScope<'_> {
+    /// `error` with this call's audit event, for a write (the framework's id replaces one
+    /// the tool set; a different one is logged).
+    pub fn stamp(&self, error: ToolError) -> ToolError {
+        match &self.audit_event_id {
+            Some(id) => {
+                if error.audit_event_id.as_ref().is_some_and(|own| own != id) {
+                    tracing::warn!(
+                        minted = %id,
+                        "a write's error carried its own auditEventId; answered the minted one"
+                    );
+                }
+                error.with_audit_event_id(id.clone())
+            }
+            None => error,
+        }
+    }
 }
 
 impl std::fmt::Debug for ResultScope<'_> {
@@ -120,6 +142,7 @@ impl std::fmt::Debug for ResultScope<'_> {
             .field("store", &self.store.is_some())
             .field("owner", &self.owner)
             .field("retry_safe", &self.retry_safe)
+            .field("audit_event_id", &self.audit_event_id)
             .finish()
     }
 }
@@ -168,6 +191,17 @@ pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> Cal
                 );
             }
             *flag = Value::Bool(retry_safe);
+        }
+    }
+    if let Some(id) = &scope.audit_event_id {
+        if let Some(field) = object.get_mut(crate::wire::keys::AUDIT_EVENT_ID) {
+            if field
+                .as_str()
+                .is_some_and(|own| !own.is_empty() && own != id.as_str())
+            {
+                tracing::debug!(minted = %id, own = %field, "auditEventId: answered the minted one");
+            }
+            *field = Value::String(id.as_str().to_owned());
         }
     }
     let mut structured = Value::Object(object);
@@ -289,10 +323,14 @@ fn json_kind(value: &Value) -> &'static str {
 
 /// What a `#[mcp_tool]` method may return: a [`ToolResult`] `T`, or `Result<T, E>` where
 /// `E` converts into a [`ToolError`] ([`IntoToolError`]).
+///
+/// The messages speak to every type a user may have written here, their own and other
+/// crates' (`rmcp::model::CallToolResult` above all): a tool returns its data, and
+/// mcp-result builds the `CallToolResult` from it.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[mcp_tool]` method",
-    label = "a tool returns `T` or `Result<T, E>` where `T: ToolResult`",
-    note = "derive `ToolResult` on the result type (`#[derive(Serialize, JsonSchema, ToolResult)]`)"
+    label = "a tool returns a type deriving `ToolResult`, or `Result<T, ToolError>` of one",
+    note = "return your data in a type with `#[derive(Serialize, JsonSchema, ToolResult)]`: mcp-result builds the `CallToolResult` (`structuredContent`, `content`, `isError`) from it; for a `Serialize + JsonSchema` type from another crate, return `Structured<T>`; an error type must convert into `mcp_result::ToolError`"
 )]
 pub trait IntoToolOutput {
     /// The success type, whose schema is the success branch of the tool's `outputSchema`.
@@ -321,7 +359,7 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         match self {
             Ok(value) => build_result_in(&value, scope),
-            Err(error) => error_result(&error.into_tool_error()),
+            Err(error) => error_result(&scope.stamp(error.into_tool_error())),
         }
     }
 }
@@ -331,17 +369,39 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
 #[doc(hidden)]
 pub const fn assert_tool_output<R: IntoToolOutput>() {}
 
-/// Compile-time check for a tool returning `Result<T, E>` written out: checks `T` and `E`
-/// separately, so each gets its own message (`E` says what conversion to implement).
+/// Compile-time check for a tool returning `Result<T, E>` written out: checks `T`. `E` is
+/// checked apart, at its own span, by [`ErrorProbe`], whose message names the fix for the
+/// kind of error type it is.
 #[doc(hidden)]
-pub const fn assert_tool_result<T: SuccessOutput, E: IntoToolError>() {}
+pub const fn assert_tool_result<T: SuccessOutput, E>() {}
+
+/// `T` and `E` of a return type spelled through a one-parameter alias of `Result`
+/// (`anyhow::Result<T>`, `io::Result<T>`, a crate's own `Result<T>`), so the macro checks
+/// them apart as it does a written-out `Result<T, E>`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[mcp_tool]` method",
+    label = "a tool returns a type deriving `ToolResult`, or `Result<T, ToolError>` of one",
+    note = "return your data in a type with `#[derive(Serialize, JsonSchema, ToolResult)]`, or `Result<T, mcp_result::ToolError>` of one"
+)]
+pub trait ResultParts {
+    /// The success type.
+    type Ok;
+    /// The error type.
+    type Err;
+}
+
+impl<T, E> ResultParts for Result<T, E> {
+    type Ok = T;
+    type Err = E;
+}
 
 /// What may stand as `T` in a tool's `Result<T, E>`: a [`ToolResult`], or one with `_meta`
 /// attached ([`crate::server::meta::WithMeta`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool result",
-    label = "this type does not implement `ToolResult`",
-    note = "add `#[derive(serde::Serialize, schemars::JsonSchema, mcp_result::ToolResult)]` to `{Self}`"
+    label = "a tool returns a type deriving `ToolResult`, or `Result<T, ToolError>` of one",
+    note = "return your data in a type with `#[derive(Serialize, JsonSchema, ToolResult)]`: mcp-result builds the `CallToolResult` (`structuredContent`, `content`, `isError`) from it; for a `Serialize + JsonSchema` type from another crate, return `Structured<T>`"
 )]
 pub trait SuccessOutput {
     /// The result type itself.
@@ -405,12 +465,13 @@ impl<R> ViaFallback<R> for &Probe<R> {
 ///
 /// Implemented for every `E` where `ToolError: From<E>`: implement
 /// `From<YourError> for mcp_result::ToolError` and a tool may return
-/// `Result<T, YourError>`.
+/// `Result<T, YourError>`. A type from another crate (`String`, `rmcp::ErrorData`,
+/// `anyhow::Error`, ...) cannot get that impl: such a tool returns `Result<T, ToolError>`
+/// and builds the error with a constructor ([`ToolError::not_found`], ...).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned as a tool execution error",
-    label = "this error type has no conversion into `mcp_result::ToolError`",
-    note = "implement `From<{Self}> for mcp_result::ToolError`, choosing an error kind \
-            (validation_error, not_found, policy_blocked, ...) for each variant"
+    label = "no conversion into `mcp_result::ToolError`",
+    note = "implement `From<{Self}> for mcp_result::ToolError` if your crate defines `{Self}`, choosing an error kind (`not_found`, `conflict`, `policy_blocked`, ...) per variant; otherwise return `Result<T, ToolError>` and build the error with a constructor (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...) or `.map_err(ToolError::internal_logged)`"
 )]
 pub trait IntoToolError {
     /// Performs the conversion.
@@ -425,3 +486,135 @@ where
         ToolError::from(self)
     }
 }
+
+/// Compile-time check of a tool's error type `E`, emitted by `#[mcp_tools]` at `E`'s span
+/// as `(&&&ErrorProbe::<E>::new()).check_error()`. Autoref picks the first level that
+/// applies: `E` converts into a [`ToolError`] (nothing to report); `E` is an error type the
+/// user cannot give that conversion (text, a protocol error, a boxed `dyn Error`), reported
+/// with the fix for that kind; anything else, reported with the general fix. Each report is
+/// an unmet bound on the error type itself, so rustc shows the message written for it, not
+/// `From`'s.
+#[doc(hidden)]
+pub struct ErrorProbe<E>(std::marker::PhantomData<fn() -> E>);
+
+impl<E> ErrorProbe<E> {
+    #[doc(hidden)]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+#[doc(hidden)]
+pub trait ErrorViaConversion {
+    fn check_error(&self) {}
+}
+
+impl<E> ErrorViaConversion for &&ErrorProbe<E> where ToolError: From<E> {}
+
+/// The error types a user reaches for that no crate but this one could convert: text, the
+/// JSON-RPC error, a boxed `dyn Error`. Each kind has its own fix, named by the
+/// `on_unimplemented` message of its `ToolErrorInsteadOf*` trait.
+mod known_error {
+    pub trait Text {}
+    impl Text for String {}
+    impl Text for &str {}
+    impl Text for std::borrow::Cow<'_, str> {}
+
+    pub trait Protocol {}
+    impl Protocol for rmcp::ErrorData {}
+
+    pub trait Boxed {}
+    impl Boxed for Box<dyn std::error::Error + '_> {}
+    impl Boxed for Box<dyn std::error::Error + Send + '_> {}
+    impl Boxed for Box<dyn std::error::Error + Send + Sync + '_> {}
+
+    /// The one implementor of each `ToolErrorInsteadOf*` trait and `ConvertsIntoToolError` (uninhabited, and hidden from rustc's
+    /// suggestions by `do_not_recommend`): no error type meets the bound, and rustc does not
+    /// suggest adding an impl.
+    #[allow(dead_code)]
+    pub enum Never {}
+}
+
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` cannot be a tool's error: return `Result<T, mcp_result::ToolError>`",
+    label = "return `Result<T, ToolError>` here",
+    note = "build the error with a constructor that names its kind, so the client and the model can act on it: `ToolError::not_found(message)`, `ToolError::conflict(message)`, `ToolError::policy_blocked(reason)`, ..."
+)]
+pub trait ToolErrorInsteadOfText {}
+#[diagnostic::do_not_recommend]
+impl ToolErrorInsteadOfText for known_error::Never {}
+
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a protocol error; a tool's execution error is a `mcp_result::ToolError`",
+    label = "return `Result<T, ToolError>` here",
+    note = "an `ErrorData` fails the JSON-RPC request, and the model never reads it; a `ToolError` is an `isError` result it can act on: build it with `ToolError::not_found(..)`, `ToolError::conflict(..)`, `ToolError::permission_denied(..)`, ..."
+)]
+pub trait ToolErrorInsteadOfProtocolError {}
+#[diagnostic::do_not_recommend]
+impl ToolErrorInsteadOfProtocolError for known_error::Never {}
+
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` cannot be a tool's error: return `Result<T, mcp_result::ToolError>`",
+    label = "return `Result<T, ToolError>` here",
+    note = "build the error with a constructor that names its kind (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...), or with `.map_err(ToolError::internal_logged)` for a failure the caller cannot act on (logged under a correlation id)"
+)]
+pub trait ToolErrorInsteadOfBoxedError {}
+#[diagnostic::do_not_recommend]
+impl ToolErrorInsteadOfBoxedError for known_error::Never {}
+
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned as a tool execution error",
+    label = "no conversion into `mcp_result::ToolError`",
+    note = "implement `From<{Self}> for mcp_result::ToolError` if your crate defines `{Self}`, choosing an error kind (`not_found`, `conflict`, `policy_blocked`, ...) per variant; otherwise return `Result<T, ToolError>` and build the error with a constructor (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...) or `.map_err(ToolError::internal_logged)`"
+)]
+pub trait ConvertsIntoToolError {}
+#[diagnostic::do_not_recommend]
+impl ConvertsIntoToolError for known_error::Never {}
+
+#[doc(hidden)]
+pub trait ErrorViaText<E> {
+    fn check_error(&self)
+    where
+        E: ToolErrorInsteadOfText,
+    {
+    }
+}
+
+impl<E: known_error::Text> ErrorViaText<E> for &ErrorProbe<E> {}
+
+#[doc(hidden)]
+pub trait ErrorViaProtocol<E> {
+    fn check_error(&self)
+    where
+        E: ToolErrorInsteadOfProtocolError,
+    {
+    }
+}
+
+impl<E: known_error::Protocol> ErrorViaProtocol<E> for &ErrorProbe<E> {}
+
+#[doc(hidden)]
+pub trait ErrorViaBoxed<E> {
+    fn check_error(&self)
+    where
+        E: ToolErrorInsteadOfBoxedError,
+    {
+    }
+}
+
+impl<E: known_error::Boxed> ErrorViaBoxed<E> for &ErrorProbe<E> {}
+
+#[doc(hidden)]
+pub trait ErrorViaAnything<E> {
+    fn check_error(&self)
+    where
+        E: ConvertsIntoToolError,
+    {
+    }
+}
+
+impl<E> ErrorViaAnything<E> for ErrorProbe<E> {}

@@ -38,6 +38,9 @@ pub const COMPANION_KEYS: [&str; 3] = ["externalId", "requiresHumanReview", "red
 /// ([`crate::server::result::ResultScope::retry_safe`]).
 pub const RETRY_SAFE: &str = "retrySafe";
 
+/// The key of [`CONTRACT_KEYS`] that the framework sets to the audit event it minted.
+pub const AUDIT_EVENT_ID: &str = "auditEventId";
+
 /// The key of [`COMPANION_KEYS`] that [`crate::ToolResult::REDACTS`] types have set to
 /// `true` by the framework.
 pub const REDACTION_APPLIED: &str = "redactionApplied";

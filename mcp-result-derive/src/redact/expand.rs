@@ -30,15 +30,22 @@ pub fn expand(input: &Input) -> TokenStream {
     }
 }
 
-/// What is emitted beside a compile error: the impl with no checks, so a result holding the
-/// type adds no errors to the real one.
+/// What is emitted beside a compile error: the impl with one check, each `#[secret]` field's
+/// type ([`secret_bounds`]), so an attribute error on the field and its type show in the
+/// same pass; nothing else, so a result holding the type adds no errors to the real one.
 pub fn stub(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let bounds = secret_bounds(krate, &input.fields);
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::Redacts for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::Redacts for #ident #ty_generics
+        where
+            #(#existing,)*
+            #(#bounds,)*
+        {
             fn withholds_secrets(&self) -> bool {
                 false
             }

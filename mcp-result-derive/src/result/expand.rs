@@ -170,6 +170,11 @@ pub fn stub(input: &Input) -> TokenStream {
     let krate = &input.attrs.krate;
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    // The one check kept: a `#[secret]` field's type, so an attribute error on the field
+    // (a missing `#[serde(skip)]`) and its type (not `Secret<_>`) show in the same pass.
+    let secret_bounds = crate::redact::expand::secret_bounds(krate, &input.fields);
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let checked = quote!(where #(#existing,)* #(#secret_bounds,)*);
     let contract = [
         quote!(#krate::contract::HasStatus),
         quote!(#krate::contract::HasRetrySafe),
@@ -178,7 +183,7 @@ pub fn stub(input: &Input) -> TokenStream {
     ];
     quote! {
         #[automatically_derived]
-        impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
+        impl #impl_generics #krate::ToolResult for #ident #ty_generics #checked {
             const SUMMARY: #krate::Summary = #krate::Summary::Generated { title: "" };
         }
         #(

@@ -10,6 +10,7 @@ use crate::{
 };
 
 const ARTIFACTS: Symbol = Symbol("artifacts");
+const SERVICES: Symbol = Symbol("services");
 
 const NAME: Symbol = Symbol("name");
 const TITLE: Symbol = Symbol("title");
@@ -38,6 +39,9 @@ const TOOL_KEYS: [Symbol; 9] = [
 pub struct ServerAttrs {
     /// `artifacts`: the server implements `ArtifactAccess`.
     pub artifacts: bool,
+    /// `services`: the server implements `ServerServices` (audit sink, idempotency store,
+    /// caller identity).
+    pub services: bool,
     /// `crate = "..."`, else `::mcp_result`.
     pub krate: syn::Path,
 }
@@ -60,10 +64,13 @@ pub struct ToolAttrs {
 
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
     let mut artifacts = Attr::none(cx, ARTIFACTS);
+    let mut services = Attr::none(cx, SERVICES);
     let mut krate = Attr::none(cx, CRATE);
     attr::parse_args(cx, args, |meta| {
         if meta.path == ARTIFACTS {
             artifacts.set(attr::key_span(meta), attr::flag(meta)?);
+        } else if meta.path == SERVICES {
+            services.set(attr::key_span(meta), attr::flag(meta)?);
         } else if meta.path == CRATE {
             krate.set(attr::key_span(meta), attr::crate_path(meta)?);
         } else {
@@ -71,7 +78,8 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
                 meta,
                 format!(
                     "unknown `mcp_tools` argument `{}`: expected `artifacts` (the server \
-                     implements `mcp_result::store::ArtifactAccess` and stores payloads) or {}",
+                     implements `mcp_result::store::ArtifactAccess` and stores payloads), \
+                     `services` (it implements `mcp_result::ServerServices`) or {}",
                     attr::key_name(meta),
                     attr::CRATE_HELP
                 ),
@@ -81,6 +89,7 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
     });
     ServerAttrs {
         artifacts: artifacts.get().unwrap_or(false),
+        services: services.get().unwrap_or(false),
         krate: krate.get().unwrap_or_else(attr::default_crate),
     }
 }

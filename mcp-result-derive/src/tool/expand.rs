@@ -20,6 +20,13 @@ pub fn expand(server: &Server) -> TokenStream {
             const ARTIFACTS: bool = true;
         }
     });
+    let services = server.attrs.services.then(|| {
+        quote! {
+            fn services(&self) -> ::core::option::Option<&dyn #krate::ServerServices> {
+                ::core::option::Option::Some(self)
+            }
+        }
+    });
     let glue = server
         .tools
         .iter()
@@ -57,6 +64,7 @@ pub fn expand(server: &Server) -> TokenStream {
                 }
 
                 #artifacts
+                #services
             }
         };
     }
@@ -84,10 +92,26 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
     let assert_output = {
         let krate = krate_at(output.span());
         match result_parts(output) {
-            Some((ok, err)) => quote_spanned! {output.span()=>
-                const _: () = #krate::__private::#parts::<#ok, #err>();
-            },
-            None => quote_spanned! {output.span()=>
+            ResultParts::Written(ok, err) => {
+                let span = name_span(err);
+                let check_error = check_error(&krate_at(span), err, span);
+                quote_spanned! {output.span()=>
+                    const _: () = #krate::__private::#parts::<#ok, #err>();
+                    #check_error
+                }
+            }
+            ResultParts::Alias => {
+                let ok =
+                    quote_spanned!(output.span()=> <#output as #krate::__private::ResultParts>::Ok);
+                let err = quote_spanned!(output.span()=> <#output as #krate::__private::ResultParts>::Err);
+                let span = name_span(output);
+                let check_error = check_error(&krate_at(span), &err, span);
+                quote_spanned! {output.span()=>
+                    const _: () = #krate::__private::#parts::<#ok, #err>();
+                    #check_error
+                }
+            }
+            ResultParts::None => quote_spanned! {output.span()=>
                 const _: () = #krate::__private::#plain::<#output>();
             },
         }
@@ -225,25 +249,78 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
     }
 }
 
-/// `T` and `E` of a return type written `Result<T, E>` (any path ending in `Result` with two
-/// type arguments); `None` for other spellings, which get the whole-type check.
-fn result_parts(ty: &syn::Type) -> Option<(&syn::Type, &syn::Type)> {
+/// How a return type spells a `Result`, so its two parts are checked apart and each gets its
+/// own message.
+enum ResultParts<'a> {
+    /// `Result<T, E>` written out (any path ending in `Result` with two type arguments).
+    Written(&'a syn::Type, &'a syn::Type),
+    /// A path ending in `Result` with one type argument: an alias (`anyhow::Result<T>`,
+    /// `io::Result<T>`), taken apart through `ResultParts` in the generated code.
+    Alias,
+    /// Anything else: checked whole.
+    None,
+}
+
+fn result_parts(ty: &syn::Type) -> ResultParts<'_> {
     let syn::Type::Path(path) = ty else {
-        return None;
+        return ResultParts::None;
     };
-    let last = path.path.segments.last()?;
+    let Some(last) = path.path.segments.last() else {
+        return ResultParts::None;
+    };
     if last.ident != "Result" {
-        return None;
+        return ResultParts::None;
     }
     let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
+        return ResultParts::None;
     };
     let mut types = args.args.iter().filter_map(|arg| match arg {
         syn::GenericArgument::Type(ty) => Some(ty),
         _ => None,
     });
     match (types.next(), types.next(), types.next()) {
-        (Some(ok), Some(err), None) => Some((ok, err)),
-        _ => None,
+        (Some(ok), Some(err), None) => ResultParts::Written(ok, err),
+        (Some(_), None, None) => ResultParts::Alias,
+        _ => ResultParts::None,
+    }
+}
+
+/// The span of the token that names `ty`: the last segment of a path (`ErrorData` in
+/// `rmcp::ErrorData`, `Result` in `io::Result<T>`), through references. A span covers one
+/// token on stable Rust, and the first token of a path is a module.
+fn name_span(ty: &syn::Type) -> proc_macro2::Span {
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .map_or_else(|| ty.span(), |last| last.ident.span()),
+        syn::Type::Reference(reference) => name_span(&reference.elem),
+        syn::Type::Paren(inner) => name_span(&inner.elem),
+        syn::Type::Group(inner) => name_span(&inner.elem),
+        _ => ty.span(),
+    }
+}
+
+/// The check of a tool's error type, spanned at it: `ErrorProbe`'s autoref levels pick the
+/// message that names the fix for that kind of type (text, a protocol error, a boxed
+/// `dyn Error`, anything else without a conversion into `ToolError`). A method call cannot
+/// run in a constant, so it sits in a closure that is never called.
+fn check_error(
+    krate: &TokenStream,
+    err: &dyn quote::ToTokens,
+    span: proc_macro2::Span,
+) -> TokenStream {
+    quote_spanned! {span=>
+        const _: () = {
+            let _ = || {
+                #[allow(unused_imports)]
+                use #krate::__private::{
+                    ErrorViaAnything as _, ErrorViaBoxed as _, ErrorViaConversion as _,
+                    ErrorViaProtocol as _, ErrorViaText as _,
+                };
+                (&&&#krate::__private::ErrorProbe::<#err>::new()).check_error();
+            };
+        };
     }
 }
