@@ -22,3 +22,4 @@ pub mod schema;
 pub mod secret;
 pub mod store;
 pub mod summary;
+mod write;

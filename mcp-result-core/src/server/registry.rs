@@ -23,22 +23,19 @@ use serde_json::Value;
 use crate::{
     server::{
         arguments::ArgumentSchema,
-        audit::{argument_digest, instance, now_rfc3339, AuditRecord, AuditSink, Phase},
-        extract::{ToolCall, WriteContext},
+        audit::{argument_digest, instance, now_rfc3339, AuditRecord, Phase},
+        extract::ToolCall,
         handler::{services_of, ToolSet},
-        idempotency::{
-            check_key, fingerprints, Claim, IdempotencyStore, KeyScope, StoreError, DEFAULT_TTL,
-            DEFAULT_WAIT,
-        },
+        idempotency::{fingerprints, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT},
         key::ServerKey,
         panics::{self, Guarded},
         result::error_result,
         schema::{OutputShape, ToolOutputSchema},
+        write::{audit_failed, idempotency_key, new_event_id, store_failed, Audit},
     },
     wire::{
-        envelope::{ErrorKind, FieldError, ToolError},
-        keys::REDACTION_APPLIED,
-        status::AuditEventId,
+        envelope::{ErrorKind, ToolError},
+        keys::{IDEMPOTENCY_KEY_META, IDEMPOTENCY_META},
     },
 };
 
@@ -340,7 +337,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         if route.read_only {
             return Ok(self.run_read(route, server, arguments, context).await);
         }
-        let key = match idempotency_key(route, &context, &arguments) {
+        let key = match idempotency_key(route.key_field, &context, &arguments) {
             Ok(key) => key,
             Err(error) => return Ok(error_result(&error)),
         };
@@ -508,152 +505,6 @@ impl<S: ToolSet> ToolRegistry<S> {
             )))
         })
     }
-}
-
-/// One write attempt's audit event: its sink and its base record.
-#[derive(Clone)]
-struct Audit {
-    sink: Arc<dyn AuditSink>,
-    record: AuditRecord,
-}
-
-impl Audit {
-    fn event_id(&self) -> AuditEventId {
-        AuditEventId::new(self.record.event_id.clone())
-    }
-
-    fn write_context(&self, retry_safe: bool) -> WriteContext {
-        WriteContext::new(
-            self.event_id(),
-            self.record.idempotency_key.clone(),
-            retry_safe,
-        )
-    }
-
-    /// Records the `phase` record, with what `result` says when there is one.
-    async fn record(
-        &self,
-        phase: Phase,
-        result: Option<(&CallToolResult, Duration)>,
-    ) -> Result<(), StoreError> {
-        let mut record = self.record.clone();
-        record.phase = phase;
-        record.time = now_rfc3339();
-        if let Some((result, took)) = result {
-            let structured = result.structured_content.as_ref();
-            let field = |key: &str| structured.and_then(|s| s.get(key)).cloned();
-            fn parse<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Option<T> {
-                value.and_then(|v| serde_json::from_value(v).ok())
-            }
-            record.status = parse(field("status"));
-            record.error_kind = parse(field("errorKind"));
-            record.external_id = field("externalId").and_then(|v| v.as_str().map(str::to_owned));
-            record.requires_human_review = parse(field("requiresHumanReview"));
-            record.approval_id = field("approvalId").and_then(|v| v.as_str().map(str::to_owned));
-            record.redaction_applied = parse(field(REDACTION_APPLIED));
-            record.correlation_id =
-                field("correlationId").and_then(|v| v.as_str().map(str::to_owned));
-            record.duration_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
-        }
-        self.sink.record(&record).await
-    }
-
-    /// A call answered with `error` (refused before it ran, or past its time limit): the
-    /// error carries this event's id, and its outcome is recorded before the answer.
-    async fn refuse(&self, error: ToolError) -> CallToolResult {
-        let result = error_result(&error.with_audit_event_id(self.event_id()));
-        if let Err(error) = self
-            .record(Phase::Outcome, Some((&result, Duration::ZERO)))
-            .await
-        {
-            return audit_failed(&error);
-        }
-        result
-    }
-
-    /// A call answered from the idempotency store: the original answer, and a `replay`
-    /// record of its own pointing at the original event.
-    async fn replay(&self, stored: Value) -> CallToolResult {
-        let original = stored
-            .pointer("/structuredContent/auditEventId")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let mut record = self.record.clone();
-        record.phase = Phase::Replay;
-        record.time = now_rfc3339();
-        record.replay_of = original;
-        if let Err(error) = self.sink.record(&record).await {
-            return audit_failed(&error);
-        }
-        replay(stored)
-    }
-}
-
-fn new_event_id() -> String {
-    uuid::Uuid::now_v7().to_string()
-}
-
-fn audit_failed(error: &dyn std::fmt::Display) -> CallToolResult {
-    tracing::error!(%error, "audit sink failed");
-    error_result(
-        &ToolError::upstream_unavailable(
-            "The audit log is unavailable, so nothing ran. Retry later.",
-            true,
-        )
-        .with_retry_after(Duration::from_secs(1)),
-    )
-}
-
-/// `_meta` key of a `tools/call` request that carries the idempotency key.
-pub const IDEMPOTENCY_KEY_META: &str = "io.github.mcp-result/idempotencyKey";
-
-/// `_meta` key of a write tool's `tools/list` entry that says where the idempotency key
-/// goes and how long it is kept: `{"keyIn": ["_meta/io.github.mcp-result/idempotencyKey",
-/// "arguments/requestId"], "ttlSeconds": 86400}`.
-pub const IDEMPOTENCY_META: &str = "io.github.mcp-result/idempotency";
-
-fn idempotency_key<S>(
-    route: &Route<S>,
-    context: &RequestContext<RoleServer>,
-    arguments: &Value,
-) -> Result<Option<String>, ToolError> {
-    let from_meta = context.meta.get(IDEMPOTENCY_KEY_META);
-    let (value, pointer) = match (from_meta, route.key_field) {
-        (Some(value), _) => (value, format!("_meta/{IDEMPOTENCY_KEY_META}")),
-        (None, Some(field)) => match arguments.get(field) {
-            Some(Value::Null) | None => return Ok(None),
-            Some(value) => (value, format!("/{field}")),
-        },
-        (None, None) => return Ok(None),
-    };
-    let key = value.as_str().ok_or_else(|| {
-        ToolError::validation(vec![FieldError::new(
-            pointer.clone(),
-            "an idempotency key is a string",
-        )])
-    })?;
-    check_key(key)
-        .map(|()| Some(key.to_owned()))
-        .map_err(|message| ToolError::validation(vec![FieldError::new(pointer, message)]))
-}
-
-fn replay(stored: Value) -> CallToolResult {
-    serde_json::from_value(stored).unwrap_or_else(|error| {
-        error_result(&ToolError::internal_logged(format_args!(
-            "a stored idempotent result does not parse: {error}"
-        )))
-    })
-}
-
-fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
-    tracing::error!(%error, "idempotency store failed");
-    error_result(
-        &ToolError::upstream_unavailable(
-            "The idempotency store is unavailable; nothing ran. Retry later with the same key.",
-            true,
-        )
-        .with_retry_after(Duration::from_secs(1)),
-    )
 }
 
 fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {

@@ -48,3 +48,11 @@ pub const REDACTION_APPLIED: &str = "redactionApplied";
 /// The `$defs` name of the tool error envelope in every tool `outputSchema`. Namespaced so
 /// that no user type can share it.
 pub const ENVELOPE_DEF: &str = "mcp-result.ToolError";
+
+/// The `_meta` key of a `tools/call` request that carries the idempotency key.
+pub const IDEMPOTENCY_KEY_META: &str = "io.github.mcp-result/idempotencyKey";
+
+/// The `_meta` key of a write tool's `tools/list` entry that says where the idempotency key
+/// goes and how long it is kept: `{"keyIn": ["_meta/io.github.mcp-result/idempotencyKey",
+/// "arguments/requestId"], "ttlSeconds": 86400}`.
+pub const IDEMPOTENCY_META: &str = "io.github.mcp-result/idempotency";
