@@ -6,14 +6,23 @@
 //! - the `structuredContent` that `build_result` makes validates under a 2020-12 validator
 //!   **and** a draft-07 validator (Ajv's default in many clients), and the JSON-compat text
 //!   is byte-equal to it;
-//! - the value is wrapped under `"result"` exactly when it is not a JSON object.
+//! - the value is wrapped under `"result"` exactly when it is not a JSON object;
+//! - in the tool `outputSchema` as served and read back ([`ToolOutputSchema`]), error
+//!   envelopes fail the success branch (also nested where a child of the type belongs) and
+//!   success values fail the envelope branch;
+//! - random values of the corpus types (proptest) serialize to values their schema accepts.
 //!
 //! The schemas are committed under `tests/snapshots/schemas/`; a change shows in the diff.
 //! Refresh them with `UPDATE_SNAPSHOTS=1 cargo test --test schema_corpus` and review.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
 
-use mcp_result::{build_result, Structured, ToolResult};
+use mcp_result::rmcp::model::Tool;
+use mcp_result::schema::{output_shape, ToolOutputSchema};
+use mcp_result::{build_result, AuditEventId, FieldError, Structured, ToolError, ToolResult};
+use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -21,45 +30,45 @@ use serde_json::{json, Value};
 // ----- named structs and serde attributes -------------------------------------------------
 
 /// A plain struct.
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Plain {
     /// A count.
     count: u32,
     label: String,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "camelCase")]
 struct RenameAll {
     first_name: String,
     retry_after_ms: u64,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 struct RenameAllScreaming {
     max_value: i64,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct RenameField {
     #[serde(rename = "type")]
     kind: String,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct RenameSerializeOnly {
     #[serde(rename(serialize = "out", deserialize = "in"))]
     value: bool,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all(serialize = "kebab-case"))]
 struct RenameAllSerializeOnly {
     dash_case: u8,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Skips {
     kept: u8,
     #[serde(skip)]
@@ -70,7 +79,7 @@ struct Skips {
     never_written: String,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct ConditionalSkip {
     #[serde(skip_serializing_if = "Option::is_none")]
     maybe: Option<String>,
@@ -79,7 +88,7 @@ struct ConditionalSkip {
     always: Option<u8>,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Defaults {
     #[serde(default)]
     count: u32,
@@ -91,21 +100,21 @@ fn default_name() -> String {
     "n".into()
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 struct Inner {
     a: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
     b: Option<u8>,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Flattened {
     id: String,
     #[serde(flatten)]
     inner: Inner,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct FlattenedMap {
     id: String,
     #[serde(flatten)]
@@ -116,27 +125,27 @@ fn as_string<S: serde::Serializer>(value: &u64, serializer: S) -> Result<S::Ok, 
     serializer.serialize_str(&value.to_string())
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct SerializeWith {
     #[serde(serialize_with = "as_string")]
     #[schemars(with = "String")]
     big: u64,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(deny_unknown_fields)]
 struct DenyUnknown {
     only: bool,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Nesting {
     plain: Plain,
     list: Vec<Inner>,
     deep: Option<Box<Nesting>>,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Numbers {
     small: u8,
     signed: i32,
@@ -146,7 +155,7 @@ struct Numbers {
     single: f32,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Collections {
     tags: Vec<String>,
     by_key: HashMap<String, u32>,
@@ -155,15 +164,14 @@ struct Collections {
     fixed: [u8; 3],
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Generic<T: Serialize + JsonSchema + 'static> {
     value: T,
     items: Vec<T>,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(into = "Plain")]
-#[derive(Clone)]
 struct IntoPlain {
     n: u32,
 }
@@ -179,19 +187,19 @@ impl From<IntoPlain> for Plain {
 
 // ----- other struct shapes ----------------------------------------------------------------
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Newtype(Vec<u32>);
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct NewtypeObject(Plain);
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Tuple(u8, String, bool);
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 struct Unit;
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(transparent)]
 struct Transparent {
     inner: Vec<String>,
@@ -199,14 +207,14 @@ struct Transparent {
 
 // ----- enums ------------------------------------------------------------------------------
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "lowercase")]
 enum UnitOnly {
     Open,
     Closed,
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 enum External {
     Unit,
     Newtype(u32),
@@ -214,7 +222,7 @@ enum External {
     Struct { a: String },
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Internal {
     Created { id: String },
@@ -223,7 +231,7 @@ enum Internal {
     Wrapped(Inner),
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(tag = "t", content = "c")]
 enum Adjacent {
     Unit,
@@ -232,7 +240,7 @@ enum Adjacent {
     Named { x: f64 },
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(untagged)]
 enum Untagged {
     Object { a: u8 },
@@ -240,14 +248,14 @@ enum Untagged {
     Text(String),
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 #[serde(untagged)]
 enum UntaggedObjects {
     A { a: u8 },
     B { b: String },
 }
 
-#[derive(Serialize, JsonSchema, ToolResult)]
+#[derive(Debug, Clone, Serialize, JsonSchema, ToolResult)]
 enum RenamedVariants {
     #[serde(rename = "first-one")]
     First,
@@ -265,6 +273,8 @@ struct Case {
     schema: std::sync::Arc<serde_json::Map<String, Value>>,
     wrapped: bool,
     samples: Vec<(Value, mcp_result::rmcp::model::CallToolResult)>,
+    /// The tool `outputSchema` of a tool returning the type, as served and read back.
+    served: ToolOutputSchema,
 }
 
 fn case<T: ToolResult>(name: &'static str, samples: Vec<T>) -> Case {
@@ -276,7 +286,18 @@ fn case<T: ToolResult>(name: &'static str, samples: Vec<T>) -> Case {
             .iter()
             .map(|s| (serde_json::to_value(s).unwrap(), build_result(s)))
             .collect(),
+        served: served::<T>(),
     }
+}
+
+/// The `outputSchema` a tool returning `T` serves (success and error envelope), written on
+/// a `Tool` and read back the way the docs and the client view read it.
+fn served<T: ToolResult>() -> ToolOutputSchema {
+    let tool = Tool::new("corpus_tool", "", Arc::new(serde_json::Map::new()));
+    let written = ToolOutputSchema::new(&output_shape::<T>())
+        .write(tool)
+        .unwrap_or_else(|e| panic!("{}: {e}", std::any::type_name::<T>()));
+    ToolOutputSchema::read(&written).expect("a written outputSchema reads back")
 }
 
 fn corpus() -> Vec<Case> {
@@ -792,4 +813,583 @@ fn wrapped_tools_say_so_in_their_meta() {
         mcp_result::keys::WRAP_META_KEY,
         "io.github.mcp-result/wrapped"
     );
+}
+
+// ----- success and error branches of the served outputSchema (issue 15, item 4) -----------
+
+/// Error envelopes as a tool sends them: every kind, with and without the optional keys.
+fn envelope_samples() -> Vec<Value> {
+    [
+        ToolError::not_found("no ticket T-1"),
+        ToolError::conflict("ticket T-1 is closed"),
+        ToolError::validation(vec![FieldError::new("/ticketId", "must not be empty")]),
+        ToolError::validation_of(
+            vec![
+                FieldError::new("/a", "too long"),
+                FieldError::new("/b/0", "not an integer"),
+            ],
+            3,
+        ),
+        ToolError::upstream_timeout(Duration::from_millis(500), true),
+        ToolError::upstream_unavailable("crm is down", false),
+        ToolError::permission_denied("tickets:write"),
+        ToolError::policy_blocked("refunds over 500 EUR need a human"),
+        ToolError::internal("0190a5f2-7c3e-7d4e-9a1b-2c3d4e5f6a7b"),
+        ToolError::write_timeout(Duration::from_secs(2), true),
+        ToolError::in_progress(Duration::from_millis(250)),
+        ToolError::outcome_unknown(),
+        ToolError::idempotency_key_reused(),
+        ToolError::conflict("retry later")
+            .with_retry_after(Duration::from_secs(3))
+            .with_audit_event_id(AuditEventId::new("evt-42")),
+    ]
+    .iter()
+    .map(|error| serde_json::to_value(error).unwrap())
+    .collect()
+}
+
+fn compile(name: &str, schema: &serde_json::Map<String, Value>) -> jsonschema::Validator {
+    jsonschema::draft202012::new(&Value::Object(schema.clone()))
+        .unwrap_or_else(|e| panic!("{name}: served schema does not compile: {e}"))
+}
+
+/// Every object inside `value` (not `value` itself), as JSON Pointers.
+fn nested_objects(value: &Value, pointer: &str, out: &mut Vec<String>) {
+    let children: Vec<(String, &Value)> = match value {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| (k.replace('~', "~0").replace('/', "~1"), v))
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i.to_string(), v))
+            .collect(),
+        _ => return,
+    };
+    for (key, child) in children {
+        let at = format!("{pointer}/{key}");
+        if child.is_object() {
+            out.push(at.clone());
+        }
+        nested_objects(child, &at, out);
+    }
+}
+
+#[test]
+fn served_schemas_read_back_with_both_branches() {
+    for case in corpus() {
+        let name = case.name;
+        assert!(case.served.envelope.is_some(), "{name}: no envelope branch");
+        assert_eq!(
+            case.served.wrapped.is_some(),
+            case.wrapped,
+            "{name}: wrap read back"
+        );
+        // The success branch means what the type's own schema means.
+        let success = compile(name, &case.served.success);
+        for (_, result) in &case.samples {
+            let structured = result.structured_content.as_ref().unwrap();
+            assert!(success.is_valid(structured), "{name}: {structured}");
+        }
+    }
+}
+
+#[test]
+fn error_envelopes_fail_every_success_branch() {
+    let envelopes = envelope_samples();
+    for case in corpus() {
+        let name = case.name;
+        let success = compile(name, &case.served.success);
+        let envelope = compile(name, case.served.envelope.as_ref().unwrap());
+        for sample in &envelopes {
+            assert!(
+                envelope.is_valid(sample),
+                "{name}: the envelope branch rejects {sample}"
+            );
+            assert!(
+                !success.is_valid(sample),
+                "{name}: the success branch accepts the error envelope {sample}"
+            );
+        }
+    }
+}
+
+#[test]
+fn success_values_fail_the_envelope_branch() {
+    for case in corpus() {
+        let name = case.name;
+        let envelope = compile(name, case.served.envelope.as_ref().unwrap());
+        for (_, result) in &case.samples {
+            let structured = result.structured_content.as_ref().unwrap();
+            assert!(
+                !envelope.is_valid(structured),
+                "{name}: the envelope branch accepts the success value {structured}"
+            );
+        }
+    }
+}
+
+/// An error envelope put where a child of the type belongs (a recursive type's child, a
+/// list item, a nested struct, a variant's payload) is no success value: every `$ref` of the
+/// served success branch means the Rust type it came from, never the tool's whole
+/// `anyOf` of success and envelope. Positions typed as any JSON (`serde_json::Value`) are
+/// the one exception, and only `json_value` has them.
+#[test]
+fn an_error_envelope_in_place_of_a_child_fails_the_success_branch() {
+    let envelope = envelope_samples().remove(0);
+    let mut checked = 0;
+    for case in corpus() {
+        let name = case.name;
+        if name == "json_value" {
+            continue;
+        }
+        let success = compile(name, &case.served.success);
+        for (_, result) in &case.samples {
+            let structured = result.structured_content.as_ref().unwrap();
+            let mut positions = Vec::new();
+            nested_objects(structured, "", &mut positions);
+            for position in positions {
+                let mut forged = structured.clone();
+                *forged.pointer_mut(&position).unwrap() = envelope.clone();
+                assert!(
+                    !success.is_valid(&forged),
+                    "{name}: an error envelope at {position} passes: {forged}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} nested positions checked");
+}
+
+/// The recursive result of the issue (`{"$ref": "#"}` in schemars' output): a child that is
+/// an error envelope fails, at every depth.
+#[test]
+fn a_recursive_child_is_the_type_not_the_tool_output() {
+    let served = served::<Nesting>();
+    let success = compile("nesting", &served.success);
+    let node = |deep: Value| json!({"plain": {"count": 1, "label": "l"}, "list": [], "deep": deep});
+    for envelope in envelope_samples() {
+        assert!(!success.is_valid(&node(envelope.clone())), "{envelope}");
+        assert!(
+            !success.is_valid(&node(node(envelope.clone()))),
+            "{envelope}"
+        );
+    }
+    assert!(success.is_valid(&node(node(Value::Null))));
+}
+
+// ----- random values validate against their schema (issue 15, item 5) --------------------
+
+/// The served success branch of `T`'s tool, compiled once per type.
+fn success_validator<T: ToolResult>() -> Arc<jsonschema::Validator> {
+    use std::any::TypeId;
+    use std::sync::{LazyLock, Mutex};
+    static CACHE: LazyLock<Mutex<HashMap<TypeId, Arc<jsonschema::Validator>>>> =
+        LazyLock::new(Default::default);
+    let mut cache = CACHE.lock().unwrap();
+    cache
+        .entry(TypeId::of::<T>())
+        .or_insert_with(|| Arc::new(compile(std::any::type_name::<T>(), &served::<T>().success)))
+        .clone()
+}
+
+/// `value` serializes to a value its tool's success branch accepts, and `build_result`
+/// sends exactly that value as a success.
+fn conforms<T: ToolResult>(value: &T) -> Result<(), TestCaseError> {
+    let raw = serde_json::to_value(value).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let structured = if T::is_wrapped() {
+        json!({ "result": raw })
+    } else {
+        raw
+    };
+    let validator = success_validator::<T>();
+    let errors: Vec<String> = validator
+        .iter_errors(&structured)
+        .map(|e| format!("at `{}`: {e}", e.instance_path().as_str()))
+        .collect();
+    prop_assert!(
+        errors.is_empty(),
+        "{}: {} breaks its schema: {:?}",
+        std::any::type_name::<T>(),
+        structured,
+        errors
+    );
+    let result = build_result(value);
+    prop_assert_eq!(result.is_error, Some(false));
+    prop_assert_eq!(result.structured_content, Some(structured));
+    Ok(())
+}
+
+/// Any `f64` serde_json writes as a number: non-finite values serialize to `null` (see
+/// [`a_non_finite_float_is_an_internal_error_not_a_success`]).
+fn finite_f64() -> impl Strategy<Value = f64> {
+    prop::num::f64::NORMAL
+        | prop::num::f64::SUBNORMAL
+        | prop::num::f64::ZERO
+        | prop::num::f64::POSITIVE
+        | prop::num::f64::NEGATIVE
+}
+
+fn finite_f32() -> impl Strategy<Value = f32> {
+    prop::num::f32::NORMAL
+        | prop::num::f32::SUBNORMAL
+        | prop::num::f32::ZERO
+        | prop::num::f32::POSITIVE
+        | prop::num::f32::NEGATIVE
+}
+
+fn text() -> impl Strategy<Value = String> {
+    any::<String>()
+}
+
+fn plain() -> impl Strategy<Value = Plain> {
+    (any::<u32>(), text()).prop_map(|(count, label)| Plain { count, label })
+}
+
+fn inner() -> impl Strategy<Value = Inner> {
+    (any::<u8>(), any::<Option<u8>>()).prop_map(|(a, b)| Inner { a, b })
+}
+
+fn rename_all() -> impl Strategy<Value = RenameAll> {
+    (text(), any::<u64>()).prop_map(|(first_name, retry_after_ms)| RenameAll {
+        first_name,
+        retry_after_ms,
+    })
+}
+
+fn skips() -> impl Strategy<Value = Skips> {
+    (any::<u8>(), text(), text()).prop_map(|(kept, skipped, never_written)| Skips {
+        kept,
+        skipped,
+        never_written,
+    })
+}
+
+fn conditional_skip() -> impl Strategy<Value = ConditionalSkip> {
+    (
+        proptest::option::of(text()),
+        proptest::collection::vec(any::<u8>(), 0..4),
+        any::<Option<u8>>(),
+    )
+        .prop_map(|(maybe, items, always)| ConditionalSkip {
+            maybe,
+            items,
+            always,
+        })
+}
+
+fn flattened() -> impl Strategy<Value = Flattened> {
+    (text(), inner()).prop_map(|(id, inner)| Flattened { id, inner })
+}
+
+/// The flattened map's keys may not collide with `id`: serde would write `id` twice.
+fn flattened_map() -> impl Strategy<Value = FlattenedMap> {
+    (
+        text(),
+        proptest::collection::btree_map(
+            text().prop_filter("not `id`", |k| k != "id"),
+            any::<u32>(),
+            0..4,
+        ),
+    )
+        .prop_map(|(id, extra)| FlattenedMap { id, extra })
+}
+
+/// Recursive: `deep` holds another `Nesting`, up to four levels.
+fn nesting() -> impl Strategy<Value = Nesting> {
+    let leaf =
+        (plain(), proptest::collection::vec(inner(), 0..3)).prop_map(|(plain, list)| Nesting {
+            plain,
+            list,
+            deep: None,
+        });
+    leaf.prop_recursive(4, 8, 1, |deeper| {
+        (
+            plain(),
+            proptest::collection::vec(inner(), 0..3),
+            proptest::option::of(deeper),
+        )
+            .prop_map(|(plain, list, deep)| Nesting {
+                plain,
+                list,
+                deep: deep.map(Box::new),
+            })
+    })
+}
+
+fn numbers() -> impl Strategy<Value = Numbers> {
+    (
+        any::<u8>(),
+        any::<i32>(),
+        any::<i64>(),
+        any::<u64>(),
+        finite_f64(),
+        finite_f32(),
+    )
+        .prop_map(|(small, signed, big, unsigned, float, single)| Numbers {
+            small,
+            signed,
+            big,
+            unsigned,
+            float,
+            single,
+        })
+}
+
+fn collections() -> impl Strategy<Value = Collections> {
+    (
+        proptest::collection::vec(text(), 0..4),
+        proptest::collection::hash_map(text(), any::<u32>(), 0..4),
+        proptest::collection::btree_map(
+            text(),
+            proptest::collection::vec(any::<bool>(), 0..3),
+            0..3,
+        ),
+        (any::<u8>(), text()),
+        any::<[u8; 3]>(),
+    )
+        .prop_map(|(tags, by_key, sorted, pair, fixed)| Collections {
+            tags,
+            by_key,
+            sorted,
+            pair,
+            fixed,
+        })
+}
+
+fn unit_only() -> impl Strategy<Value = UnitOnly> {
+    prop_oneof![Just(UnitOnly::Open), Just(UnitOnly::Closed)]
+}
+
+fn external() -> impl Strategy<Value = External> {
+    prop_oneof![
+        Just(External::Unit),
+        any::<u32>().prop_map(External::Newtype),
+        (any::<u8>(), any::<u8>()).prop_map(|(a, b)| External::Tuple(a, b)),
+        text().prop_map(|a| External::Struct { a }),
+    ]
+}
+
+fn internal() -> impl Strategy<Value = Internal> {
+    prop_oneof![
+        text().prop_map(|id| Internal::Created { id }),
+        (text(), any::<bool>()).prop_map(|(id, soft)| Internal::Deleted { id, soft }),
+        Just(Internal::Noop),
+        inner().prop_map(Internal::Wrapped),
+    ]
+}
+
+fn adjacent() -> impl Strategy<Value = Adjacent> {
+    prop_oneof![
+        Just(Adjacent::Unit),
+        any::<i32>().prop_map(Adjacent::Num),
+        (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Adjacent::Pair(a, b)),
+        finite_f64().prop_map(|x| Adjacent::Named { x }),
+    ]
+}
+
+fn untagged() -> impl Strategy<Value = Untagged> {
+    prop_oneof![
+        any::<u8>().prop_map(|a| Untagged::Object { a }),
+        finite_f64().prop_map(Untagged::Number),
+        text().prop_map(Untagged::Text),
+    ]
+}
+
+fn untagged_objects() -> impl Strategy<Value = UntaggedObjects> {
+    prop_oneof![
+        any::<u8>().prop_map(|a| UntaggedObjects::A { a }),
+        text().prop_map(|b| UntaggedObjects::B { b }),
+    ]
+}
+
+/// Not `Hidden`: a `#[serde(skip)]` variant does not serialize at all (`build_result`
+/// answers it with an `internal` error).
+fn renamed_variants() -> impl Strategy<Value = RenamedVariants> {
+    prop_oneof![
+        Just(RenamedVariants::First),
+        any::<u8>().prop_map(|v| RenamedVariants::Second { v }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_plain_structs_conform(value in plain()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_renamed_structs_conform(value in rename_all()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_structs_with_skipped_fields_conform(value in skips()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_structs_with_optional_fields_conform(value in conditional_skip()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_flattened_structs_conform(value in flattened()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_flattened_maps_conform(value in flattened_map()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_recursive_structs_conform(value in nesting()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_numbers_conform(value in numbers()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_collections_conform(value in collections()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_generic_structs_conform(
+        small in (any::<u8>(), proptest::collection::vec(any::<u8>(), 0..4)),
+        nested in (inner(), proptest::collection::vec(inner(), 0..3)),
+    ) {
+        conforms(&Generic { value: small.0, items: small.1 })?;
+        conforms(&Generic { value: nested.0, items: nested.1 })?;
+    }
+
+    #[test]
+    fn random_unit_enums_conform(value in unit_only()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_externally_tagged_enums_conform(value in external()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_internally_tagged_enums_conform(value in internal()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_adjacently_tagged_enums_conform(value in adjacent()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_untagged_enums_conform(value in untagged(), objects in untagged_objects()) {
+        conforms(&value)?;
+        conforms(&objects)?;
+    }
+
+    #[test]
+    fn random_renamed_variants_conform(value in renamed_variants()) {
+        conforms(&value)?;
+    }
+
+    #[test]
+    fn random_options_conform(
+        plain in proptest::option::of(plain()),
+        number in any::<Option<u32>>(),
+    ) {
+        conforms(&plain)?;
+        conforms(&number)?;
+    }
+
+    #[test]
+    fn random_vecs_conform(
+        numbers in proptest::collection::vec(any::<u32>(), 0..6),
+        structs in proptest::collection::vec(plain(), 0..4),
+    ) {
+        conforms(&numbers)?;
+        conforms(&structs)?;
+        conforms(&Newtype(numbers))?;
+    }
+
+    #[test]
+    fn random_maps_conform(
+        btree in proptest::collection::btree_map(text(), any::<u32>(), 0..4),
+        hash in proptest::collection::hash_map(text(), proptest::collection::vec(any::<u8>(), 0..3), 0..4),
+    ) {
+        conforms(&btree)?;
+        conforms(&hash)?;
+    }
+
+    #[test]
+    fn random_tuples_and_scalars_conform(
+        pair in (any::<u8>(), text()),
+        triple in (any::<bool>(), finite_f64(), proptest::collection::vec(any::<u8>(), 0..3)),
+        integer in any::<i64>(),
+        unsigned in any::<u64>(),
+        float in finite_f64(),
+        string in text(),
+    ) {
+        conforms(&pair)?;
+        conforms(&triple)?;
+        conforms(&Tuple(pair.0, pair.1.clone(), triple.0))?;
+        conforms(&integer)?;
+        conforms(&unsigned)?;
+        conforms(&float)?;
+        conforms(&string)?;
+    }
+
+    #[test]
+    fn random_wrapper_structs_conform(
+        plain in plain(),
+        inner in proptest::collection::vec(text(), 0..4),
+        big in any::<u64>(),
+        n in any::<u32>(),
+    ) {
+        conforms(&NewtypeObject(plain))?;
+        conforms(&Transparent { inner })?;
+        conforms(&SerializeWith { big })?;
+        conforms(&IntoPlain { n })?;
+        conforms(&Box::new(IntoPlain { n }))?;
+    }
+}
+
+/// The one way a corpus type's `Serialize` leaves its schema for some values: serde_json
+/// writes a non-finite float as `null`, which `{"type": "number"}` rejects. Such a value is
+/// answered with an `internal` error (in debug builds and with `validate-results`), never
+/// a non-conforming success.
+#[cfg(debug_assertions)]
+#[test]
+fn a_non_finite_float_is_an_internal_error_not_a_success() {
+    for float in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let value = Numbers {
+            small: 0,
+            signed: 0,
+            big: 0,
+            unsigned: 0,
+            float,
+            single: 0.0,
+        };
+        assert_eq!(serde_json::to_value(&value).unwrap()["float"], Value::Null);
+        let result = build_result(&value);
+        assert_eq!(result.is_error, Some(true), "{float}");
+        assert_eq!(
+            result.structured_content.unwrap()["errorKind"],
+            "internal",
+            "{float}"
+        );
+    }
 }
