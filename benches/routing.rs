@@ -123,6 +123,7 @@ where
             output: schema::output_shape::<Ticket>,
             timeout: None,
             idempotency_key: None,
+            approval: None,
             call: search_glue::<N>,
         })
         .collect()

@@ -227,6 +227,19 @@ pub struct NoteCreated {
     pub audit_event_id: AuditEventId,
 }
 
+/// A ticket was closed, under a human approval.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "Closed {ticket_id} (approval {approval_id}).")]
+pub struct TicketClosed {
+    pub ticket_id: String,
+    pub status: Status,
+    pub retry_safe: bool,
+    pub audit_event_id: AuditEventId,
+    /// The human approval it ran under.
+    pub approval_id: Option<String>,
+}
+
 /// A transcript was emailed.
 #[derive(Debug, Serialize, JsonSchema, ToolResult)]
 #[serde(rename_all = "camelCase")]
@@ -503,6 +516,32 @@ impl Helpdesk {
             status: Status::Succeeded,
             // The framework writes what is true here: true under an idempotency key.
             retry_safe: false,
+        })
+    }
+
+    /// Close a ticket. A human approves first: a client that can elicit asks its user; any
+    /// other gets `blocked` with an `approvalRequestId` to call again with once an approver
+    /// approved it.
+    #[mcp_tool(title = "Close ticket", approval = "Close ticket {ticketId}")]
+    async fn close_ticket(
+        &self,
+        args: TicketArgs,
+        write: WriteContext,
+    ) -> Result<TicketClosed, ToolError> {
+        let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        let ticket = tickets.get_mut(&args.ticket_id).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "No ticket `{}`. Use search_tickets to find ticket ids.",
+                args.ticket_id
+            ))
+        })?;
+        ticket.locked = true;
+        Ok(TicketClosed {
+            ticket_id: ticket.id.clone(),
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: write.approval().map(|(id, _)| id.to_owned()),
         })
     }
 

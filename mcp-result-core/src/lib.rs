@@ -22,7 +22,7 @@ pub mod view;
 #[cfg(feature = "transport-io")]
 pub use server::handler::serve_stdio;
 pub use server::{
-    audit, content, contract, extract,
+    approval, audit, content, contract, extract,
     handler::{serve, ServerServices, ToolSet, SHUTDOWN_GRACE},
     idempotency,
     impls::Structured,

@@ -100,7 +100,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 #krate::__private::rmcp::model::ReadResourceResponse,
                 #krate::__private::rmcp::ErrorData,
             > {
-                #krate::__private::read_resource(self, request, context)
+                #krate::__private::read_resource(self, request, context).await
             }
         });
     }

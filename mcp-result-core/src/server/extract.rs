@@ -60,6 +60,7 @@ pub struct WriteContext {
     audit_event_id: AuditEventId,
     idempotency_key: Option<String>,
     retry_safe: bool,
+    approval: Option<(String, String)>,
 }
 
 impl WriteContext {
@@ -72,7 +73,21 @@ impl WriteContext {
             audit_event_id,
             idempotency_key,
             retry_safe,
+            approval: None,
         }
+    }
+
+    pub(crate) fn with_approval(mut self, approval: Option<(String, String)>) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// The human approval this write runs under (`approvalId`, approver), for a tool that
+    /// requires one.
+    pub fn approval(&self) -> Option<(&str, &str)> {
+        self.approval
+            .as_ref()
+            .map(|(id, approver)| (id.as_str(), approver.as_str()))
     }
 
     /// The audit event of this write (a UUIDv7), already recorded as an intent; the
@@ -134,6 +149,10 @@ impl ToolCall {
             owner: access.and_then(|access| access.artifact_owner(&self.context)),
             retry_safe: self.write.as_ref().map(|w| w.retry_safe),
             audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
+            approval_id: self
+                .write
+                .as_ref()
+                .and_then(|w| w.approval.as_ref().map(|(id, _)| id.clone())),
         }
     }
 

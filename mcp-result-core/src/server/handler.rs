@@ -16,6 +16,7 @@ use rmcp::{
 };
 
 use crate::server::{
+    approval::{ApprovalStore, MemoryApprovals, APPROVAL_URI_PREFIX},
     audit::{AuditSink, TracingSink},
     idempotency::{IdempotencyStore, MemoryIdempotencyStore},
     registry::{RegistryError, ToolRegistry},
@@ -69,6 +70,11 @@ pub trait ServerServices: Send + Sync {
         DEFAULT.clone()
     }
 
+    /// Where approval requests live. Default: [`MemoryApprovals::global`].
+    fn approval_store(&self) -> Arc<dyn ApprovalStore> {
+        Arc::new(MemoryApprovals::global().clone())
+    }
+
     /// Where the audit records of write attempts go. Default: [`TracingSink`] (the log,
     /// target `mcp_result::audit`).
     fn audit_sink(&self) -> Arc<dyn AuditSink> {
@@ -119,7 +125,8 @@ impl<T: Clone> ServerClone for T {
 /// where the macro expands).
 pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> ServerConfig {
     let capabilities = ServerCapabilities::builder().enable_tools();
-    let capabilities = if S::ARTIFACTS {
+    let approvals = S::tool_registry().is_ok_and(|registry| registry.has_approvals());
+    let capabilities = if S::ARTIFACTS || approvals {
         capabilities.enable_resources().build()
     } else {
         capabilities.build()
@@ -294,17 +301,53 @@ const MCP_REQUEST_METHODS: &[&str] = &[
 /// # Errors
 /// `-32601` when the server has no artifact store; resource-not-found for an unknown or
 /// denied URI ([`read_artifact`]).
-pub fn read_resource<S: ToolSet>(
+pub async fn read_resource<S: ToolSet>(
     server: &S,
     request: rmcp::model::ReadResourceRequestParams,
     context: RequestContext<RoleServer>,
 ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+    if let Some(id) = request.uri.strip_prefix(APPROVAL_URI_PREFIX) {
+        return read_approval(server, id, &request.uri, &context).await;
+    }
     match server.artifact_access() {
         Some(access) => read_artifact(access, &request, &context),
         None => Err(ErrorData::method_not_found::<
             rmcp::model::ReadResourceRequestMethod,
         >()),
     }
+}
+
+/// A pending approval request as JSON, for its caller only (anyone else: not found).
+async fn read_approval<S: ToolSet>(
+    server: &S,
+    id: &str,
+    uri: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+    let services = services_of(server);
+    let not_found = || ErrorData::resource_not_found(format!("resource not found: {uri}"), None);
+    let request = services
+        .approval_store()
+        .get(id)
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .ok_or_else(not_found)?;
+    if request.caller != services.caller_identity(context) {
+        return Err(not_found());
+    }
+    let mut shown = serde_json::to_value(&request).unwrap_or_default();
+    if let Some(object) = shown.as_object_mut() {
+        object.remove("fingerprints");
+    }
+    Ok(rmcp::model::ReadResourceResult::new(vec![
+        rmcp::model::ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some("application/json".into()),
+            text: shown.to_string(),
+            meta: None,
+        },
+    ])
+    .into())
 }
 
 fn registry_error(error: &RegistryError) -> ErrorData {

@@ -4,6 +4,7 @@
 //! schemas ([`schema`]), the result surface ([`content`], [`store`], [`meta`]), the
 //! write contract ([`contract`]) and secrets ([`secret`]).
 
+pub mod approval;
 pub mod arguments;
 pub mod audit;
 mod collect;

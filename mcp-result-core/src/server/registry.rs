@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::{
     server::{
+        approval::placeholders,
         arguments::ArgumentSchema,
         audit::{argument_digest, instance, now_rfc3339, AuditRecord, Phase},
         extract::ToolCall,
@@ -31,11 +32,14 @@ use crate::{
         panics::{self, Guarded},
         result::error_result,
         schema::{OutputShape, ToolOutputSchema},
-        write::{audit_failed, idempotency_key, new_event_id, store_failed, Audit},
+        write::{
+            approval_request_id, audit_failed, gate, idempotency_key, new_event_id, store_failed,
+            Audit,
+        },
     },
     wire::{
         envelope::{ErrorKind, ToolError},
-        keys::{IDEMPOTENCY_KEY_META, IDEMPOTENCY_META},
+        keys::{APPROVAL_REQUEST_ARGUMENT, IDEMPOTENCY_KEY_META, IDEMPOTENCY_META},
     },
 };
 
@@ -70,6 +74,9 @@ pub struct ToolDef<S> {
     /// `#[mcp_tool(idempotency_key = "field")]`: the argument that carries the idempotency
     /// key, for hosts whose models cannot set `_meta` (a top-level string property).
     pub idempotency_key: Option<&'static str>,
+    /// `#[mcp_tool(requires_approval)]` (`Some("")`) or `approval = "Close {ticketId}"`: the
+    /// write needs a human decision first ([`crate::approval`]); the approval text.
+    pub approval: Option<&'static str>,
     /// Extracts the parameters, runs the method and builds its result.
     pub call: CallFn<S>,
 }
@@ -100,6 +107,7 @@ struct Route<S> {
     idempotent: bool,
     takes_arguments: bool,
     key_field: Option<&'static str>,
+    approval: Option<&'static str>,
     call: CallFn<S>,
 }
 
@@ -180,6 +188,10 @@ impl<S> ToolRegistry<S> {
                     )));
                 }
             }
+            let input = match def.approval {
+                Some(template) => approval_input(input, template).map_err(error)?,
+                None => input,
+            };
             let takes_arguments = input.contains_key("required")
                 || input
                     .get("properties")
@@ -226,6 +238,7 @@ impl<S> ToolRegistry<S> {
                     idempotent,
                     takes_arguments,
                     key_field: def.idempotency_key,
+                    approval: def.approval,
                     call: def.call,
                 },
             );
@@ -236,6 +249,12 @@ impl<S> ToolRegistry<S> {
             routes,
             in_flight: Arc::default(),
         })
+    }
+
+    /// Whether a tool needs human approval (the server then serves approval requests
+    /// through `resources/read`).
+    pub fn has_approvals(&self) -> bool {
+        self.routes.values().any(|route| route.approval.is_some())
     }
 
     /// Every tool, in declaration order (the `tools` of a `tools/list` result).
@@ -337,12 +356,16 @@ impl<S: ToolSet> ToolRegistry<S> {
         if route.read_only {
             return Ok(self.run_read(route, server, arguments, context).await);
         }
+        let mut arguments = arguments;
+        let approval_request = route
+            .approval
+            .and_then(|_| approval_request_id(&context, &mut arguments));
         let key = match idempotency_key(route.key_field, &context, &arguments) {
             Ok(key) => key,
             Err(error) => return Ok(error_result(&error)),
         };
         let retry_safe = key.is_some() || route.idempotent;
-        let audit = Audit {
+        let mut audit = Audit {
             sink: services_of(server).audit_sink(),
             record: AuditRecord {
                 event_id: new_event_id(),
@@ -366,6 +389,33 @@ impl<S: ToolSet> ToolRegistry<S> {
                 replay_of: None,
             },
         };
+        let fingerprints = fingerprints(
+            route.name,
+            &arguments,
+            &route.arguments,
+            ServerKey::global(),
+        );
+        if let Some(template) = route.approval {
+            let store = services_of(server).approval_store();
+            match gate(
+                template,
+                approval_request,
+                &arguments,
+                &fingerprints,
+                &context,
+                store,
+                &route.arguments,
+                &audit,
+            )
+            .await
+            {
+                Ok((approval_id, approver)) => {
+                    audit.record.approval_id = Some(approval_id);
+                    audit.record.approver = Some(approver);
+                }
+                Err(answer) => return Ok(answer),
+            }
+        }
         let Some(key) = key else {
             if let Err(error) = audit.record(Phase::Intent, None).await {
                 return Ok(audit_failed(&error));
@@ -380,12 +430,6 @@ impl<S: ToolSet> ToolRegistry<S> {
             caller: audit.record.caller.clone(),
             key,
         };
-        let fingerprints = fingerprints(
-            route.name,
-            &arguments,
-            &route.arguments,
-            ServerKey::global(),
-        );
         let lease = route.timeout.unwrap_or(DEFAULT_WAIT) * 4 + Duration::from_secs(60);
         let claim = match store.claim(&scope, &fingerprints, lease, DEFAULT_TTL).await {
             Ok(claim) => claim,
@@ -526,4 +570,43 @@ fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
     hints.idempotent_hint.get_or_insert(read_only);
     hints.open_world_hint.get_or_insert(true);
     hints
+}
+
+/// The `inputSchema` of an approval-gated tool: the arguments' own, plus the optional
+/// `approvalRequestId` (for hosts whose models cannot set `_meta`).
+///
+/// # Errors
+/// When the approval text names an argument the schema does not have, or the arguments
+/// already have an `approvalRequestId`: the message names it and the fix.
+fn approval_input(input: Arc<JsonObject>, template: &str) -> Result<Arc<JsonObject>, String> {
+    let properties = input.get("properties").and_then(Value::as_object);
+    for name in placeholders(template) {
+        if !properties.is_some_and(|p| p.contains_key(name)) {
+            return Err(format!(
+                "the approval text names `{{{name}}}`, which is no argument: use the \
+                 serialized name of a field of the arguments type"
+            ));
+        }
+    }
+    if properties.is_some_and(|p| p.contains_key(APPROVAL_REQUEST_ARGUMENT)) {
+        return Err(format!(
+            "the arguments already have `{APPROVAL_REQUEST_ARGUMENT}`, which the framework adds \
+             to approval-gated tools: rename the field"
+        ));
+    }
+    let mut input = (*input).clone();
+    let properties = input
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    if let Value::Object(properties) = properties {
+        properties.insert(
+            APPROVAL_REQUEST_ARGUMENT.into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "After an answer `blocked` with `requiresHumanReview`, the \
+                    `approvalRequestId` it gave, once a human approved."
+            }),
+        );
+    }
+    Ok(Arc::new(input))
 }

@@ -115,6 +115,8 @@ pub struct ResultScope<'a> {
     /// A write's audit event, minted by the framework: written as the result's
     /// `auditEventId` (and an error's).
     pub audit_event_id: Option<crate::wire::status::AuditEventId>,
+    /// The human approval the write ran under: written as the result's `approvalId`.
+    pub approval_id: Option<String>,
 }
 
 impl ResultScope<'_> {
@@ -143,6 +145,7 @@ impl std::fmt::Debug for ResultScope<'_> {
             .field("owner", &self.owner)
             .field("retry_safe", &self.retry_safe)
             .field("audit_event_id", &self.audit_event_id)
+            .field("approval_id", &self.approval_id)
             .finish()
     }
 }
@@ -202,6 +205,11 @@ pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> Cal
                 tracing::debug!(minted = %id, own = %field, "auditEventId: answered the minted one");
             }
             *field = Value::String(id.as_str().to_owned());
+        }
+    }
+    if let Some(id) = &scope.approval_id {
+        if let Some(field) = object.get_mut(crate::wire::keys::APPROVAL_ID) {
+            *field = Value::String(id.clone());
         }
     }
     let mut structured = Value::Object(object);

@@ -4,11 +4,19 @@
 
 use std::{sync::Arc, time::Duration};
 
-use rmcp::{model::CallToolResult, service::RequestContext, RoleServer};
+use rmcp::{
+    model::CallToolResult,
+    service::{ElicitationError, RequestContext},
+    RoleServer,
+};
 use serde_json::Value;
 
 use crate::{
     server::{
+        approval::{
+            approval_text, unix_now, ApprovalRequest, ApprovalStore, Decision, APPROVAL_TTL,
+        },
+        arguments::ArgumentSchema,
         audit::{now_rfc3339, AuditRecord, AuditSink, Phase},
         extract::WriteContext,
         idempotency::{check_key, StoreError},
@@ -16,7 +24,10 @@ use crate::{
     },
     wire::{
         envelope::{FieldError, ToolError},
-        keys::{IDEMPOTENCY_KEY_META, REDACTION_APPLIED},
+        keys::{
+            APPROVAL_REQUEST_ARGUMENT, APPROVAL_REQUEST_META, IDEMPOTENCY_KEY_META,
+            REDACTION_APPLIED,
+        },
         status::AuditEventId,
     },
 };
@@ -38,6 +49,12 @@ impl Audit {
             self.event_id(),
             self.record.idempotency_key.clone(),
             retry_safe,
+        )
+        .with_approval(
+            self.record
+                .approval_id
+                .clone()
+                .zip(self.record.approver.clone()),
         )
     }
 
@@ -161,4 +178,101 @@ pub(crate) fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
         )
         .with_retry_after(Duration::from_secs(1)),
     )
+}
+
+/// What the elicitation form asks: approve or not.
+#[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct ApprovalForm {
+    /// Approve this write?
+    approve: bool,
+}
+
+rmcp::elicit_safe!(ApprovalForm);
+
+/// How long a human has to answer an elicitation before the call counts as cancelled.
+const ELICITATION_WAIT: Duration = Duration::from_secs(600);
+
+/// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
+/// approver))` lets it run now; `Err(answer)` is the answer instead (blocked, declined,
+/// refused), already audited as this attempt's outcome.
+pub(crate) async fn gate(
+    template: &str,
+    request_id: Option<String>,
+    arguments: &Value,
+    fingerprints: &[String],
+    context: &RequestContext<RoleServer>,
+    store: Arc<dyn ApprovalStore>,
+    schema: &ArgumentSchema,
+    audit: &Audit,
+) -> Result<(String, String), CallToolResult> {
+    if let Some(id) = request_id {
+        return match store.consume(&id, fingerprints).await {
+            Ok(Ok(approved)) => Ok(approved),
+            Ok(Err(refusal)) => Err(audit.refuse(ToolError::conflict(refusal.message())).await),
+            Err(error) => Err(audit_failed(&error)),
+        };
+    }
+    let text = approval_text(template, &audit.record.tool, arguments, |p| {
+        schema.is_secret(p)
+    });
+    let asked = context
+        .peer
+        .elicit_with_timeout::<ApprovalForm>(
+            format!("Approve this write? {text}"),
+            Some(ELICITATION_WAIT),
+        )
+        .await;
+    match asked {
+        Ok(Some(ApprovalForm { approve: true })) => Ok((
+            uuid::Uuid::now_v7().to_string(),
+            audit.record.caller.clone(),
+        )),
+        Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => Err(audit
+            .refuse(ToolError::policy_blocked("declined by the user"))
+            .await),
+        Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => Err(audit
+            .refuse(ToolError::policy_blocked("the user did not answer in time"))
+            .await),
+        Err(_cannot_elicit) => {
+            // The client cannot be asked during the call: an approver decides out of band.
+            let request = ApprovalRequest {
+                id: uuid::Uuid::now_v7().to_string(),
+                tool: audit.record.tool.clone(),
+                text: text.clone(),
+                caller: audit.record.caller.clone(),
+                fingerprints: fingerprints.to_vec(),
+                expires_at: unix_now() + APPROVAL_TTL.as_secs(),
+                decision: Decision::Pending,
+            };
+            if let Err(error) = store.create(&request).await {
+                return Err(audit_failed(&error));
+            }
+            let mut answer = audit
+                .refuse(ToolError::approval_required(request.id.clone(), &text))
+                .await;
+            let link = crate::server::content::Artifact::new(request.uri(), "approval-request")
+                .with_title(format!("Approval request: {text}"))
+                .with_mime_type("application/json");
+            answer.content.push(link.to_block());
+            Err(answer)
+        }
+    }
+}
+
+/// The approval request id of a call: `_meta`'s, else the framework's argument (taken out
+/// of the arguments, which the tool's own type does not have).
+pub(crate) fn approval_request_id(
+    context: &RequestContext<RoleServer>,
+    arguments: &mut Value,
+) -> Option<String> {
+    let from_argument = arguments
+        .as_object_mut()
+        .and_then(|a| a.remove(APPROVAL_REQUEST_ARGUMENT))
+        .and_then(|v| v.as_str().map(str::to_owned));
+    context
+        .meta
+        .get(APPROVAL_REQUEST_META)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or(from_argument)
 }

@@ -137,6 +137,12 @@ pub struct ToolErrorEnvelope {
     /// error path of the write contract).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_event_id: Option<AuditEventId>,
+    /// The write waits for a human decision (with `approvalRequestId`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_human_review: Option<bool>,
+    /// The pending approval request: call again with it once a human approved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_request_id: Option<String>,
 }
 
 impl ToolError {
@@ -152,6 +158,8 @@ impl ToolError {
             reason: None,
             correlation_id: None,
             audit_event_id: None,
+            requires_human_review: None,
+            approval_request_id: None,
         }
     }
 
@@ -312,6 +320,25 @@ impl ToolError {
             "Idempotency key reused with different arguments. Use a new key for a different \
              call.",
         )
+    }
+
+    /// `policy_blocked`, status `blocked`, `requiresHumanReview: true`: the write `text`
+    /// waits for a human; once approved, call again with `approvalRequestId` = `id`.
+    pub fn approval_required(id: impl Into<String>, text: &str) -> Self {
+        let id = id.into();
+        ToolErrorEnvelope {
+            status: Status::Blocked,
+            message: format!(
+                "This write needs a human approval: {}. Nothing ran. Once it is approved, \
+                 call again with approvalRequestId `{id}`.",
+                escaped(text)
+            ),
+            reason: Some("requires human approval".into()),
+            requires_human_review: Some(true),
+            approval_request_id: Some(id),
+            ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
+        }
+        .boxed()
     }
 
     /// Sets `retryAfterMs` from `delay` (rounded down to milliseconds).

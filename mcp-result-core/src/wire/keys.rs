@@ -56,3 +56,14 @@ pub const IDEMPOTENCY_KEY_META: &str = "io.github.mcp-result/idempotencyKey";
 /// goes and how long it is kept: `{"keyIn": ["_meta/io.github.mcp-result/idempotencyKey",
 /// "arguments/requestId"], "ttlSeconds": 86400}`.
 pub const IDEMPOTENCY_META: &str = "io.github.mcp-result/idempotency";
+
+/// The `_meta` key of a `tools/call` request that carries an approval request id (the
+/// repeat of a call that answered `blocked` with `requiresHumanReview`).
+pub const APPROVAL_REQUEST_META: &str = "io.github.mcp-result/approvalRequestId";
+
+/// The argument the framework adds to the `inputSchema` of an approval-gated tool, for
+/// hosts whose models cannot set `_meta`.
+pub const APPROVAL_REQUEST_ARGUMENT: &str = "approvalRequestId";
+
+/// The key of [`COMPANION_KEYS`] that the framework sets to the approval a write ran under.
+pub const APPROVAL_ID: &str = "approvalId";

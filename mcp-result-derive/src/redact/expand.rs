@@ -30,22 +30,18 @@ pub fn expand(input: &Input) -> TokenStream {
     }
 }
 
-/// What is emitted beside a compile error: the impl with one check, each `#[secret]` field's
-/// type ([`secret_bounds`]), so an attribute error on the field and its type show in the
-/// same pass; nothing else, so a result holding the type adds no errors to the real one.
+/// What is emitted beside a compile error: the impl with no checks, so a result holding the
+/// type adds no errors to the real one; beside it, the `#[secret]` field types are still
+/// checked ([`secret_check`]).
 pub fn stub(input: &Input) -> TokenStream {
     let krate = &input.krate;
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
-    let bounds = secret_bounds(krate, &input.fields);
+    let secret_check = secret_check(krate, ident, input.generics, &input.fields);
     quote! {
+        #secret_check
         #[automatically_derived]
-        impl #impl_generics #krate::Redacts for #ident #ty_generics
-        where
-            #(#existing,)*
-            #(#bounds,)*
-        {
+        impl #impl_generics #krate::Redacts for #ident #ty_generics #where_clause {
             fn withholds_secrets(&self) -> bool {
                 false
             }
@@ -56,9 +52,12 @@ pub fn stub(input: &Input) -> TokenStream {
 /// Each `#[secret]` field's type must be `Secret<_>`: a where-clause predicate spanned at the
 /// type, checked where the impl is defined (or, for a type generic in that field, where it
 /// is used), worded by `SecretField`'s `on_unimplemented`.
-pub fn secret_bounds(krate: &syn::Path, fields: &[Field]) -> Vec<TokenStream> {
+pub fn secret_bounds<'a: 'f, 'f>(
+    krate: &syn::Path,
+    fields: impl IntoIterator<Item = &'f Field<'a>>,
+) -> Vec<TokenStream> {
     fields
-        .iter()
+        .into_iter()
         .filter(|field| field.secret.is_some())
         .map(|field| {
             let ty = field.ty;
@@ -66,6 +65,33 @@ pub fn secret_bounds(krate: &syn::Path, fields: &[Field]) -> Vec<TokenStream> {
             quote_spanned!(ty.span()=> #ty: #krate::SecretField)
         })
         .collect()
+}
+
+/// The `#[secret]` field types of `fields` ([`secret_bounds`]) checked on an empty inherent
+/// impl: what a stub keeps, so an attribute error on a secret field (a missing
+/// `#[serde(skip)]`) and its type (not `Secret<_>`) are reported in the same pass. Not on the
+/// stub's trait impl, so a use of the type adds no error.
+pub fn secret_check<'a: 'f, 'f>(
+    krate: &syn::Path,
+    ident: &syn::Ident,
+    generics: &syn::Generics,
+    fields: impl IntoIterator<Item = &'f Field<'a>>,
+) -> TokenStream {
+    let bounds = secret_bounds(krate, fields);
+    if bounds.is_empty() {
+        return TokenStream::new();
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #ident #ty_generics
+        where
+            #(#existing,)*
+            #(#bounds,)*
+        {
+        }
+    }
 }
 
 /// The body of `withholds_secrets(&self) -> bool`, decided per value: `true` when the value

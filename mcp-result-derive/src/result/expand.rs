@@ -172,9 +172,14 @@ pub fn stub(input: &Input) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     // The one check kept: a `#[secret]` field's type, so an attribute error on the field
     // (a missing `#[serde(skip)]`) and its type (not `Secret<_>`) show in the same pass.
-    let secret_bounds = crate::redact::expand::secret_bounds(krate, &input.fields);
-    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
-    let checked = quote!(where #(#existing,)* #(#secret_bounds,)*);
+    // Not for a write-contract field, whose fix is to drop `#[secret]`.
+    let secrets = input
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| !input.contract.iter().any(|c| c.field == *index))
+        .map(|(_, field)| field);
+    let secret_check = crate::redact::expand::secret_check(krate, ident, input.generics, secrets);
     let contract = [
         quote!(#krate::contract::HasStatus),
         quote!(#krate::contract::HasRetrySafe),
@@ -182,8 +187,9 @@ pub fn stub(input: &Input) -> TokenStream {
         quote!(#krate::contract::WriteCompanions),
     ];
     quote! {
+        #secret_check
         #[automatically_derived]
-        impl #impl_generics #krate::ToolResult for #ident #ty_generics #checked {
+        impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
             const SUMMARY: #krate::Summary = #krate::Summary::Generated { title: "" };
         }
         #(

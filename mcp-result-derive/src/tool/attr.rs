@@ -21,9 +21,11 @@ const IDEMPOTENT: Symbol = Symbol("idempotent");
 const OPEN_WORLD: Symbol = Symbol("open_world");
 const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
 const IDEMPOTENCY_KEY: Symbol = Symbol("idempotency_key");
+const REQUIRES_APPROVAL: Symbol = Symbol("requires_approval");
+const APPROVAL: Symbol = Symbol("approval");
 
 /// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
-const TOOL_KEYS: [Symbol; 9] = [
+const TOOL_KEYS: [Symbol; 11] = [
     NAME,
     TITLE,
     DESCRIPTION,
@@ -33,6 +35,8 @@ const TOOL_KEYS: [Symbol; 9] = [
     OPEN_WORLD,
     TIMEOUT_MS,
     IDEMPOTENCY_KEY,
+    REQUIRES_APPROVAL,
+    APPROVAL,
 ];
 
 /// `#[mcp_tools(...)]`.
@@ -60,6 +64,11 @@ pub struct ToolAttrs {
     pub timeout_ms: Option<LitInt>,
     /// `idempotency_key = "field"`: the argument carrying the idempotency key.
     pub idempotency_key: Option<LitStr>,
+    /// `requires_approval`: a human decides before the write runs.
+    pub requires_approval: Option<bool>,
+    /// `approval = "Close ticket {ticketId}"`: the approval text (implies
+    /// `requires_approval`).
+    pub approval: Option<LitStr>,
 }
 
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
@@ -121,6 +130,8 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     let mut open_world = Attr::none(cx, OPEN_WORLD);
     let mut timeout = Attr::none(cx, TIMEOUT_MS);
     let mut idempotency_key = Attr::none(cx, IDEMPOTENCY_KEY);
+    let mut requires_approval = Attr::none(cx, REQUIRES_APPROVAL);
+    let mut approval = Attr::none(cx, APPROVAL);
     attr::parse_attr(cx, attribute, |meta| {
         let span = attr::key_span(meta);
         if meta.path == NAME {
@@ -141,6 +152,10 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
             timeout.set(span, timeout_ms(meta.value()?.parse()?)?);
         } else if meta.path == IDEMPOTENCY_KEY {
             idempotency_key.set(span, attr::string(meta)?);
+        } else if meta.path == REQUIRES_APPROVAL {
+            requires_approval.set(span, attr::flag(meta)?);
+        } else if meta.path == APPROVAL {
+            approval.set(span, attr::string(meta)?);
         } else {
             let keys: Vec<String> = TOOL_KEYS.iter().map(ToString::to_string).collect();
             return Err(attr::key_error(
@@ -169,5 +184,7 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         open_world: open_world.get(),
         timeout_ms: timeout.get(),
         idempotency_key: idempotency_key.get(),
+        requires_approval: requires_approval.get(),
+        approval: approval.get(),
     }
 }

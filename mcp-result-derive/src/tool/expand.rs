@@ -226,6 +226,11 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
         Some(field) => quote!(::core::option::Option::Some(#field)),
         None => quote!(::core::option::Option::None),
     };
+    let approval = match (&tool.attrs.approval, tool.attrs.requires_approval) {
+        (Some(text), _) => quote!(::core::option::Option::Some(#text)),
+        (None, Some(true)) => quote!(::core::option::Option::Some("")),
+        (None, _) => quote!(::core::option::Option::None),
+    };
     quote! {
         #krate::ToolDef {
             name: #name,
@@ -244,6 +249,7 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
             },
             timeout: #timeout,
             idempotency_key: #idempotency_key,
+            approval: #approval,
             call: #glue,
         }
     }

@@ -59,6 +59,20 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                 ),
             );
         }
+        if let (true, Some(text)) = (tool.is_read_only(), &tool.attrs.approval) {
+            cx.error_spanned_by(
+                text,
+                "`approval` is for write tools: a `read_only` tool changes nothing, so it needs \
+                 no human decision; remove it",
+            );
+        }
+        if let (true, Some(true)) = (tool.is_read_only(), tool.attrs.requires_approval) {
+            cx.error_spanned_by(
+                &tool.method,
+                "`requires_approval` is for write tools: a `read_only` tool changes nothing, so \
+                 it needs no human decision; remove it",
+            );
+        }
         if let (true, Some(key)) = (tool.is_read_only(), &tool.attrs.idempotency_key) {
             cx.error_spanned_by(
                 key,

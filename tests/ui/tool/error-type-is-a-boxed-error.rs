@@ -17,12 +17,6 @@ impl Server {
     fn lookup(&self) -> Result<Found, Box<dyn std::error::Error + Send + Sync>> {
         Err("upstream failed".into())
     }
-
-    /// Looks up.
-    #[mcp_tool(read_only)]
-    fn lookup_unsendable(&self) -> Result<Found, Box<dyn std::error::Error>> {
-        Err("upstream failed".into())
-    }
 }
 
 fn main() {}

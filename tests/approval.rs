@@ -1,0 +1,295 @@
+//! Writes that need a human (issue 17): through elicitation when the client can elicit
+//! (accept, decline, cancel), out of band otherwise (blocked, approved, repeated: one
+//! execution, the `approvalId` in the result and the audit). A server written the way the
+//! README teaches, over a real transport, with rmcp's client (with and without an
+//! elicitation handler).
+
+use std::{
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
+
+use mcp_result::{
+    approval::MemoryApprovals,
+    audit::{read_records, AuditSink, JsonLinesSink, Phase},
+    extract::WriteContext,
+    mcp_handler, mcp_tools,
+    rmcp::{
+        model::{
+            CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ContentBlock,
+            ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData, Implementation,
+            ReadResourceRequestParams, RequestMetaObject,
+        },
+        service::{RequestContext, RoleClient, RunningService, ServiceExt},
+        ClientHandler, ServerHandler,
+    },
+    AuditEventId, ServerServices, Status, ToolError, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Clone)]
+struct Desk {
+    closed: Arc<AtomicUsize>,
+    audit: JsonLinesSink,
+}
+
+impl ServerServices for Desk {
+    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+        Arc::new(self.audit.clone())
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct CloseArgs {
+    ticket_id: String,
+}
+
+/// Closed.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Closed {
+    ticket_id: String,
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+    approval_id: Option<String>,
+}
+
+#[mcp_tools(services)]
+impl Desk {
+    /// Closes a ticket, once a human approved.
+    #[mcp_tool(approval = "Close ticket {ticketId}")]
+    async fn close_ticket(
+        &self,
+        args: CloseArgs,
+        write: WriteContext,
+    ) -> Result<Closed, ToolError> {
+        self.closed.fetch_add(1, Ordering::SeqCst);
+        Ok(Closed {
+            ticket_id: args.ticket_id,
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: None,
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
+
+/// A client whose user answers every elicitation with `action` (and, on accept, `approve`).
+#[derive(Clone)]
+struct User {
+    action: ElicitationAction,
+    approve: bool,
+    asked: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for User {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("elicitation-user", "0.1.0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        let mut result = ElicitResult::new(self.action.clone());
+        if self.action == ElicitationAction::Accept {
+            result = result.with_content(json!({"approve": self.approve}));
+        }
+        Ok(result)
+    }
+}
+
+fn desk(name: &str) -> (Desk, std::path::PathBuf) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("approval");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let desk = Desk {
+        closed: Arc::default(),
+        audit: JsonLinesSink::open(&path).unwrap(),
+    };
+    (desk, path)
+}
+
+async fn connect<C: ClientHandler>(server: Desk, client: C) -> RunningService<RoleClient, C> {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client.serve(client_io).await.expect("initialize")
+}
+
+fn close(ticket: &str, approval: Option<&str>) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new("close_ticket")
+        .with_arguments(json!({"ticketId": ticket}).as_object().unwrap().clone());
+    if let Some(id) = approval {
+        let mut meta = RequestMetaObject::default();
+        meta.0
+            .insert("io.github.mcp-result/approvalRequestId".into(), json!(id));
+        params.meta = Some(meta);
+    }
+    params
+}
+
+fn structured(result: &CallToolResult) -> Value {
+    result.structured_content.clone().unwrap()
+}
+
+#[tokio::test]
+async fn an_elicited_yes_runs_the_write_once_with_an_approval_id() {
+    let (server, log) = desk("accept");
+    let user = User {
+        action: ElicitationAction::Accept,
+        approve: true,
+        asked: Arc::default(),
+    };
+    let client = connect(server.clone(), user.clone()).await;
+    let result = client.call_tool(close("T-1", None)).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let approval = structured(&result)["approvalId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(server.closed.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        *user.asked.lock().unwrap(),
+        ["Approve this write? Close ticket T-1"]
+    );
+    let records = read_records(&log).unwrap();
+    let outcome = records.iter().find(|r| r.phase == Phase::Outcome).unwrap();
+    assert_eq!(outcome.approval_id.as_deref(), Some(approval.as_str()));
+    assert_eq!(outcome.approver.as_deref(), Some("local"));
+}
+
+#[tokio::test]
+async fn a_declined_or_cancelled_elicitation_blocks_and_runs_nothing() {
+    for (action, approve) in [
+        (ElicitationAction::Decline, false),
+        (ElicitationAction::Cancel, false),
+        (ElicitationAction::Accept, false),
+    ] {
+        let (server, log) = desk(&format!("decline-{action:?}-{approve}"));
+        let user = User {
+            action: action.clone(),
+            approve,
+            asked: Arc::default(),
+        };
+        let client = connect(server.clone(), user).await;
+        let result = client.call_tool(close("T-1", None)).await.unwrap();
+        let envelope = structured(&result);
+        assert_eq!(envelope["status"], "blocked", "{action:?}");
+        assert_eq!(envelope["errorKind"], "policy_blocked");
+        assert_eq!(envelope["reason"], "declined by the user");
+        assert_eq!(server.closed.load(Ordering::SeqCst), 0, "{action:?}");
+        // Audited: one event, its outcome blocked.
+        let records = read_records(&log).unwrap();
+        assert_eq!(records.len(), 1, "{records:?}");
+        assert_eq!(records[0].status, Some(Status::Blocked));
+        assert_eq!(records[0].event_id, envelope["auditEventId"]);
+    }
+}
+
+#[tokio::test]
+async fn without_elicitation_an_approver_decides_out_of_band() {
+    let (server, log) = desk("fallback");
+    let client = connect(server.clone(), ()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(
+        tools[0].input_schema["properties"]["approvalRequestId"]["type"],
+        "string"
+    );
+    let blocked = client.call_tool(close("T-2", None)).await.unwrap();
+    let envelope = structured(&blocked);
+    assert_eq!(envelope["status"], "blocked");
+    assert_eq!(envelope["requiresHumanReview"], true);
+    let request = envelope["approvalRequestId"].as_str().unwrap().to_owned();
+    assert_eq!(server.closed.load(Ordering::SeqCst), 0);
+    // A resource_link to the pending request, readable by its caller.
+    let link = blocked
+        .content
+        .iter()
+        .find_map(|b| match b {
+            ContentBlock::ResourceLink(link) => Some(link.uri.clone()),
+            _ => None,
+        })
+        .expect("a resource_link");
+    assert_eq!(link, format!("mcp-result://approvals/{request}"));
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(link))
+        .await
+        .unwrap();
+    let pending: Value = serde_json::from_str(
+        serde_json::to_value(&read.contents[0]).unwrap()["text"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(pending["text"], "Close ticket T-2");
+    assert_eq!(pending["decision"]["state"], "pending");
+
+    // Repeated before a decision: still refused, nothing runs.
+    let early = client
+        .call_tool(close("T-2", Some(&request)))
+        .await
+        .unwrap();
+    assert_eq!(structured(&early)["errorKind"], "conflict");
+    let approval = MemoryApprovals::global()
+        .approve(&request, "alice")
+        .unwrap();
+    // With other arguments: refused.
+    let other = client
+        .call_tool(close("T-3", Some(&request)))
+        .await
+        .unwrap();
+    assert_eq!(
+        structured(&other)["message"],
+        "The approval was granted for other arguments; call with exactly those."
+    );
+    // Repeated with the approval request id (here as the argument): runs once.
+    let mut args = close("T-2", None);
+    args.arguments
+        .as_mut()
+        .unwrap()
+        .insert("approvalRequestId".into(), json!(request));
+    let done = client.call_tool(args).await.unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    assert_eq!(structured(&done)["approvalId"], approval);
+    assert_eq!(server.closed.load(Ordering::SeqCst), 1);
+    // Used once: a second repeat is refused.
+    let again = client
+        .call_tool(close("T-2", Some(&request)))
+        .await
+        .unwrap();
+    assert_eq!(
+        structured(&again)["message"],
+        "The approval was used already; each approval runs one write."
+    );
+    assert_eq!(server.closed.load(Ordering::SeqCst), 1);
+    let records = read_records(&log).unwrap();
+    let ran = records
+        .iter()
+        .find(|r| r.phase == Phase::Outcome && r.status == Some(Status::Succeeded))
+        .unwrap();
+    assert_eq!(ran.approval_id.as_deref(), Some(approval.as_str()));
+    assert_eq!(ran.approver.as_deref(), Some("alice"));
+    let _ = Duration::ZERO;
+}
