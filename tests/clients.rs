@@ -178,6 +178,10 @@ struct Expect {
     /// The id of an earlier call whose `structuredContent` this one must equal (a replay
     /// under the same idempotency key).
     same_structured_as: Option<String>,
+    /// Clients (by name) that start a server per call: for them `sameStructuredAs` is a
+    /// fresh execution in a fresh server instead (another `auditEventId`).
+    #[serde(default)]
+    fresh_server_per_call: Vec<String>,
 }
 
 fn load_plan(file: &str) -> Result<Plan, String> {
@@ -188,11 +192,17 @@ fn load_plan(file: &str) -> Result<Plan, String> {
 
 impl Plan {
     /// The tools the plan calls on their success path: every tool the server lists must
-    /// be one of them.
+    /// be one of them. For an approval-gated tool, whose success needs a human, its path to
+    /// a human (`blocked` with `requiresHumanReview`: none of the clients here elicits) counts.
     fn success_tools(&self) -> BTreeSet<&str> {
         self.calls
             .iter()
-            .filter(|c| c.expect.jsonrpc_error.is_none() && c.expect.is_error == Some(false))
+            .filter(|c| {
+                c.expect.jsonrpc_error.is_none()
+                    && (c.expect.is_error == Some(false)
+                        || c.expect.structured.get("requiresHumanReview")
+                            == Some(&Value::Bool(true)))
+            })
             .map(|c| c.tool.as_str())
             .collect()
     }
@@ -1021,9 +1031,27 @@ fn check_run(
                 .and_then(|r| r["result"].get("structuredContent"))
                 .cloned()
                 .unwrap_or(Value::Null);
-            c.check(*structured == first, || {
-                format!("structuredContent {structured} is not the replay of `{earlier}`: {first}")
-            });
+            if expect
+                .fresh_server_per_call
+                .iter()
+                .any(|name| report_client.contains(name.as_str()))
+            {
+                c.check(
+                    structured["auditEventId"] != first["auditEventId"]
+                        && structured.get("noteId") == first.get("noteId"),
+                    || {
+                        format!(
+                            "expected a fresh execution in a fresh server: {structured} vs {first}"
+                        )
+                    },
+                );
+            } else {
+                c.check(*structured == first, || {
+                    format!(
+                        "structuredContent {structured} is not the replay of `{earlier}`: {first}"
+                    )
+                });
+            }
         }
         for pointer in &expect.field_error_pointers {
             let found = structured["fieldErrors"]

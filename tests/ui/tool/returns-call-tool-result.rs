@@ -18,6 +18,12 @@ impl Server {
     fn count_or_fail(&self) -> Result<CallToolResult, ToolError> {
         Ok(CallToolResult::success(vec![]))
     }
+
+    /// Closes a ticket: a write tool.
+    #[mcp_tool]
+    fn close(&self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::success(vec![]))
+    }
 }
 
 fn main() {}
