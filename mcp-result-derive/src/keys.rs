@@ -8,7 +8,12 @@ pub const CONTRACT_KEYS: [&str; 3] = ["status", "retrySafe", "auditEventId"];
 
 /// The write contract's optional companions, type-checked where a result type has them
 /// (core's `keys::COMPANION_KEYS`).
-pub const COMPANION_KEYS: [&str; 3] = ["externalId", "requiresHumanReview", "redactionApplied"];
+pub const COMPANION_KEYS: [&str; 4] = [
+    "externalId",
+    "requiresHumanReview",
+    "redactionApplied",
+    "approvalId",
+];
 
 /// One write-contract key, for the typed model.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -19,17 +24,19 @@ pub enum ContractKey {
     ExternalId,
     RequiresHumanReview,
     RedactionApplied,
+    ApprovalId,
 }
 
 impl ContractKey {
     /// Every key: the required ones, then the companions, in the lists' order.
-    pub const ALL: [ContractKey; 6] = [
+    pub const ALL: [ContractKey; 7] = [
         ContractKey::Status,
         ContractKey::RetrySafe,
         ContractKey::AuditEventId,
         ContractKey::ExternalId,
         ContractKey::RequiresHumanReview,
         ContractKey::RedactionApplied,
+        ContractKey::ApprovalId,
     ];
 
     /// The key on the wire.
@@ -41,6 +48,7 @@ impl ContractKey {
             ContractKey::ExternalId => COMPANION_KEYS[0],
             ContractKey::RequiresHumanReview => COMPANION_KEYS[1],
             ContractKey::RedactionApplied => COMPANION_KEYS[2],
+            ContractKey::ApprovalId => COMPANION_KEYS[3],
         }
     }
 }

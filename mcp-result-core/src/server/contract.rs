@@ -10,7 +10,7 @@
 //! | `retrySafe` | `bool` | may an automatic retry run the same call again |
 //! | `auditEventId` | [`AuditEventId`] | the audit-log event of this write |
 //!
-//! Optional companions, checked by type when present: `externalId` (`String` or
+//! Optional companions, checked by type when present: `externalId` and `approvalId` (`String` or
 //! `Option<String>`), `requiresHumanReview` (`bool`), `redactionApplied` (`bool`).
 //!
 //! `#[derive(ToolResult)]` implements [`HasStatus`], [`HasRetrySafe`], [`HasAuditEventId`]
@@ -45,11 +45,11 @@ pub trait HasRetrySafe {}
 )]
 pub trait HasAuditEventId {}
 
-/// The optional companions the type declares (`externalId`, `requiresHumanReview`,
+/// The optional companions the type declares (`externalId`, `approvalId`, `requiresHumanReview`,
 /// `redactionApplied`) have their contract types and always serialize.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has a write-contract companion field of the wrong shape",
-    note = "`externalId` is a `String` or `Option<String>`; `requiresHumanReview` and `redactionApplied` are `bool`"
+    note = "`externalId` and `approvalId` are a `String` or `Option<String>`; `requiresHumanReview` and `redactionApplied` are `bool`"
 )]
 pub trait WriteCompanions {}
 
@@ -82,8 +82,8 @@ impl AuditEventIdField for AuditEventId {}
 
 /// Types that can be a write result's `externalId`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be the `externalId` of a write tool's result",
-    note = "use `String`, or `Option<String>` when the upstream may not assign one"
+    message = "`{Self}` cannot be the `externalId` or `approvalId` of a write tool's result",
+    note = "use `String`, or `Option<String>` when there may be none"
 )]
 pub trait ExternalIdField {}
 impl ExternalIdField for String {}

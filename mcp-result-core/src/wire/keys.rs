@@ -32,7 +32,12 @@ pub const CONTRACT_KEYS: [&str; 3] = ["status", "retrySafe", "auditEventId"];
 
 /// The write contract's optional companions: type-checked where a result type has them.
 /// Mirrored in `mcp-result-derive` under the same test as [`CONTRACT_KEYS`].
-pub const COMPANION_KEYS: [&str; 3] = ["externalId", "requiresHumanReview", "redactionApplied"];
+pub const COMPANION_KEYS: [&str; 4] = [
+    "externalId",
+    "requiresHumanReview",
+    "redactionApplied",
+    "approvalId",
+];
 
 /// The key of [`CONTRACT_KEYS`] that the framework sets to what it knows
 /// ([`crate::server::result::ResultScope::retry_safe`]).

@@ -123,7 +123,7 @@ fn contract(input: &Input) -> TokenStream {
             ContractKey::Status => quote!(#contract::StatusField),
             ContractKey::RetrySafe => quote!(#contract::RetrySafeField),
             ContractKey::AuditEventId => quote!(#contract::AuditEventIdField),
-            ContractKey::ExternalId => quote!(#contract::ExternalIdField),
+            ContractKey::ExternalId | ContractKey::ApprovalId => quote!(#contract::ExternalIdField),
             ContractKey::RequiresHumanReview | ContractKey::RedactionApplied => {
                 quote!(#contract::FlagField)
             }
