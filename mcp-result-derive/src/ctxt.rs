@@ -46,3 +46,27 @@ pub fn with_stub(error: syn::Error, stub: TokenStream) -> TokenStream {
     let errors = error.to_compile_error();
     quote::quote! { #errors #stub }
 }
+
+/// The pipeline of a derive: `parse` into the typed model (errors collected in the
+/// [`Ctxt`]), `validate`, then `expand`. An error goes out beside the model's `stub` (no
+/// cascade); without a model at all (a union, malformed serde attributes: serde derives
+/// nothing, so a stub would only add errors), the errors go out alone.
+pub fn derive<I>(
+    parse: impl FnOnce(&Ctxt) -> Option<I>,
+    validate: impl FnOnce(&I) -> syn::Result<()>,
+    expand: impl FnOnce(&I) -> TokenStream,
+    stub: impl FnOnce(&I) -> TokenStream,
+) -> TokenStream {
+    let cx = Ctxt::default();
+    let Some(input) = parse(&cx) else {
+        return cx
+            .check()
+            .err()
+            .map(|e| e.to_compile_error())
+            .unwrap_or_default();
+    };
+    match cx.check().and_then(|()| validate(&input)) {
+        Ok(()) => expand(&input),
+        Err(error) => with_stub(error, stub(&input)),
+    }
+}

@@ -114,6 +114,38 @@ pub struct AuditRecord {
 }
 
 impl AuditRecord {
+    /// The `intent` record of a new event: `event_id` (minted), the tool, the caller, the
+    /// call's idempotency key and its argument digest; now, on this instance.
+    pub fn intent(
+        event_id: String,
+        tool: &str,
+        caller: String,
+        idempotency_key: Option<String>,
+        argument_digest: String,
+    ) -> Self {
+        AuditRecord {
+            event_id,
+            phase: Phase::Intent,
+            time: now_rfc3339(),
+            instance: instance(),
+            tool: tool.to_owned(),
+            caller,
+            session: None,
+            idempotency_key,
+            argument_digest,
+            status: None,
+            error_kind: None,
+            external_id: None,
+            requires_human_review: None,
+            approval_id: None,
+            approver: None,
+            redaction_applied: None,
+            correlation_id: None,
+            duration_ms: None,
+            replay_of: None,
+        }
+    }
+
     /// The record that stands for an event whose intent has no outcome: its server stopped
     /// in between, so whether the write happened is unknown.
     pub fn unknown_outcome_of(intent: &AuditRecord) -> Self {
@@ -306,27 +338,7 @@ mod tests {
     use super::*;
 
     fn intent(id: &str) -> AuditRecord {
-        AuditRecord {
-            event_id: id.into(),
-            phase: Phase::Intent,
-            time: now_rfc3339(),
-            instance: instance(),
-            tool: "t".into(),
-            caller: "local".into(),
-            session: None,
-            idempotency_key: None,
-            argument_digest: "d".into(),
-            status: None,
-            error_kind: None,
-            external_id: None,
-            requires_human_review: None,
-            approval_id: None,
-            approver: None,
-            redaction_applied: None,
-            correlation_id: None,
-            duration_ms: None,
-            replay_of: None,
-        }
+        AuditRecord::intent(id.into(), "t", "local".into(), None, "d".into())
     }
 
     #[tokio::test]

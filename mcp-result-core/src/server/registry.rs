@@ -24,7 +24,7 @@ use crate::{
     server::{
         approval::placeholders,
         arguments::ArgumentSchema,
-        audit::{argument_digest, instance, now_rfc3339, AuditRecord, Phase},
+        audit::{argument_digest, AuditRecord, Phase},
         extract::ToolCall,
         handler::{services_of, ToolSet},
         idempotency::{fingerprints, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT},
@@ -367,27 +367,13 @@ impl<S: ToolSet> ToolRegistry<S> {
         let retry_safe = key.is_some() || route.idempotent;
         let mut audit = Audit {
             sink: services_of(server).audit_sink(),
-            record: AuditRecord {
-                event_id: new_event_id(),
-                phase: Phase::Intent,
-                time: now_rfc3339(),
-                instance: instance(),
-                tool: route.name.to_owned(),
-                caller: services_of(server).caller_identity(&context),
-                session: None,
-                idempotency_key: key.clone(),
-                argument_digest: argument_digest(&arguments, &route.arguments),
-                status: None,
-                error_kind: None,
-                external_id: None,
-                requires_human_review: None,
-                approval_id: None,
-                approver: None,
-                redaction_applied: None,
-                correlation_id: None,
-                duration_ms: None,
-                replay_of: None,
-            },
+            record: AuditRecord::intent(
+                new_event_id(),
+                route.name,
+                services_of(server).caller_identity(&context),
+                key.clone(),
+                argument_digest(&arguments, &route.arguments),
+            ),
         };
         let fingerprints = fingerprints(
             route.name,
