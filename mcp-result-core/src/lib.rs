@@ -54,7 +54,7 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::server::contract::{assert_write_output, assert_write_result, markers};
+    pub use crate::server::contract::{markers, WriteProbe, WriteViaContract, WriteViaNothing};
     pub use crate::server::extract::{
         assert_one_arguments, run_blocking, tool_input_schema, FromToolCall, ToolCall,
     };

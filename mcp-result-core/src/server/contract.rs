@@ -136,23 +136,37 @@ pub mod markers {
     impl ContractName for ConditionallySkipped {}
 }
 
-/// Compile-time check `#[mcp_tools]` emits for every write tool, spanned at its return
-/// type.
+/// Compile-time check `#[mcp_tools]` emits for every write tool, spanned at its success
+/// type: `(&&WriteProbe::<R>::new()).check_write()`, `R` the return type with its error type
+/// replaced by [`ToolError`](crate::ToolError) (the error type is checked apart). Autoref picks
+/// [`WriteViaContract`] when `R` is a tool output, which requires the contract of its
+/// success type; else [`WriteViaNothing`], which reports nothing: the return type's own check
+/// already says what to return instead, and contract fields listed against a type that cannot
+/// have them (`rmcp::model::CallToolResult`) would only mislead.
 #[doc(hidden)]
-pub const fn assert_write_output<R>()
-where
-    R: crate::server::result::IntoToolOutput,
-    R::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
-{
+pub struct WriteProbe<R>(std::marker::PhantomData<fn() -> R>);
+
+impl<R> WriteProbe<R> {
+    #[doc(hidden)]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
 }
 
-/// The write check for a tool returning `Result<T, E>` written out (see
-/// [`crate::__private::assert_tool_result`]): checks `T`; `E` is checked apart, at its own
-/// span, by [`crate::__private::ErrorProbe`].
 #[doc(hidden)]
-pub const fn assert_write_result<T, E>()
-where
-    T: crate::server::result::SuccessOutput,
-    T::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
-{
+pub trait WriteViaContract<R: crate::server::result::IntoToolOutput> {
+    fn check_write(&self)
+    where
+        R::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
+    {
+    }
 }
+
+impl<R: crate::server::result::IntoToolOutput> WriteViaContract<R> for &WriteProbe<R> {}
+
+#[doc(hidden)]
+pub trait WriteViaNothing {
+    fn check_write(&self) {}
+}
+
+impl<R> WriteViaNothing for WriteProbe<R> {}

@@ -78,42 +78,59 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
     let glue = glue_ident(tool);
     let method = &tool.method;
     let output = &tool.output;
-    // Write tools (not declared read-only: MCP's `readOnlyHint` defaults to false) must
-    // return the write contract; that check implies the plain one. A return type written as
-    // `Result<T, E>` is checked part by part so `E` gets its own message.
-    let (plain, parts) = if tool.is_read_only() {
-        (quote!(assert_tool_output), quote!(assert_tool_result))
-    } else {
-        (quote!(assert_write_output), quote!(assert_write_result))
-    };
     // Inside `quote_spanned!`, the crate path too is spanned at the user's type, so an
     // error there points at one place.
     let krate_at = |span| crate::attr::respanned(krate, span);
+    // The return type is checked where the user wrote it; a `Result<T, E>` part by part, so
+    // `T` and `E` each get their own message. Write tools (not declared read-only: MCP's
+    // `readOnlyHint` defaults to false) must also return the write contract, checked on the
+    // success type alone (`Result<T, ToolError>`), so a bad `E` hides no contract error.
     let assert_output = {
         let krate = krate_at(output.span());
-        match result_parts(output) {
+        let (read, check_error, success, success_span) = match result_parts(output) {
             ResultParts::Written(ok, err) => {
                 let span = name_span(err);
-                let check_error = check_error(&krate_at(span), err, span);
-                quote_spanned! {output.span()=>
-                    const _: () = #krate::__private::#parts::<#ok, #err>();
-                    #check_error
-                }
+                (
+                    quote_spanned! {output.span()=>
+                        const _: () = #krate::__private::assert_tool_result::<#ok, #err>();
+                    },
+                    check_error(&krate_at(span), err, span),
+                    quote!(::core::result::Result<#ok, #krate::ToolError>),
+                    name_span(ok),
+                )
             }
             ResultParts::Alias => {
-                let ok =
-                    quote_spanned!(output.span()=> <#output as #krate::__private::ResultParts>::Ok);
-                let err = quote_spanned!(output.span()=> <#output as #krate::__private::ResultParts>::Err);
+                let ok = quote_spanned! {output.span()=>
+                    <#output as #krate::__private::ResultParts>::Ok
+                };
+                let err = quote_spanned! {output.span()=>
+                    <#output as #krate::__private::ResultParts>::Err
+                };
                 let span = name_span(output);
-                let check_error = check_error(&krate_at(span), &err, span);
-                quote_spanned! {output.span()=>
-                    const _: () = #krate::__private::#parts::<#ok, #err>();
-                    #check_error
-                }
+                (
+                    quote_spanned! {output.span()=>
+                        const _: () = #krate::__private::assert_tool_result::<#ok, #err>();
+                    },
+                    check_error(&krate_at(span), &err, span),
+                    quote!(::core::result::Result<#ok, #krate::ToolError>),
+                    span,
+                )
             }
-            ResultParts::None => quote_spanned! {output.span()=>
-                const _: () = #krate::__private::#plain::<#output>();
-            },
+            ResultParts::None => (
+                quote_spanned! {output.span()=>
+                    const _: () = #krate::__private::assert_tool_output::<#output>();
+                },
+                TokenStream::new(),
+                quote!(#output),
+                name_span(output),
+            ),
+        };
+        let check_write = (!tool.is_read_only())
+            .then(|| check_write(&krate_at(success_span), &success, success_span));
+        quote! {
+            #read
+            #check_error
+            #check_write
         }
     };
     // Every parameter goes through `FromToolCall`, spanned at its type so a type that is
@@ -305,6 +322,23 @@ fn name_span(ty: &syn::Type) -> proc_macro2::Span {
         syn::Type::Paren(inner) => name_span(&inner.elem),
         syn::Type::Group(inner) => name_span(&inner.elem),
         _ => ty.span(),
+    }
+}
+
+/// The write contract of a write tool's return type `output` (its error type already
+/// replaced by `ToolError`), spanned at its success type: `WriteProbe`'s autoref levels
+/// require the contract of a tool output, and report nothing for a type that is none (its
+/// own check says what to return instead). In a closure for the same reason as
+/// [`check_error`].
+fn check_write(krate: &TokenStream, output: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+    quote_spanned! {span=>
+        const _: () = {
+            let _ = || {
+                #[allow(unused_imports)]
+                use #krate::__private::{WriteViaContract as _, WriteViaNothing as _};
+                (&&#krate::__private::WriteProbe::<#output>::new()).check_write();
+            };
+        };
     }
 }
 
