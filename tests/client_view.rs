@@ -546,7 +546,9 @@ async fn every_helpdesk_result_has_a_checked_view_over_stdio() {
     assert_eq!(note.note_id, "T-1002-N1");
     assert_eq!(note.status, Status::Succeeded);
     assert!(!note.retry_safe);
-    assert!(note.audit_event_id.starts_with("audit-"));
+    // The framework's audit event: a UUIDv7.
+    assert_eq!(note.audit_event_id.len(), 36, "{}", note.audit_event_id);
+    assert_eq!(&note.audit_event_id[14..15], "7");
 
     let missing = view("get_ticket", json!({"ticketId": "T-9999"})).await;
     let error = missing.error().expect("not_found is an error result");

@@ -171,7 +171,8 @@ async fn a_hundred_concurrent_calls_with_one_key_run_the_body_once() {
     assert_eq!(notes.executions.load(Ordering::SeqCst), 1);
     let first = structured(&answers[0]);
     assert_eq!(first["noteId"], "n-1");
-    assert_eq!(first["auditEventId"], "audit-1");
+    // The framework's audit event (a UUIDv7), not the tool's own "audit-1".
+    assert_eq!(first["auditEventId"].as_str().unwrap().len(), 36);
     assert_eq!(first["retrySafe"], true);
     for answer in &answers {
         assert_eq!(structured(answer), first);
@@ -192,8 +193,11 @@ async fn the_same_key_with_other_arguments_is_a_conflict_and_runs_nothing() {
     )
     .await;
     assert_eq!(other.is_error, Some(true));
+    let mut envelope = structured(&other);
+    // The refused attempt is an audit event of its own.
+    assert!(envelope.as_object_mut().unwrap().remove("auditEventId").is_some());
     assert_eq!(
-        structured(&other),
+        envelope,
         json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
                "message": "Idempotency key reused with different arguments. Use a new key for a different call."})
     );
@@ -298,8 +302,10 @@ async fn a_time_limit_never_says_failed_and_the_keyed_retry_gets_the_outcome() {
         "{:?}",
         started.elapsed()
     );
+    let mut envelope = structured(&late);
+    let event = envelope.as_object_mut().unwrap().remove("auditEventId").unwrap();
     assert_eq!(
-        structured(&late),
+        envelope,
         json!({"status": "unknown", "errorKind": "upstream_timeout", "retrySafe": true,
                "message": "The write did not finish within 100 ms and may still take effect. Call again with the same idempotency key to get its outcome; it will not run twice."})
     );
@@ -313,6 +319,8 @@ async fn a_time_limit_never_says_failed_and_the_keyed_retry_gets_the_outcome() {
     let retried = call(&client, "slow_write", note(), Some("key-late")).await;
     assert_eq!(retried.is_error, Some(false), "{retried:?}");
     assert_eq!(structured(&retried)["noteId"], "n-1");
+    // The outcome is the one of the event the late answer named.
+    assert_eq!(structured(&retried)["auditEventId"], event);
     assert_eq!(notes.executions.load(Ordering::SeqCst), 1);
 
     // Without a key: unknown, not safe to retry, and the write still goes through.
