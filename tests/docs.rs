@@ -903,3 +903,18 @@ fn check_markdown(text: &str) -> Result<MarkdownReport, String> {
     }
     Ok(report)
 }
+
+#[test]
+fn write_tools_document_their_idempotency_key_and_approval() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/helpdesk.json");
+    let docs: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tool = |name: &str| docs["docs"][name].clone();
+    assert_eq!(
+        tool("add_internal_note")["idempotency"],
+        json!({"keyIn": ["_meta/io.github.mcp-result/idempotencyKey", "arguments/requestId"],
+               "ttlSeconds": 86400})
+    );
+    assert_eq!(tool("search_tickets")["idempotency"], Value::Null);
+    assert_eq!(tool("close_ticket")["requiresApproval"], true);
+    assert_eq!(tool("add_internal_note")["requiresApproval"], false);
+}

@@ -195,7 +195,11 @@ async fn the_same_key_with_other_arguments_is_a_conflict_and_runs_nothing() {
     assert_eq!(other.is_error, Some(true));
     let mut envelope = structured(&other);
     // The refused attempt is an audit event of its own.
-    assert!(envelope.as_object_mut().unwrap().remove("auditEventId").is_some());
+    assert!(envelope
+        .as_object_mut()
+        .unwrap()
+        .remove("auditEventId")
+        .is_some());
     assert_eq!(
         envelope,
         json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
@@ -303,7 +307,11 @@ async fn a_time_limit_never_says_failed_and_the_keyed_retry_gets_the_outcome() {
         started.elapsed()
     );
     let mut envelope = structured(&late);
-    let event = envelope.as_object_mut().unwrap().remove("auditEventId").unwrap();
+    let event = envelope
+        .as_object_mut()
+        .unwrap()
+        .remove("auditEventId")
+        .unwrap();
     assert_eq!(
         envelope,
         json!({"status": "unknown", "errorKind": "upstream_timeout", "retrySafe": true,

@@ -118,6 +118,8 @@ impl ToolDoc {
             write_tool: !hints.read_only.value,
             write_contract_fields: Vec::new(),
             time_limit_ms: time_limit.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            idempotency: crate::server::idempotency::Advertised::read(tool),
+            requires_approval: crate::server::approval::is_gated(tool),
             wrap: None,
             result_type: None,
             result_description: None,

@@ -155,6 +155,25 @@ impl ToolDoc {
             ),
         );
         fact(
+            "idempotency key",
+            self.idempotency.as_ref().map_or_else(
+                || "none".into(),
+                |a| {
+                    format!(
+                        "in {}; a repeat with the same key returns the first result (kept {} s)",
+                        list_or_none(a.key_in.iter().map(|k| code(k))),
+                        a.ttl_seconds
+                    )
+                },
+            ),
+            "every write tool (`_meta` or `#[mcp_tool(idempotency_key = \"...\")]`)".into(),
+        );
+        fact(
+            "human approval",
+            yes_no(self.requires_approval).into(),
+            "`#[mcp_tool(approval = \"...\")]`: elicitation, or `blocked` with an `approvalRequestId`".into(),
+        );
+        fact(
             "time limit",
             self.time_limit_ms
                 .map_or_else(|| "none".into(), |ms| format!("{ms} ms")),

@@ -43,6 +43,10 @@ pub struct ToolDoc {
     pub write_contract_fields: Vec<String>,
     /// The time limit in milliseconds (`#[mcp_tool(timeout_ms = N)]`), when known and set.
     pub time_limit_ms: Option<u64>,
+    /// Where a write's idempotency key goes and how long it is kept, when the tool says.
+    pub idempotency: Option<crate::idempotency::Advertised>,
+    /// A human approves each call first (`#[mcp_tool(approval = "...")]`).
+    pub requires_approval: bool,
     /// How a non-object result is wrapped (the `wrapped` of
     /// [`crate::schema::ToolOutputSchema`]).
     pub wrap: Option<Wrap>,

@@ -322,6 +322,15 @@ pub fn approval_text(
     out
 }
 
+/// Whether a listed tool is approval-gated: its `inputSchema` has the `approvalRequestId`
+/// the registry adds to such tools (the one reader of that fact).
+pub fn is_gated(tool: &rmcp::model::Tool) -> bool {
+    tool.input_schema
+        .get("properties")
+        .and_then(|p| p.get(crate::wire::keys::APPROVAL_REQUEST_ARGUMENT))
+        .is_some()
+}
+
 /// The `{placeholders}` of an approval template.
 pub fn placeholders(template: &str) -> Vec<&str> {
     let mut names = Vec::new();

@@ -159,11 +159,13 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// running after that is logged as outcome unknown (its idempotency key answers
 /// `outcome_unknown` once its lease ends), never dropped silently.
 ///
-/// The tools are checked before anything is served: a broken tool definition is an error
-/// naming the tool and the fix.
+/// The tools and the server key are checked before anything is served: a broken tool
+/// definition is an error naming the tool and the fix, a configured server key that is
+/// unusable (`MCP_RESULT_SERVER_KEY`) an error saying why.
 ///
 /// # Errors
-/// The [`RegistryError`]; rmcp's handshake or transport error.
+/// The [`RegistryError`]; the server key's `KeyError`; rmcp's handshake or transport
+/// error.
 pub async fn serve<S, T, E, A>(
     server: S,
     transport: T,
@@ -174,6 +176,12 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let registry = S::tool_registry().map_err(|error| error.clone())?;
+    // A configured server key that is unusable stops the server here, not at the first
+    // keyed write.
+    if let Some(key) = crate::server::key::ServerKey::from_env()? {
+        let _ = crate::server::key::ServerKey::install(key);
+    }
+    let _ = crate::server::key::ServerKey::global();
     let running = server.serve(transport).await?;
     running.waiting().await?;
     let unfinished = registry.drain(SHUTDOWN_GRACE).await;

@@ -27,7 +27,9 @@ use crate::{
         audit::{argument_digest, AuditRecord, Phase},
         extract::ToolCall,
         handler::{services_of, ToolSet},
-        idempotency::{fingerprints, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT},
+        idempotency::{
+            fingerprints, Advertised, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT,
+        },
         key::ServerKey,
         panics::{self, Guarded},
         result::error_result,
@@ -39,7 +41,7 @@ use crate::{
     },
     wire::{
         envelope::{ErrorKind, ToolError},
-        keys::{APPROVAL_REQUEST_ARGUMENT, IDEMPOTENCY_KEY_META, IDEMPOTENCY_META},
+        keys::APPROVAL_REQUEST_ARGUMENT,
     },
 };
 
@@ -215,17 +217,7 @@ impl<S> ToolRegistry<S> {
                 .write(tool)
                 .map_err(error)?;
             if !read_only {
-                // Advertise the idempotency support (where the key goes, how long it is kept).
-                let mut key_in = vec![Value::String(format!("_meta/{IDEMPOTENCY_KEY_META}"))];
-                if let Some(field) = def.idempotency_key {
-                    key_in.push(Value::String(format!("arguments/{field}")));
-                }
-                let mut meta = tool.meta.take().unwrap_or_default();
-                meta.0.insert(
-                    IDEMPOTENCY_META.into(),
-                    serde_json::json!({"keyIn": key_in, "ttlSeconds": DEFAULT_TTL.as_secs()}),
-                );
-                tool.meta = Some(meta);
+                Advertised::new(def.idempotency_key).write(&mut tool);
             }
             tools.push(tool);
             routes.insert(
@@ -375,12 +367,17 @@ impl<S: ToolSet> ToolRegistry<S> {
                 argument_digest(&arguments, &route.arguments),
             ),
         };
-        let fingerprints = fingerprints(
-            route.name,
-            &arguments,
-            &route.arguments,
-            ServerKey::global(),
-        );
+        // Only a keyed or approval-gated write needs the fingerprint.
+        let fingerprints = if key.is_some() || route.approval.is_some() {
+            fingerprints(
+                route.name,
+                &arguments,
+                &route.arguments,
+                ServerKey::global(),
+            )
+        } else {
+            Vec::new()
+        };
         if let Some(template) = route.approval {
             let store = services_of(server).approval_store();
             match gate(
