@@ -28,10 +28,7 @@ pub use server::{
     impls::Structured,
     key, meta,
     registry::{RegistryError, ToolDef, ToolRegistry},
-    result::{
-        build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, SuccessOutput,
-        ToolResult,
-    },
+    result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
     schema,
     secret::{Redacts, Secret, SecretField},
     store,
@@ -62,13 +59,14 @@ pub mod __private {
         call_tool, custom_request, initialize, list_tools, read_resource, server_info, tool_for,
         ServerClone,
     };
-    pub use crate::server::registry::ToolFuture;
-    pub use crate::server::result::{
-        assert_tool_output, assert_tool_result, error_result, ConvertsIntoToolError, ErrorProbe,
+    pub use crate::server::probe::{
+        assert_tool_output, assert_tool_result, ConvertsIntoToolError, ErrorProbe,
         ErrorViaAnything, ErrorViaBoxed, ErrorViaConversion, ErrorViaProtocol, ErrorViaText, Probe,
         ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
+    pub use crate::server::registry::ToolFuture;
+    pub use crate::server::result::error_result;
     pub use crate::server::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
     pub use ::core;
     pub use ::futures::future::FutureExt;
