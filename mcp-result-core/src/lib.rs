@@ -27,6 +27,7 @@ pub use server::{
     idempotency,
     impls::Structured,
     key, meta,
+    probe::SuccessOutput,
     registry::{RegistryError, ToolDef, ToolRegistry},
     result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
     schema,

@@ -17,7 +17,7 @@ pub mod impls;
 pub mod key;
 pub mod meta;
 mod panics;
-pub mod probe;
+pub(crate) mod probe;
 pub mod registry;
 pub mod result;
 pub mod schema;

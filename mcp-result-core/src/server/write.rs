@@ -4,11 +4,9 @@
 
 use std::{sync::Arc, time::Duration};
 
-use rmcp::{
-    model::CallToolResult,
-    service::{ElicitationError, RequestContext},
-    RoleServer,
-};
+#[cfg(feature = "elicitation")]
+use rmcp::service::ElicitationError;
+use rmcp::{model::CallToolResult, service::RequestContext, RoleServer};
 use serde_json::Value;
 
 use crate::{
@@ -181,16 +179,54 @@ pub(crate) fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
 }
 
 /// What the elicitation form asks: approve or not.
+#[cfg(feature = "elicitation")]
 #[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 struct ApprovalForm {
     /// Approve this write?
     approve: bool,
 }
 
+#[cfg(feature = "elicitation")]
 rmcp::elicit_safe!(ApprovalForm);
 
 /// How long a human has to answer an elicitation before the call counts as cancelled.
+#[cfg(feature = "elicitation")]
 const ELICITATION_WAIT: Duration = Duration::from_secs(600);
+
+/// The human's answer through elicitation: `Some(Ok(approved))`, `Some(Err(reason))` for a
+/// decline, or `None` when the client cannot be asked during the call.
+#[cfg(feature = "elicitation")]
+async fn elicit(
+    context: &RequestContext<RoleServer>,
+    text: &str,
+) -> Option<Result<(), &'static str>> {
+    let asked = context
+        .peer
+        .elicit_with_timeout::<ApprovalForm>(
+            format!("Approve this write? {text}"),
+            Some(ELICITATION_WAIT),
+        )
+        .await;
+    match asked {
+        Ok(Some(ApprovalForm { approve: true })) => Some(Ok(())),
+        Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
+            Some(Err("declined by the user"))
+        }
+        Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => {
+            Some(Err("the user did not answer in time"))
+        }
+        Err(_cannot_elicit) => None,
+    }
+}
+
+/// Without the `elicitation` feature every client is asked out of band.
+#[cfg(not(feature = "elicitation"))]
+async fn elicit(
+    _context: &RequestContext<RoleServer>,
+    _text: &str,
+) -> Option<Result<(), &'static str>> {
+    None
+}
 
 /// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
 /// approver))` lets it run now; `Err(answer)` is the answer instead (blocked, declined,
@@ -215,25 +251,13 @@ pub(crate) async fn gate(
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
         schema.is_secret(p)
     });
-    let asked = context
-        .peer
-        .elicit_with_timeout::<ApprovalForm>(
-            format!("Approve this write? {text}"),
-            Some(ELICITATION_WAIT),
-        )
-        .await;
-    match asked {
-        Ok(Some(ApprovalForm { approve: true })) => Ok((
+    match elicit(context, &text).await {
+        Some(Ok(())) => Ok((
             uuid::Uuid::now_v7().to_string(),
             audit.record.caller.clone(),
         )),
-        Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => Err(audit
-            .refuse(ToolError::policy_blocked("declined by the user"))
-            .await),
-        Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => Err(audit
-            .refuse(ToolError::policy_blocked("the user did not answer in time"))
-            .await),
-        Err(_cannot_elicit) => {
+        Some(Err(reason)) => Err(audit.refuse(ToolError::policy_blocked(reason)).await),
+        None => {
             // The client cannot be asked during the call: an approver decides out of band.
             let request = ApprovalRequest {
                 id: uuid::Uuid::now_v7().to_string(),
