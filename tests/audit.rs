@@ -334,3 +334,62 @@ async fn a_server_killed_mid_write_leaves_an_unknown_outcome() {
     );
     again.cancel().await.unwrap();
 }
+
+/// The example server over stdio: stdin closes while a write is in flight; the write
+/// finishes, and its outcome is recorded, before the process exits (`serve_stdio` drains).
+#[tokio::test]
+async fn closing_stdin_drains_a_write_in_flight_before_the_process_exits() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let log = temp_log("stdin-closed");
+    let example = {
+        let exe = std::env::current_exe().unwrap();
+        exe.parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("examples/helpdesk")
+    };
+    let mut child = tokio::process::Command::new(&example)
+        .arg("--audit-log")
+        .arg(&log)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "email_transcript", "arguments": {"ticketId": "T-1001"}}}),
+    ] {
+        stdin
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    // The initialize answer, then the intent of the write (the mail takes 300 ms).
+    stdout
+        .next_line()
+        .await
+        .unwrap()
+        .expect("initialize answered");
+    let all = records(&log, 1).await;
+    assert_eq!(phases(&all.iter().collect::<Vec<_>>()), [Phase::Intent]);
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("the server exits after stdin closes")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let all = read_records(&log).unwrap();
+    let event = event(&all, &all[0].event_id);
+    assert_eq!(phases(&event), [Phase::Intent, Phase::Outcome], "{all:?}");
+    assert_eq!(event[1].status, Some(Status::Succeeded));
+}
