@@ -293,3 +293,44 @@ async fn without_elicitation_an_approver_decides_out_of_band() {
     assert_eq!(ran.approver.as_deref(), Some("alice"));
     let _ = Duration::ZERO;
 }
+
+/// A tool whose approval text names no argument: the server fails its handshake with the
+/// tool's name and the fix, instead of serving and failing later.
+#[derive(Clone)]
+struct Misnamed;
+
+#[mcp_tools]
+impl Misnamed {
+    /// Closes a ticket.
+    #[mcp_tool(approval = "Close ticket {ticket}")]
+    async fn close(&self, args: CloseArgs, write: WriteContext) -> Result<Closed, ToolError> {
+        Ok(Closed {
+            ticket_id: args.ticket_id,
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: None,
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Misnamed {}
+
+#[tokio::test]
+async fn an_approval_text_naming_no_argument_stops_the_server_at_the_handshake() {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = Misnamed.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let error = ().serve(client_io).await.err().expect("initialize fails");
+    assert!(
+        error.to_string().contains(
+            "tool `close`: the approval text names `{ticket}`, which is no argument: use the \
+             serialized name of a field of the arguments type"
+        ),
+        "{error}"
+    );
+}

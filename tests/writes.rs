@@ -399,3 +399,45 @@ async fn closing_the_transport_drains_writes_in_flight() {
         .unwrap();
     assert_eq!(notes.finished.load(Ordering::SeqCst), 1);
 }
+
+/// A tool naming an idempotency key argument its arguments type does not have: `serve`
+/// refuses to start, naming the tool and the fix.
+#[derive(Clone)]
+struct NoKeyField;
+
+#[derive(Deserialize, JsonSchema)]
+struct Plain {
+    body: String,
+}
+
+#[mcp_tools]
+impl NoKeyField {
+    /// Writes.
+    #[mcp_tool(idempotency_key = "requestId")]
+    async fn write(&self, args: Plain) -> NoteAdded {
+        let _ = args.body;
+        NoteAdded {
+            note_id: "n".into(),
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: AuditEventId::new("a"),
+        }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for NoKeyField {}
+
+#[tokio::test]
+async fn an_idempotency_key_field_that_is_no_argument_stops_serve() {
+    let (server_io, _client_io) = tokio::io::duplex(1 << 16);
+    let error = mcp_result::serve(NoKeyField, server_io)
+        .await
+        .expect_err("serve refuses to start");
+    assert_eq!(
+        error.to_string(),
+        "tool `write`: `idempotency_key = \"requestId\"` names no string argument: add \
+         `requestId: Option<String>` (serialized as `requestId`) to the arguments type, or \
+         remove the key"
+    );
+}
