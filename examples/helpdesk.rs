@@ -133,6 +133,21 @@ impl Helpdesk {
         }
     }
 
+    /// Runs `f` on ticket `id` under the lock; `not_found` (with what to do) when there is none.
+    fn with_ticket<R>(
+        &self,
+        id: &str,
+        f: impl FnOnce(&mut Ticket) -> Result<R, ToolError>,
+    ) -> Result<R, ToolError> {
+        let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
+        let ticket = tickets.get_mut(id).ok_or_else(|| {
+            ToolError::not_found(format!(
+                "No ticket `{id}`. Use search_tickets to find ticket ids."
+            ))
+        })?;
+        f(ticket)
+    }
+
     /// The mail upstream's next message id.
     fn next_message(&self) -> u64 {
         self.next_event.fetch_add(1, Ordering::Relaxed)
@@ -450,20 +465,15 @@ impl Helpdesk {
     /// Read one ticket with its internal notes.
     #[mcp_tool(read_only, title = "Get ticket")]
     fn get_ticket(&self, args: TicketArgs) -> Result<TicketView, ToolError> {
-        let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
-        let ticket = tickets.get(&args.ticket_id).ok_or_else(|| {
-            ToolError::not_found(format!(
-                "No ticket `{}`. Use search_tickets to find ticket ids.",
-                args.ticket_id
-            ))
-        })?;
-        Ok(TicketView {
-            id: ticket.id.clone(),
-            title: ticket.title.clone(),
-            body: ticket.body.clone(),
-            severity: ticket.severity,
-            locked: ticket.locked,
-            notes: ticket.notes.clone(),
+        self.with_ticket(&args.ticket_id, |ticket| {
+            Ok(TicketView {
+                id: ticket.id.clone(),
+                title: ticket.title.clone(),
+                body: ticket.body.clone(),
+                severity: ticket.severity,
+                locked: ticket.locked,
+                notes: ticket.notes.clone(),
+            })
         })
     }
 
@@ -490,23 +500,19 @@ impl Helpdesk {
         args: NoteArgs,
         write: WriteContext,
     ) -> Result<NoteCreated, ToolError> {
-        let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
-        let ticket = tickets.get_mut(&args.ticket_id).ok_or_else(|| {
-            ToolError::not_found(format!(
-                "No ticket `{}`. Use search_tickets to find ticket ids.",
-                args.ticket_id
+        let (ticket_id, note_id) = self.with_ticket(&args.ticket_id, |ticket| {
+            if ticket.locked {
+                return Err(ToolError::policy_blocked(format!(
+                    "ticket {} is locked (legal hold); notes need a human reviewer",
+                    ticket.id
+                )));
+            }
+            ticket.notes.push(args.body);
+            Ok((
+                ticket.id.clone(),
+                format!("{}-N{}", ticket.id, ticket.notes.len()),
             ))
         })?;
-        if ticket.locked {
-            return Err(ToolError::policy_blocked(format!(
-                "ticket {} is locked (legal hold); notes need a human reviewer",
-                ticket.id
-            )));
-        }
-        ticket.notes.push(args.body);
-        let note_id = format!("{}-N{}", ticket.id, ticket.notes.len());
-        let ticket_id = ticket.id.clone();
-        drop(tickets);
         Ok(NoteCreated {
             // The framework minted and recorded this event before the tool ran.
             audit_event_id: write.audit_event_id().clone(),
@@ -528,16 +534,12 @@ impl Helpdesk {
         args: TicketArgs,
         write: WriteContext,
     ) -> Result<TicketClosed, ToolError> {
-        let mut tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
-        let ticket = tickets.get_mut(&args.ticket_id).ok_or_else(|| {
-            ToolError::not_found(format!(
-                "No ticket `{}`. Use search_tickets to find ticket ids.",
-                args.ticket_id
-            ))
+        let ticket_id = self.with_ticket(&args.ticket_id, |ticket| {
+            ticket.locked = true;
+            Ok(ticket.id.clone())
         })?;
-        ticket.locked = true;
         Ok(TicketClosed {
-            ticket_id: ticket.id.clone(),
+            ticket_id,
             status: Status::Succeeded,
             retry_safe: false,
             audit_event_id: write.audit_event_id().clone(),
@@ -555,16 +557,9 @@ impl Helpdesk {
         args: TicketArgs,
         write: WriteContext,
     ) -> Result<TranscriptSent, ToolError> {
-        let customer = {
-            let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
-            let ticket = tickets.get(&args.ticket_id).ok_or_else(|| {
-                ToolError::not_found(format!(
-                    "No ticket `{}`. Use search_tickets to find ticket ids.",
-                    args.ticket_id
-                ))
-            })?;
-            format!("customer-of-{}", ticket.id)
-        };
+        let customer = self.with_ticket(&args.ticket_id, |ticket| {
+            Ok(format!("customer-of-{}", ticket.id))
+        })?;
         // The mail upstream.
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         let n = self.next_message();
