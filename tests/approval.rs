@@ -334,3 +334,30 @@ async fn an_approval_text_naming_no_argument_stops_the_server_at_the_handshake()
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_keyed_repeat_of_an_approved_write_is_its_replay_not_a_second_use() {
+    let (server, _log) = desk("keyed");
+    let client = connect(server.clone(), ()).await;
+    let keyed = |approval: Option<&str>| {
+        let mut params = close("T-7", approval);
+        let meta = params.meta.get_or_insert_with(RequestMetaObject::default);
+        meta.0.insert(
+            "io.github.mcp-result/idempotencyKey".into(),
+            json!("close-7"),
+        );
+        params
+    };
+    let blocked = client.call_tool(keyed(None)).await.unwrap();
+    let request = structured(&blocked)["approvalRequestId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    MemoryApprovals::global().approve(&request, "bob").unwrap();
+    let done = client.call_tool(keyed(Some(&request))).await.unwrap();
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    // The lost-response retry: same key, same approval request: the same answer, no run.
+    let again = client.call_tool(keyed(Some(&request))).await.unwrap();
+    assert_eq!(again.structured_content, done.structured_content);
+    assert_eq!(server.closed.load(Ordering::SeqCst), 1);
+}

@@ -18,8 +18,9 @@
 //!
 //! An approval is bound to the exact arguments (their idempotency fingerprint), expires
 //! ([`APPROVAL_TTL`]), and is used at most once. The blocked round is audited as an event of
-//! its own (status `blocked`, `requiresHumanReview`) and claims no idempotency key: the
-//! key belongs to the write that runs.
+//! its own (status `blocked`, `requiresHumanReview`) and keeps no idempotency key (a claim
+//! taken for it is given back): the key belongs to the write that runs, so a keyed repeat
+//! of an approved write that ran is its replay, not a second use of the approval.
 
 use std::{
     collections::HashMap,

@@ -378,15 +378,54 @@ impl<S: ToolSet> ToolRegistry<S> {
         } else {
             Vec::new()
         };
+        // A keyed write first claims its key: a repeat of a write that ran (or runs) is
+        // answered from the store, before any approval is asked for or used again.
+        let mut keyed = None;
+        if let Some(key) = key {
+            let store = services_of(server).idempotency_store();
+            let scope = KeyScope {
+                tool: route.name.to_owned(),
+                caller: audit.record.caller.clone(),
+                key,
+            };
+            let lease = route.timeout.unwrap_or(DEFAULT_WAIT) * 4 + Duration::from_secs(60);
+            let claim = match store.claim(&scope, &fingerprints, lease, DEFAULT_TTL).await {
+                Ok(claim) => claim,
+                Err(error) => return Ok(store_failed(&error)),
+            };
+            let token = match claim {
+                Claim::Claimed(token) => token,
+                Claim::Completed(stored) => return Ok(audit.replay(stored).await),
+                Claim::Conflict => {
+                    return Ok(audit.refuse(ToolError::idempotency_key_reused()).await)
+                }
+                Claim::Interrupted => return Ok(audit.refuse(ToolError::outcome_unknown()).await),
+                Claim::InProgress => {
+                    let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
+                    return Ok(match store.wait(&scope, limit).await {
+                        Ok(Some(stored)) => audit.replay(stored).await,
+                        Ok(None) => audit.refuse(ToolError::in_progress(limit)).await,
+                        Err(error) => store_failed(&error),
+                    });
+                }
+            };
+            keyed = Some((store, scope, token));
+        }
+        // Gives back the claim of a write that does not run now (never started).
+        let release = |keyed: Option<(Arc<dyn IdempotencyStore>, KeyScope, u64)>| async move {
+            if let Some((store, scope, token)) = keyed {
+                let _ = store.release(&scope, token).await;
+            }
+        };
         if let Some(template) = route.approval {
-            let store = services_of(server).approval_store();
+            let approvals = services_of(server).approval_store();
             match gate(
                 template,
                 approval_request,
                 &arguments,
                 &fingerprints,
                 &context,
-                store,
+                approvals,
                 &route.arguments,
                 &audit,
             )
@@ -396,55 +435,25 @@ impl<S: ToolSet> ToolRegistry<S> {
                     audit.record.approval_id = Some(approval_id);
                     audit.record.approver = Some(approver);
                 }
-                Err(answer) => return Ok(answer),
+                Err(answer) => {
+                    release(keyed).await;
+                    return Ok(answer);
+                }
             }
         }
-        let Some(key) = key else {
-            if let Err(error) = audit.record(Phase::Intent, None).await {
-                return Ok(audit_failed(&error));
-            }
-            let call = ToolCall::new(arguments, route.arguments.clone(), context)
-                .for_write(audit.write_context(retry_safe));
-            return Ok(self.run_write(route, server, call, audit, None).await);
-        };
-        let store = services_of(server).idempotency_store();
-        let scope = KeyScope {
-            tool: route.name.to_owned(),
-            caller: audit.record.caller.clone(),
-            key,
-        };
-        let lease = route.timeout.unwrap_or(DEFAULT_WAIT) * 4 + Duration::from_secs(60);
-        let claim = match store.claim(&scope, &fingerprints, lease, DEFAULT_TTL).await {
-            Ok(claim) => claim,
-            Err(error) => return Ok(store_failed(&error)),
-        };
-        let token = match claim {
-            Claim::Claimed(token) => token,
-            Claim::Completed(stored) => return Ok(audit.replay(stored).await),
-            Claim::Conflict => return Ok(audit.refuse(ToolError::idempotency_key_reused()).await),
-            Claim::Interrupted => return Ok(audit.refuse(ToolError::outcome_unknown()).await),
-            Claim::InProgress => {
-                let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
-                return Ok(match store.wait(&scope, limit).await {
-                    Ok(Some(stored)) => audit.replay(stored).await,
-                    Ok(None) => audit.refuse(ToolError::in_progress(limit)).await,
-                    Err(error) => store_failed(&error),
-                });
-            }
-        };
         if let Err(error) = audit.record(Phase::Intent, None).await {
-            let _ = store.release(&scope, token).await;
+            release(keyed).await;
             return Ok(audit_failed(&error));
         }
-        if let Err(error) = store.start(&scope, token).await {
-            let _ = store.release(&scope, token).await;
-            return Ok(store_failed(&error));
+        if let Some((store, scope, token)) = &keyed {
+            if let Err(error) = store.start(scope, *token).await {
+                release(keyed).await;
+                return Ok(store_failed(&error));
+            }
         }
         let call = ToolCall::new(arguments, route.arguments.clone(), context)
             .for_write(audit.write_context(retry_safe));
-        Ok(self
-            .run_write(route, server, call, audit, Some((store, scope, token)))
-            .await)
+        Ok(self.run_write(route, server, call, audit, keyed).await)
     }
 
     /// A read-only call: inline, dropped at its time limit or when cancelled.
