@@ -135,9 +135,9 @@ pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> Ser
 }
 
 /// The `initialize` answer (used by `#[mcp_handler]` when the user writes none): rmcp's,
-/// after checking that the server's tools are sound, so a server whose tool definitions
-/// cannot be served fails its handshake with the tool's name and the fix instead of
-/// answering every later request with `-32603`.
+/// after checking that the server's tools are sound and that a configured server key is
+/// usable, so a server that cannot serve fails its handshake with the tool's name and the
+/// fix (or the key's problem) instead of answering later requests with `-32603`.
 ///
 /// # Errors
 /// JSON-RPC `-32603` with the [`RegistryError`]; rmcp's own version negotiation errors.
@@ -147,6 +147,11 @@ pub fn initialize<S: ToolSet + ServerHandler>(
     context: RequestContext<RoleServer>,
 ) -> Result<InitializeResult, ErrorData> {
     S::tool_registry().map_err(registry_error)?;
+    // A configured server key that is unusable fails the handshake, not the first keyed
+    // write.
+    crate::server::key::ServerKey::from_env().map_err(|error| {
+        ErrorData::internal_error(format!("invalid server key: {error}"), None)
+    })?;
     context.peer.set_peer_info(request.clone());
     server.negotiate_initialize(&request)
 }
