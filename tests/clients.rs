@@ -152,6 +152,10 @@ struct PlanCall {
     /// The request's `_meta` (an idempotency key), when the call sends one.
     #[serde(default)]
     meta: Option<Value>,
+    /// How a client that elicits answers the server's question during this call: `accept`,
+    /// `decline` or `cancel`.
+    #[serde(default)]
+    elicit: Option<String>,
     expect: Expect,
     /// In plan-broken.json: this call must make the checks fail.
     #[serde(default)]
@@ -182,6 +186,9 @@ struct Expect {
     /// fresh execution in a fresh server instead (another `auditEventId`).
     #[serde(default)]
     fresh_server_per_call: Vec<String>,
+    /// What is expected instead when the server asked the client's user (the driver
+    /// records `elicited`): the clients that elicit, on protocol versions that allow it.
+    if_elicited: Option<Box<Expect>>,
 }
 
 fn load_plan(file: &str) -> Result<Plan, String> {
@@ -218,7 +225,7 @@ impl Plan {
     fn calls_json(&self) -> Value {
         self.calls
             .iter()
-            .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments, "meta": c.meta}))
+            .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments, "meta": c.meta, "elicit": c.elicit}))
             .collect()
     }
 }
@@ -887,7 +894,23 @@ fn check_run(
             continue;
         };
         c.out.calls += 1;
-        let expect = &call.expect;
+        let elicited = record["elicited"] == Value::Bool(true);
+        let expect = match (&call.expect.if_elicited, elicited) {
+            (Some(instead), true) => {
+                c.out.notes.insert(format!(
+                    "`{}`: the server asked the client's user (elicitation)",
+                    call.id
+                ));
+                &**instead
+            }
+            (None, true) => {
+                c.check(false, || {
+                    "the server elicited, which the plan does not expect".into()
+                });
+                &call.expect
+            }
+            (_, false) => &call.expect,
+        };
         if let Some(code) = expect.jsonrpc_error {
             if client == Client::Inspector {
                 // The CLI looks the name up in tools/list and exits 5 without calling.
@@ -961,7 +984,10 @@ fn check_run(
         }
         // Against what the server sent (rmcp's view of the same call): the same blocks,
         // each with every field the server gave it (annotations, _meta, title, size...).
+        // (Not when this client was asked: rmcp's harness client does not elicit, so the
+        // server answered it otherwise.)
         if let Some(sent) = reference
+            .filter(|_| !elicited)
             .and_then(|r| find(&r["calls"], "id", &call.id))
             .and_then(|r| r.get("result"))
         {

@@ -75,13 +75,20 @@ async function runOne(job, run, session) {
       out.listError = errorRecord(error);
     }
     for (const call of run.calls) {
+      // A client that elicits answers as the call says (`elicit`); it notes being asked.
+      if (s.elicitation) {
+        s.elicitation.answer = call.elicit ?? null;
+        s.elicitation.asked = false;
+      }
       try {
         const result = await withTimeout(
           s.callTool(call.tool, call.arguments, call.meta),
           ms,
           `tools/call ${call.tool}`,
         );
-        out.calls.push({ id: call.id, result });
+        out.calls.push(
+          s.elicitation ? { id: call.id, result, elicited: s.elicitation.asked } : { id: call.id, result },
+        );
       } catch (error) {
         out.calls.push({ id: call.id, error: errorRecord(error) });
       }

@@ -64,7 +64,9 @@ async def session1(run: dict[str, Any], timeout: float) -> AsyncIterator[Session
         raise RuntimeError(f"mcp {MCP_VERSION} has no connect mode {run['connect']}")
     params = StdioServerParameters(command=run["command"], args=run["args"])
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, read_timeout_seconds=timedelta(seconds=timeout)) as session:
+        async with ClientSession(
+            read, write, read_timeout_seconds=timedelta(seconds=timeout), elicitation_callback=run["elicitation"]
+        ) as session:
             init = await session.initialize()
 
             async def list_tools() -> list[Any]:
@@ -76,6 +78,24 @@ async def session1(run: dict[str, Any], timeout: float) -> AsyncIterator[Session
             yield Session(init.protocolVersion, list_tools, call_tool)
 
 
+class Elicitation:
+    """The user of this client, for servers that ask (MCP elicitation): answers the next
+    request as the plan's call says (`elicit`: accept, decline or cancel; `decline` when it
+    says nothing) and notes that it was asked."""
+
+    def __init__(self) -> None:
+        self.answer: str | None = None
+        self.asked = False
+
+    async def __call__(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        self.asked = True
+        action = self.answer or "decline"
+        content = {"approve": True} if action == "accept" else None
+        return types.ElicitResult(action=action, content=content)
+
+
 @asynccontextmanager
 async def session2(run: dict[str, Any], timeout: float) -> AsyncIterator[Session]:
     """mcp 2.x: mcp.Client over StdioServerParameters."""
@@ -85,7 +105,9 @@ async def session2(run: dict[str, Any], timeout: float) -> AsyncIterator[Session
     if mode is None:
         raise RuntimeError(f"mcp {MCP_VERSION} has no connect mode {run['connect']}")
     params = StdioServerParameters(command=run["command"], args=run["args"])
-    async with Client(params, mode=mode, read_timeout_seconds=timeout) as client:
+    async with Client(
+        params, mode=mode, read_timeout_seconds=timeout, elicitation_callback=run["elicitation"]
+    ) as client:
 
         async def list_tools() -> list[Any]:
             return [dump(t) for t in (await client.list_tools()).tools]
@@ -109,6 +131,8 @@ async def run_one(job: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     }
     timeout = job["timeoutMs"] / 1000
     open_session = session1 if MAJOR < 2 else session2
+    elicitation = Elicitation()
+    run = {**run, "elicitation": elicitation}
     connected = False
     try:
         # One deadline for the whole run: entering and leaving the session's task groups
@@ -123,10 +147,11 @@ async def run_one(job: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
                 except Exception as error:  # noqa: BLE001 - recorded, judged by the harness
                     out["listError"] = error_record(unwrap(error))
                 for call in run["calls"]:
+                    elicitation.answer, elicitation.asked = call.get("elicit"), False
                     try:
                         with anyio.fail_after(timeout):
                             result = await session.call_tool(call["tool"], call["arguments"], call.get("meta"))
-                        out["calls"].append({"id": call["id"], "result": result})
+                        out["calls"].append({"id": call["id"], "result": result, "elicited": elicitation.asked})
                     except Exception as error:  # noqa: BLE001
                         out["calls"].append({"id": call["id"], "error": error_record(unwrap(error))})
     except Exception as error:  # noqa: BLE001

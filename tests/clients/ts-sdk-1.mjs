@@ -2,6 +2,7 @@
 // StdioClientTransport). After `listTools()` it validates every `structuredContent` it
 // receives against the tool's outputSchema with Ajv, and raises on a mismatch.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { installedVersion, readJob, runJob, writeReport } from './lib.mjs';
 
@@ -23,10 +24,21 @@ async function session(run) {
     };
     return start();
   };
-  const client = new Client({ name: 'mcp-result-conformance', version: '0.1.0' });
+  const client = new Client(
+    { name: 'mcp-result-conformance', version: '0.1.0' },
+    { capabilities: { elicitation: {} } },
+  );
+  // The user of this client: answers an elicitation as the plan's call says.
+  const elicitation = { answer: null, asked: false };
+  client.setRequestHandler(ElicitRequestSchema, async () => {
+    elicitation.asked = true;
+    const action = elicitation.answer ?? 'decline';
+    return action === 'accept' ? { action, content: { approve: true } } : { action };
+  });
   await client.connect(transport, { timeout: job.timeoutMs });
   const options = { timeout: job.timeoutMs };
   return {
+    elicitation,
     negotiated,
     listTools: async () => (await client.listTools(undefined, options)).tools,
     callTool: (name, args, meta) =>

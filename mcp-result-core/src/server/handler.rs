@@ -149,9 +149,8 @@ pub fn initialize<S: ToolSet + ServerHandler>(
     S::tool_registry().map_err(registry_error)?;
     // A configured server key that is unusable fails the handshake, not the first keyed
     // write.
-    crate::server::key::ServerKey::from_env().map_err(|error| {
-        ErrorData::internal_error(format!("invalid server key: {error}"), None)
-    })?;
+    crate::server::key::ServerKey::from_env()
+        .map_err(|error| ErrorData::internal_error(format!("invalid server key: {error}"), None))?;
     context.peer.set_peer_info(request.clone());
     server.negotiate_initialize(&request)
 }
