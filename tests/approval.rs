@@ -361,3 +361,62 @@ async fn a_keyed_repeat_of_an_approved_write_is_its_replay_not_a_second_use() {
     assert_eq!(again.structured_content, done.structured_content);
     assert_eq!(server.closed.load(Ordering::SeqCst), 1);
 }
+
+/// On MCP 2026-07-28 a server cannot ask during a call: the question goes back as an
+/// input-required round with sealed state; rmcp's client asks its user and calls again.
+#[tokio::test]
+async fn on_2026_07_28_the_question_is_an_input_required_round() {
+    use mcp_result::rmcp::{
+        model::ProtocolVersion,
+        service::{serve_client_with_lifecycle, ClientLifecycleMode},
+    };
+    for (action, approve, closes) in [
+        (ElicitationAction::Accept, true, 1),
+        (ElicitationAction::Decline, false, 0),
+    ] {
+        let (server, log) = desk(&format!("mrtr-{action:?}"));
+        let user = User {
+            action: action.clone(),
+            approve,
+            asked: Arc::default(),
+        };
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        let serving = server.clone();
+        tokio::spawn(async move {
+            if let Ok(running) = serving.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = serve_client_with_lifecycle(
+            user.clone(),
+            client_io,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("discover");
+        let result = client.call_tool(close("T-9", None)).await.unwrap();
+        assert_eq!(
+            server.closed.load(Ordering::SeqCst),
+            closes,
+            "{action:?}: {result:?}"
+        );
+        assert_eq!(
+            *user.asked.lock().unwrap(),
+            ["Approve this write? Close ticket T-9"]
+        );
+        let envelope = structured(&result);
+        if closes == 1 {
+            assert_eq!(result.is_error, Some(false));
+            assert!(envelope["approvalId"].is_string());
+        } else {
+            assert_eq!(envelope["reason"], "declined by the user");
+        }
+        // The question round was no write attempt: one audit event, the decision's.
+        let records = read_records(&log).unwrap();
+        let events: std::collections::BTreeSet<&str> =
+            records.iter().map(|r| r.event_id.as_str()).collect();
+        assert_eq!(events.len(), 1, "{records:?}");
+    }
+}

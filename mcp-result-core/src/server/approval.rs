@@ -3,9 +3,11 @@
 //! framework obtains a human decision:
 //!
 //! - the client declared the elicitation capability (MCP 2025-06-18 and later,
-//!   "Elicitation"), on a protocol version that lets a server send requests during a call:
-//!   it asks through elicitation, form mode, showing the approval text (arguments only, no
-//!   secret). Accept: the write runs under a freshly minted `approvalId`, the approver the
+//!   "Elicitation"): it asks through elicitation, form mode, showing the approval text
+//!   (arguments only, no secret); during the call before MCP 2026-07-28, and from
+//!   2026-07-28 on through an input-required round whose state is sealed with the server
+//!   key (bound to the tool, the arguments' fingerprint and an expiry; that round is no
+//!   write attempt: not audited, no key kept). Accept: the write runs under a freshly minted `approvalId`, the approver the
 //!   caller. Decline or cancel: `status: blocked`, `errorKind: policy_blocked`, reason
 //!   "declined by the user"; nothing runs.
 //! - otherwise it answers `blocked` with `requiresHumanReview: true`, an

@@ -231,10 +231,7 @@ pub async fn call_tool<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    registry
-        .call(server, request, context)
-        .await
-        .map(CallToolResponse::from)
+    registry.call(server, request, context).await
 }
 
 /// One tool's definition (used by `#[mcp_handler]` for `ServerHandler::get_tool`).

@@ -14,7 +14,10 @@ use std::{
 
 use futures::FutureExt;
 use rmcp::{
-    model::{CallToolRequestParams, CallToolResult, JsonObject, Tool, ToolAnnotations},
+    model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, InputRequiredResult, JsonObject,
+        Tool, ToolAnnotations,
+    },
     service::RequestContext,
     ErrorData, RoleServer,
 };
@@ -36,7 +39,7 @@ use crate::{
         schema::{OutputShape, ToolOutputSchema},
         write::{
             approval_request_id, audit_failed, gate, idempotency_key, new_event_id, store_failed,
-            Audit,
+            Audit, Round,
         },
     },
     wire::{
@@ -327,7 +330,28 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut question = None;
+        let result = self.answer(server, request, context, &mut question).await?;
+        Ok(match question {
+            Some(question) => CallToolResponse::InputRequired(question),
+            None => CallToolResponse::Complete(result),
+        })
+    }
+
+    /// [`Self::call`]'s answer; `question` receives an input-required round instead
+    /// (MCP 2026-07-28 approval), which then replaces the returned result.
+    async fn answer(
+        &self,
+        server: &S,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+        question: &mut Option<InputRequiredResult>,
     ) -> Result<CallToolResult, ErrorData> {
+        let round = Round {
+            responses: request.input_responses.clone(),
+            state: request.request_state.clone(),
+        };
         let Some(route) = self.routes.get(request.name.as_ref()) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
@@ -422,6 +446,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             match gate(
                 template,
                 approval_request,
+                &round,
                 &arguments,
                 &fingerprints,
                 &context,
@@ -437,7 +462,19 @@ impl<S: ToolSet> ToolRegistry<S> {
                 }
                 Err(answer) => {
                     release(keyed).await;
-                    return Ok(answer);
+                    return Ok(match answer {
+                        CallToolResponse::InputRequired(ask) => {
+                            *question = Some(ask);
+                            CallToolResult::success(Vec::new())
+                        }
+                        CallToolResponse::Complete(result) => result,
+                        other => {
+                            tracing::error!(?other, "approval gate answered a task");
+                            error_result(&ToolError::internal_logged(
+                                "approval gate answered a task",
+                            ))
+                        }
+                    });
                 }
             }
         }

@@ -6,7 +6,14 @@ use std::{sync::Arc, time::Duration};
 
 #[cfg(feature = "elicitation")]
 use rmcp::service::ElicitationError;
-use rmcp::{model::CallToolResult, service::RequestContext, RoleServer};
+
+#[cfg(feature = "elicitation")]
+use crate::server::key::ServerKey;
+use rmcp::{
+    model::{CallToolResponse, CallToolResult},
+    service::RequestContext,
+    RoleServer,
+};
 use serde_json::Value;
 
 use crate::{
@@ -193,71 +200,215 @@ rmcp::elicit_safe!(ApprovalForm);
 #[cfg(feature = "elicitation")]
 const ELICITATION_WAIT: Duration = Duration::from_secs(600);
 
-/// The human's answer through elicitation: `Some(Ok(approved))`, `Some(Err(reason))` for a
-/// decline, or `None` when the client cannot be asked during the call.
+/// The round of a `tools/call` that repeats an earlier one (MCP 2026-07-28 multi
+/// round-trip requests): the client's answers and the server's sealed state, echoed.
+#[derive(Debug, Default, Clone)]
+#[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
+pub(crate) struct Round {
+    pub(crate) responses: Option<rmcp::model::InputResponses>,
+    pub(crate) state: Option<String>,
+}
+
+/// What asking the human gave.
+#[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
+pub(crate) enum Asked {
+    /// Approved.
+    Approved,
+    /// Declined or cancelled, with the reason.
+    Declined(&'static str),
+    /// MCP 2026-07-28: the question goes back as an input-required result; the client asks
+    /// its user and calls again with the answer and the sealed state.
+    Ask(rmcp::model::InputRequiredResult),
+    /// The client cannot be asked: an approver decides out of band.
+    CannotAsk,
+}
+
+/// The key of the approval question in an input-required round.
 #[cfg(feature = "elicitation")]
-async fn elicit(
+const QUESTION: &str = "approval";
+
+/// Asks the client's user, where the client elicits: during the call before MCP
+/// 2026-07-28, through an input-required round from 2026-07-28 on (its state sealed with
+/// the server key and bound to the tool, the arguments and an expiry).
+#[cfg(feature = "elicitation")]
+async fn ask(
     context: &RequestContext<RoleServer>,
     text: &str,
-) -> Option<Result<(), &'static str>> {
-    let asked = context
-        .peer
-        .elicit_with_timeout::<ApprovalForm>(
-            format!("Approve this write? {text}"),
-            Some(ELICITATION_WAIT),
-        )
-        .await;
-    match asked {
-        Ok(Some(ApprovalForm { approve: true })) => Some(Ok(())),
-        Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
-            Some(Err("declined by the user"))
-        }
-        Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => {
-            Some(Err("the user did not answer in time"))
-        }
-        Err(_cannot_elicit) => None,
+    round: &Round,
+    tool: &str,
+    fingerprints: &[String],
+) -> Asked {
+    let stateless = context
+        .protocol_version()
+        .and_then(|v| serde_json::to_value(v).ok())
+        .and_then(|v| v.as_str().map(|v| v >= "2026-07-28"))
+        .unwrap_or(false);
+    if !stateless {
+        let asked = context
+            .peer
+            .elicit_with_timeout::<ApprovalForm>(
+                format!("Approve this write? {text}"),
+                Some(ELICITATION_WAIT),
+            )
+            .await;
+        return match asked {
+            Ok(Some(ApprovalForm { approve: true })) => Asked::Approved,
+            Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
+                Asked::Declined("declined by the user")
+            }
+            Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => {
+                Asked::Declined("the user did not answer in time")
+            }
+            Err(_cannot_elicit) => Asked::CannotAsk,
+        };
     }
+    let elicits = context
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some());
+    if !elicits {
+        return Asked::CannotAsk;
+    }
+    // The repeat: the answer counts only with this server's own state for this call.
+    let answer = round
+        .responses
+        .as_ref()
+        .and_then(|responses| responses.get(QUESTION))
+        .filter(|_| {
+            round
+                .state
+                .as_deref()
+                .is_some_and(|state| open_state(state, tool, fingerprints))
+        });
+    if let Some(answer) = answer {
+        let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
+            && answer.pointer("/content/approve") == Some(&Value::Bool(true));
+        return if approved {
+            Asked::Approved
+        } else {
+            Asked::Declined("declined by the user")
+        };
+    }
+    let Ok(requested_schema) = rmcp::model::ElicitationSchema::from_type::<ApprovalForm>() else {
+        return Asked::CannotAsk;
+    };
+    let question =
+        rmcp::model::ElicitRequest::new(rmcp::model::ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!("Approve this write? {text}"),
+            requested_schema,
+        });
+    let mut requests = rmcp::model::InputRequests::new();
+    requests.insert(
+        QUESTION.to_owned(),
+        rmcp::model::InputRequest::Elicitation(question),
+    );
+    Asked::Ask(rmcp::model::InputRequiredResult::new(
+        Some(requests),
+        Some(seal_state(tool, fingerprints)),
+    ))
 }
 
 /// Without the `elicitation` feature every client is asked out of band.
 #[cfg(not(feature = "elicitation"))]
-async fn elicit(
+async fn ask(
     _context: &RequestContext<RoleServer>,
     _text: &str,
-) -> Option<Result<(), &'static str>> {
-    None
+    _round: &Round,
+    _tool: &str,
+    _fingerprints: &[String],
+) -> Asked {
+    Asked::CannotAsk
+}
+
+/// The state of an input-required approval round: `<base64url JSON>.<hex HMAC-SHA256>`
+/// under the server key, binding the tool, the arguments' fingerprint and an expiry.
+#[cfg(feature = "elicitation")]
+fn seal_state(tool: &str, fingerprints: &[String]) -> String {
+    use base64::Engine as _;
+    let body = serde_json::json!({
+        "tool": tool,
+        "fingerprint": fingerprints.first(),
+        "expiresAt": unix_now() + APPROVAL_TTL.as_secs(),
+    })
+    .to_string();
+    let tag = ServerKey::global().sign(body.as_bytes());
+    let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}.{hex}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(body)
+    )
+}
+
+/// Whether `state` is this server's sealed state for this tool and these arguments, and
+/// not expired.
+#[cfg(feature = "elicitation")]
+fn open_state(state: &str, tool: &str, fingerprints: &[String]) -> bool {
+    use base64::Engine as _;
+    let Some((body, hex)) = state.split_once('.') else {
+        return false;
+    };
+    let Ok(body) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(body) else {
+        return false;
+    };
+    let tag: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    if !tag.is_some_and(|tag| ServerKey::global().verify(&body, &tag)) {
+        return false;
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return false;
+    };
+    body["tool"] == tool
+        && body["fingerprint"]
+            .as_str()
+            .is_some_and(|f| fingerprints.iter().any(|mine| mine == f))
+        && body["expiresAt"].as_u64().is_some_and(|at| at > unix_now())
 }
 
 /// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
-/// approver))` lets it run now; `Err(answer)` is the answer instead (blocked, declined,
-/// refused), already audited as this attempt's outcome.
+/// approver))` lets it run now; `Err(answer)` is the answer instead: blocked, declined or
+/// refused (audited as this attempt's outcome), or, on MCP 2026-07-28, the question as an
+/// input-required round (not a write attempt: nothing audited, no key kept).
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn gate(
     template: &str,
     request_id: Option<String>,
+    round: &Round,
     arguments: &Value,
     fingerprints: &[String],
     context: &RequestContext<RoleServer>,
     store: Arc<dyn ApprovalStore>,
     schema: &ArgumentSchema,
     audit: &Audit,
-) -> Result<(String, String), CallToolResult> {
+) -> Result<(String, String), CallToolResponse> {
     if let Some(id) = request_id {
         return match store.consume(&id, fingerprints).await {
             Ok(Ok(approved)) => Ok(approved),
-            Ok(Err(refusal)) => Err(audit.refuse(ToolError::conflict(refusal.message())).await),
-            Err(error) => Err(audit_failed(&error)),
+            Ok(Err(refusal)) => Err(audit
+                .refuse(ToolError::conflict(refusal.message()))
+                .await
+                .into()),
+            Err(error) => Err(audit_failed(&error).into()),
         };
     }
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
         schema.is_secret(p)
     });
-    match elicit(context, &text).await {
-        Some(Ok(())) => Ok((
+    match ask(context, &text, round, &audit.record.tool, fingerprints).await {
+        Asked::Approved => Ok((
             uuid::Uuid::now_v7().to_string(),
             audit.record.caller.clone(),
         )),
-        Some(Err(reason)) => Err(audit.refuse(ToolError::policy_blocked(reason)).await),
-        None => {
+        Asked::Declined(reason) => {
+            Err(audit.refuse(ToolError::policy_blocked(reason)).await.into())
+        }
+        Asked::Ask(question) => Err(question.into()),
+        Asked::CannotAsk => {
             // The client cannot be asked during the call: an approver decides out of band.
             let request = ApprovalRequest {
                 id: uuid::Uuid::now_v7().to_string(),
@@ -269,7 +420,7 @@ pub(crate) async fn gate(
                 decision: Decision::Pending,
             };
             if let Err(error) = store.create(&request).await {
-                return Err(audit_failed(&error));
+                return Err(audit_failed(&error).into());
             }
             let mut answer = audit
                 .refuse(ToolError::approval_required(request.id.clone(), &text))
@@ -278,7 +429,7 @@ pub(crate) async fn gate(
                 .with_title(format!("Approval request: {text}"))
                 .with_mime_type("application/json");
             answer.content.push(link.to_block());
-            Err(answer)
+            Err(answer.into())
         }
     }
 }
