@@ -33,7 +33,10 @@ use std::{
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::server::idempotency::{StoreError, StoreFuture};
+use crate::{
+    server::idempotency::{StoreError, StoreFuture},
+    wire::keys::APPROVAL_REQUEST_ARGUMENT,
+};
 
 /// How long an approval request, and an approval, stays usable: 1 hour.
 pub const APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
@@ -330,7 +333,7 @@ pub fn approval_text(
 pub fn is_gated(tool: &rmcp::model::Tool) -> bool {
     tool.input_schema
         .get("properties")
-        .and_then(|p| p.get(crate::wire::keys::APPROVAL_REQUEST_ARGUMENT))
+        .and_then(|p| p.get(APPROVAL_REQUEST_ARGUMENT))
         .is_some()
 }
 
@@ -346,6 +349,48 @@ pub fn placeholders(template: &str) -> Vec<&str> {
         rest = &rest[open + close + 1..];
     }
     names
+}
+
+/// The `inputSchema` of an approval-gated tool: the arguments' own, plus the optional
+/// `approvalRequestId` (for hosts whose models cannot set `_meta`).
+///
+/// # Errors
+/// When the approval text names an argument the schema does not have, or the arguments
+/// already have an `approvalRequestId`: the message names it and the fix.
+pub(crate) fn gated_input_schema(
+    input: Arc<rmcp::model::JsonObject>,
+    template: &str,
+) -> Result<Arc<rmcp::model::JsonObject>, String> {
+    let properties = input.get("properties").and_then(Value::as_object);
+    for name in placeholders(template) {
+        if !properties.is_some_and(|p| p.contains_key(name)) {
+            return Err(format!(
+                "the approval text names `{{{name}}}`, which is no argument: use the \
+                 serialized name of a field of the arguments type"
+            ));
+        }
+    }
+    if properties.is_some_and(|p| p.contains_key(APPROVAL_REQUEST_ARGUMENT)) {
+        return Err(format!(
+            "the arguments already have `{APPROVAL_REQUEST_ARGUMENT}`, which the framework adds \
+             to approval-gated tools: rename the field"
+        ));
+    }
+    let mut input = (*input).clone();
+    let properties = input
+        .entry("properties")
+        .or_insert_with(|| Value::Object(rmcp::model::JsonObject::new()));
+    if let Value::Object(properties) = properties {
+        properties.insert(
+            APPROVAL_REQUEST_ARGUMENT.into(),
+            serde_json::json!({
+                "type": "string",
+                "description": "After an answer `blocked` with `requiresHumanReview`, the \
+                    `approvalRequestId` it gave, once a human approved."
+            }),
+        );
+    }
+    Ok(Arc::new(input))
 }
 
 pub(crate) fn unix_now() -> u64 {

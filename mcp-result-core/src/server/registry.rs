@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use crate::{
     server::{
-        approval::placeholders,
+        approval::gated_input_schema,
         arguments::ArgumentSchema,
         audit::{argument_digest, AuditRecord, Phase},
         extract::ToolCall,
@@ -39,13 +39,10 @@ use crate::{
         schema::{OutputShape, ToolOutputSchema},
         write::{
             approval_request_id, audit_failed, gate, idempotency_key, new_event_id, store_failed,
-            Audit, Round,
+            Audit, InFlight, Round, Running,
         },
     },
-    wire::{
-        envelope::{ErrorKind, ToolError},
-        keys::APPROVAL_REQUEST_ARGUMENT,
-    },
+    wire::envelope::{ErrorKind, ToolError},
 };
 
 /// The future a tool's generated call glue returns: it owns its clone of the server, so it
@@ -116,30 +113,6 @@ struct Route<S> {
     call: CallFn<S>,
 }
 
-/// Writes running on their own tasks, for the drain at shutdown.
-#[derive(Default)]
-struct InFlight {
-    count: std::sync::atomic::AtomicUsize,
-    idle: tokio::sync::Notify,
-}
-
-struct Running(Arc<InFlight>);
-
-impl Running {
-    fn new(in_flight: &Arc<InFlight>) -> Self {
-        in_flight.count.fetch_add(1, Ordering::SeqCst);
-        Self(in_flight.clone())
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.0.idle.notify_waiters();
-        }
-    }
-}
-
 /// The tools of one server type: the `tools/list` payload and a name index, built once.
 ///
 /// `tools/list` clones the stored list (schemas are `Arc`s); `tools/call` is one hash
@@ -194,7 +167,7 @@ impl<S> ToolRegistry<S> {
                 }
             }
             let input = match def.approval {
-                Some(template) => approval_input(input, template).map_err(error)?,
+                Some(template) => gated_input_schema(input, template).map_err(error)?,
                 None => input,
             };
             let takes_arguments = input.contains_key("required")
@@ -599,43 +572,4 @@ fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
     hints.idempotent_hint.get_or_insert(read_only);
     hints.open_world_hint.get_or_insert(true);
     hints
-}
-
-/// The `inputSchema` of an approval-gated tool: the arguments' own, plus the optional
-/// `approvalRequestId` (for hosts whose models cannot set `_meta`).
-///
-/// # Errors
-/// When the approval text names an argument the schema does not have, or the arguments
-/// already have an `approvalRequestId`: the message names it and the fix.
-fn approval_input(input: Arc<JsonObject>, template: &str) -> Result<Arc<JsonObject>, String> {
-    let properties = input.get("properties").and_then(Value::as_object);
-    for name in placeholders(template) {
-        if !properties.is_some_and(|p| p.contains_key(name)) {
-            return Err(format!(
-                "the approval text names `{{{name}}}`, which is no argument: use the \
-                 serialized name of a field of the arguments type"
-            ));
-        }
-    }
-    if properties.is_some_and(|p| p.contains_key(APPROVAL_REQUEST_ARGUMENT)) {
-        return Err(format!(
-            "the arguments already have `{APPROVAL_REQUEST_ARGUMENT}`, which the framework adds \
-             to approval-gated tools: rename the field"
-        ));
-    }
-    let mut input = (*input).clone();
-    let properties = input
-        .entry("properties")
-        .or_insert_with(|| Value::Object(JsonObject::new()));
-    if let Value::Object(properties) = properties {
-        properties.insert(
-            APPROVAL_REQUEST_ARGUMENT.into(),
-            serde_json::json!({
-                "type": "string",
-                "description": "After an answer `blocked` with `requiresHumanReview`, the \
-                    `approvalRequestId` it gave, once a human approved."
-            }),
-        );
-    }
-    Ok(Arc::new(input))
 }
