@@ -71,13 +71,18 @@ impl Desk {
         write: WriteContext,
     ) -> Result<Closed, ToolError> {
         self.closed.fetch_add(1, Ordering::SeqCst);
-        Ok(Closed {
-            ticket_id: args.ticket_id,
-            status: Status::Succeeded,
-            retry_safe: false,
-            audit_event_id: write.audit_event_id().clone(),
-            approval_id: None,
-        })
+        Ok(closed(args, &write))
+    }
+}
+
+/// The result of a close (its `approvalId` is written by the framework).
+fn closed(args: CloseArgs, write: &WriteContext) -> Closed {
+    Closed {
+        ticket_id: args.ticket_id,
+        status: Status::Succeeded,
+        retry_safe: false,
+        audit_event_id: write.audit_event_id().clone(),
+        approval_id: None,
     }
 }
 
@@ -304,13 +309,7 @@ impl Misnamed {
     /// Closes a ticket.
     #[mcp_tool(approval = "Close ticket {ticket}")]
     async fn close(&self, args: CloseArgs, write: WriteContext) -> Result<Closed, ToolError> {
-        Ok(Closed {
-            ticket_id: args.ticket_id,
-            status: Status::Succeeded,
-            retry_safe: false,
-            audit_event_id: write.audit_event_id().clone(),
-            approval_id: None,
-        })
+        Ok(closed(args, &write))
     }
 }
 

@@ -2,6 +2,8 @@
 //! event per attempt, on every path, over a real transport, in a JSON Lines file that
 //! validates against the published record schema and never holds a secret.
 
+mod common;
+
 use std::{
     path::{Path, PathBuf},
     sync::Arc,
@@ -294,14 +296,7 @@ fn the_published_record_schema_is_current() {
 #[tokio::test]
 async fn a_server_killed_mid_write_leaves_an_unknown_outcome() {
     let log = temp_log("killed");
-    let example = {
-        let exe = std::env::current_exe().unwrap();
-        exe.parent()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("examples/helpdesk")
-    };
+    let example = common::example_path("helpdesk");
     let start = || {
         let mut command = tokio::process::Command::new(&example);
         command.arg("--audit-log").arg(&log).kill_on_drop(true);
@@ -342,14 +337,7 @@ async fn closing_stdin_drains_a_write_in_flight_before_the_process_exits() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     let log = temp_log("stdin-closed");
-    let example = {
-        let exe = std::env::current_exe().unwrap();
-        exe.parent()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("examples/helpdesk")
-    };
+    let example = common::example_path("helpdesk");
     let mut child = tokio::process::Command::new(&example)
         .arg("--audit-log")
         .arg(&log)

@@ -129,9 +129,8 @@ impl ArtifactStore for MemoryStore {
 }
 
 /// A server that stores payloads and serves them back: declare its tools with
-/// `#[mcp_tools(artifacts)]` and implement this trait; `#[tool_handler]` then answers
-/// `resources/read` for the store's URIs. Advertise the `resources` capability in
-/// `get_info` so clients may call it.
+/// `#[mcp_tools(artifacts)]` and implement this trait; `#[mcp_handler]` then answers
+/// `resources/read` for the store's URIs and declares the `resources` capability.
 pub trait ArtifactAccess: Send + Sync {
     /// The store payloads are spilled into.
     fn artifact_store(&self) -> &dyn ArtifactStore;
@@ -249,7 +248,7 @@ impl JsonSchema for Payload {
     }
 }
 
-/// The `resources/read` answer for an artifact URI (used by `#[tool_handler]`).
+/// The `resources/read` answer for an artifact URI (used by `#[mcp_handler]`).
 ///
 /// # Errors
 /// JSON-RPC resource-not-found (`-32002`; `-32602` on 2026-07-28 connections, as rmcp maps
