@@ -21,6 +21,8 @@ pub mod view;
 
 #[cfg(feature = "transport-io")]
 pub use server::handler::serve_stdio;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use server::sql;
 pub use server::{
     approval, audit, content, contract, extract,
     handler::{serve, ServerServices, ToolSet, SHUTDOWN_GRACE},

@@ -279,14 +279,21 @@ struct Record {
     expires: SystemTime,
 }
 
-/// The in-memory [`IdempotencyStore`]: one process, kept until the process ends (records
-/// expire after their `ttl`). Waiters are woken as soon as the running call completes.
+/// The in-memory [`IdempotencyStore`]: one process. Records expire after their `ttl` and
+/// are then forgotten: a claim deletes the expired ones whenever the store has doubled
+/// since it last did (at least [`MEMORY_PURGE_FLOOR`] records), so memory stays within
+/// twice what is live. Waiters are woken as soon as the running call completes.
 #[derive(Debug, Default)]
 pub struct MemoryIdempotencyStore {
     records: Mutex<HashMap<KeyScope, Record>>,
     next: std::sync::atomic::AtomicU64,
     completed: Notify,
+    purge_at: std::sync::atomic::AtomicUsize,
 }
+
+/// The in-memory idempotency store deletes expired records once it holds this many (and
+/// again each time it has doubled since).
+pub const MEMORY_PURGE_FLOOR: usize = 1024;
 
 impl MemoryIdempotencyStore {
     /// An empty store.
@@ -310,6 +317,12 @@ impl IdempotencyStore for MemoryIdempotencyStore {
         Box::pin(async move {
             let now = SystemTime::now();
             let mut records = self.records();
+            let purge_at = self.purge_at.load(std::sync::atomic::Ordering::Relaxed);
+            if records.len() >= purge_at.max(MEMORY_PURGE_FLOOR) {
+                records.retain(|_, record| record.expires > now);
+                self.purge_at
+                    .store(records.len() * 2, std::sync::atomic::Ordering::Relaxed);
+            }
             let claim = |records: &mut HashMap<KeyScope, Record>| {
                 let token = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 records.insert(
@@ -417,8 +430,9 @@ impl IdempotencyStore for MemoryIdempotencyStore {
             Ok(match self.records().get(scope) {
                 Some(Record {
                     state: State::Completed(result),
+                    expires,
                     ..
-                }) => Some(result.clone()),
+                }) if *expires > SystemTime::now() => Some(result.clone()),
                 _ => None,
             })
         })

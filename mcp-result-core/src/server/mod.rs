@@ -22,6 +22,8 @@ pub mod registry;
 pub mod result;
 pub mod schema;
 pub mod secret;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub mod sql;
 pub mod store;
 pub mod summary;
 mod write;

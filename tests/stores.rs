@@ -1,0 +1,592 @@
+//! One suite for every store: the idempotency, approval and artifact stores behave alike in
+//! memory, in SQLite (a temporary file) and in PostgreSQL (a throwaway database,
+//! `common::postgres`); the SQL stores also keep their promises across a reopening and keep
+//! an append-only audit log. Each behaviour is one generic async fn below, run once per
+//! store by `suite!` at the bottom.
+
+mod common;
+
+use std::{
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, SystemTime},
+};
+
+use mcp_result::{
+    approval::{ApprovalRequest, ApprovalStore, Decision, MemoryApprovals, Refusal},
+    audit::{AuditRecord, AuditSink, Phase},
+    idempotency::{Claim, IdempotencyStore, KeyScope, MemoryIdempotencyStore},
+    sql::{Dialect, SqlStores},
+    ErrorKind, Status,
+};
+use serde_json::{json, Value};
+
+use common::postgres::TestDatabase;
+
+const LEASE: Duration = Duration::from_secs(60);
+const TTL: Duration = Duration::from_secs(24 * 60 * 60);
+/// Long enough for a lease or ttl this short to pass, in every store's clock resolution.
+const SHORT: Duration = Duration::from_millis(150);
+
+/// The stores under test, and for a SQL one what it lives in.
+struct Store {
+    idempotency: Arc<dyn IdempotencyStore>,
+    approvals: Arc<dyn ApprovalStore>,
+    sql: Option<Sql>,
+}
+
+struct Sql {
+    stores: SqlStores,
+    url: String,
+    _place: Place,
+}
+
+/// Removed when the test ends.
+enum Place {
+    Directory(PathBuf),
+    /// Dropped (with the database) when the test ends.
+    Postgres {
+        _database: TestDatabase,
+    },
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Place::Directory(dir) = self {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+impl Store {
+    async fn memory() -> Self {
+        Store {
+            idempotency: Arc::new(MemoryIdempotencyStore::new()),
+            approvals: Arc::new(MemoryApprovals::default()),
+            sql: None,
+        }
+    }
+
+    async fn sqlite() -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-result-stores-{}-{}",
+            std::process::id(),
+            uuid_like()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite:{}", dir.join("stores.db").display());
+        Self::over(url, Place::Directory(dir)).await
+    }
+
+    async fn postgres() -> Self {
+        let db = TestDatabase::create().await;
+        let url = db.url().to_owned();
+        Self::over(url, Place::Postgres { _database: db }).await
+    }
+
+    async fn over(url: String, place: Place) -> Self {
+        let stores = SqlStores::connect(&url).await.expect("connect and migrate");
+        Store {
+            idempotency: Arc::new(stores.idempotency()),
+            approvals: Arc::new(stores.approvals()),
+            sql: Some(Sql {
+                stores,
+                url,
+                _place: place,
+            }),
+        }
+    }
+
+    fn sql(&self) -> &Sql {
+        self.sql.as_ref().expect("a SQL store")
+    }
+}
+
+impl Sql {
+    /// The same database through a new pool, as after a restart or on another instance.
+    async fn reopen(&self) -> SqlStores {
+        SqlStores::connect(&self.url).await.expect("reconnect")
+    }
+}
+
+fn uuid_like() -> String {
+    format!(
+        "{:x}",
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    )
+}
+
+fn scope(key: &str) -> KeyScope {
+    KeyScope {
+        tool: "add_note".into(),
+        caller: "alice".into(),
+        key: key.into(),
+    }
+}
+
+fn fp(text: &str) -> Vec<String> {
+    vec![text.to_owned()]
+}
+
+fn result(id: &str) -> Value {
+    json!({"content": [], "structuredContent": {"noteId": id}, "isError": false})
+}
+
+// ---------------------------------------------------------------------------------------
+// Idempotency
+
+async fn one_claim_wins_among_100_concurrent_claims(store: Store) {
+    let k = scope("k-race");
+    let claims = futures::future::join_all((0..100).map(|_| {
+        let idempotency = store.idempotency.clone();
+        let k = k.clone();
+        tokio::spawn(async move { idempotency.claim(&k, &fp("a"), LEASE, TTL).await })
+    }))
+    .await;
+    let claims: Vec<Claim> = claims.into_iter().map(|c| c.unwrap().unwrap()).collect();
+    let won: Vec<u64> = claims
+        .iter()
+        .filter_map(|c| match c {
+            Claim::Claimed(token) => Some(*token),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(won.len(), 1, "exactly one claim wins: {claims:?}");
+    assert!(
+        claims
+            .iter()
+            .all(|c| matches!(c, Claim::Claimed(_) | Claim::InProgress)),
+        "the others see it in progress: {claims:?}"
+    );
+    store.idempotency.start(&k, won[0]).await.unwrap();
+    store
+        .idempotency
+        .complete(&k, won[0], &result("n-1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .idempotency
+            .claim(&k, &fp("a"), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::Completed(result("n-1"))
+    );
+}
+
+async fn a_completed_call_is_replayed_and_other_arguments_conflict(store: Store) {
+    let s = &store.idempotency;
+    let k = scope("k-replay");
+    let Claim::Claimed(token) = s.claim(&k, &fp("a"), LEASE, TTL).await.unwrap() else {
+        panic!("first claim wins")
+    };
+    assert_eq!(
+        s.claim(&k, &fp("a"), LEASE, TTL).await.unwrap(),
+        Claim::InProgress
+    );
+    assert_eq!(
+        s.claim(&k, &fp("b"), LEASE, TTL).await.unwrap(),
+        Claim::Conflict
+    );
+    assert_eq!(s.peek(&k).await.unwrap(), None);
+    s.start(&k, token).await.unwrap();
+    let waiter = s.wait(&k, Duration::from_secs(10));
+    let (waited, ()) = tokio::join!(waiter, async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        s.complete(&k, token, &result("n-2")).await.unwrap();
+    });
+    assert_eq!(waited.unwrap(), Some(result("n-2")));
+    assert_eq!(s.peek(&k).await.unwrap(), Some(result("n-2")));
+    // The same arguments, also under a rotated server key's fingerprint list.
+    for fingerprints in [fp("a"), vec!["new".to_owned(), "a".to_owned()]] {
+        assert_eq!(
+            s.claim(&k, &fingerprints, LEASE, TTL).await.unwrap(),
+            Claim::Completed(result("n-2"))
+        );
+    }
+    assert_eq!(
+        s.claim(&k, &fp("b"), LEASE, TTL).await.unwrap(),
+        Claim::Conflict
+    );
+    // Another caller's or another tool's key is another key.
+    let mut other = k.clone();
+    other.caller = "bob".into();
+    assert!(matches!(
+        s.claim(&other, &fp("b"), LEASE, TTL).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
+async fn a_started_call_whose_holder_died_is_interrupted(store: Store) {
+    let s = &store.idempotency;
+    let k = scope("k-died");
+    let Claim::Claimed(token) = s.claim(&k, &fp("a"), SHORT, TTL).await.unwrap() else {
+        panic!()
+    };
+    s.start(&k, token).await.unwrap();
+    assert_eq!(
+        s.claim(&k, &fp("a"), SHORT, TTL).await.unwrap(),
+        Claim::InProgress
+    );
+    tokio::time::sleep(SHORT * 2).await;
+    for _ in 0..2 {
+        assert_eq!(
+            s.claim(&k, &fp("a"), SHORT, TTL).await.unwrap(),
+            Claim::Interrupted
+        );
+    }
+    assert_eq!(
+        s.claim(&k, &fp("b"), SHORT, TTL).await.unwrap(),
+        Claim::Conflict
+    );
+}
+
+async fn an_expired_claim_that_never_started_is_retaken(store: Store) {
+    let s = &store.idempotency;
+    let k = scope("k-retake");
+    let Claim::Claimed(old) = s.claim(&k, &fp("a"), SHORT, TTL).await.unwrap() else {
+        panic!()
+    };
+    tokio::time::sleep(SHORT * 2).await;
+    // Other arguments never take it over.
+    assert_eq!(
+        s.claim(&k, &fp("b"), SHORT, TTL).await.unwrap(),
+        Claim::Conflict
+    );
+    let Claim::Claimed(new) = s.claim(&k, &fp("a"), LEASE, TTL).await.unwrap() else {
+        panic!("an expired claim that never started is claimed again")
+    };
+    assert_ne!(old, new);
+    // The first holder's late result does not land.
+    s.complete(&k, old, &result("late")).await.unwrap();
+    assert_eq!(s.peek(&k).await.unwrap(), None);
+    s.start(&k, new).await.unwrap();
+    s.complete(&k, new, &result("n-3")).await.unwrap();
+    assert_eq!(
+        s.claim(&k, &fp("a"), LEASE, TTL).await.unwrap(),
+        Claim::Completed(result("n-3"))
+    );
+    // A released claim (refused before it ran) is free again at once.
+    let k2 = scope("k-release");
+    let Claim::Claimed(token) = s.claim(&k2, &fp("a"), LEASE, TTL).await.unwrap() else {
+        panic!()
+    };
+    s.release(&k2, token).await.unwrap();
+    assert!(matches!(
+        s.claim(&k2, &fp("b"), LEASE, TTL).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
+async fn an_expired_record_is_forgotten(store: Store) {
+    let s = &store.idempotency;
+    let k = scope("k-ttl");
+    let Claim::Claimed(token) = s.claim(&k, &fp("a"), LEASE, SHORT).await.unwrap() else {
+        panic!()
+    };
+    s.start(&k, token).await.unwrap();
+    s.complete(&k, token, &result("n-4")).await.unwrap();
+    assert_eq!(s.peek(&k).await.unwrap(), Some(result("n-4")));
+    tokio::time::sleep(SHORT * 2).await;
+    assert_eq!(s.peek(&k).await.unwrap(), None);
+    assert!(matches!(
+        s.claim(&k, &fp("b"), LEASE, TTL).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
+async fn completed_results_survive_reopening(store: Store) {
+    let s = &store.idempotency;
+    let (done, died) = (scope("k-done"), scope("k-died"));
+    let Claim::Claimed(token) = s.claim(&done, &fp("a"), LEASE, TTL).await.unwrap() else {
+        panic!()
+    };
+    s.start(&done, token).await.unwrap();
+    s.complete(&done, token, &result("n-5")).await.unwrap();
+    let Claim::Claimed(token) = s.claim(&died, &fp("a"), SHORT, TTL).await.unwrap() else {
+        panic!()
+    };
+    s.start(&died, token).await.unwrap();
+    store.sql().stores.close().await;
+    tokio::time::sleep(SHORT * 2).await;
+    let reopened = store.sql().reopen().await.idempotency();
+    assert_eq!(
+        reopened.claim(&done, &fp("a"), LEASE, TTL).await.unwrap(),
+        Claim::Completed(result("n-5"))
+    );
+    assert_eq!(
+        reopened.claim(&died, &fp("a"), LEASE, TTL).await.unwrap(),
+        Claim::Interrupted
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Approvals
+
+fn request(id: &str, expires_in: i64) -> ApprovalRequest {
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    ApprovalRequest {
+        id: id.into(),
+        tool: "close_ticket".into(),
+        text: "Close T-1".into(),
+        caller: "alice".into(),
+        fingerprints: vec!["fp-1".into(), "fp-2".into()],
+        expires_at: (now + expires_in) as u64,
+        decision: Decision::Pending,
+    }
+}
+
+fn approve(approval_id: &str) -> Decision {
+    Decision::Approved {
+        approval_id: approval_id.into(),
+        approver: "carol".into(),
+    }
+}
+
+async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
+    let a = &store.approvals;
+    a.create(&request("r-1", 3600)).await.unwrap();
+    assert_eq!(a.get("r-1").await.unwrap(), Some(request("r-1", 3600)));
+    assert_eq!(
+        a.consume("r-1", &fp("fp-1")).await.unwrap(),
+        Err(Refusal::Pending)
+    );
+    let decided = a.decide("r-1", approve("ap-1")).await.unwrap().unwrap();
+    assert_eq!(decided.decision, approve("ap-1"));
+    assert_eq!(
+        a.decide("r-1", approve("ap-2")).await.unwrap(),
+        Err(Refusal::Used),
+        "a decided request is decided once"
+    );
+    assert_eq!(
+        a.consume("r-1", &fp("other")).await.unwrap(),
+        Err(Refusal::OtherArguments)
+    );
+    let uses = futures::future::join_all((0..50).map(|_| {
+        let a = a.clone();
+        tokio::spawn(async move { a.consume("r-1", &fp("fp-2")).await })
+    }))
+    .await;
+    let uses: Vec<_> = uses.into_iter().map(|u| u.unwrap().unwrap()).collect();
+    let granted: Vec<_> = uses.iter().filter(|u| u.is_ok()).collect();
+    assert_eq!(granted, [&Ok(("ap-1".to_owned(), "carol".to_owned()))]);
+    assert!(uses.iter().all(|u| u.is_ok() || *u == Err(Refusal::Used)));
+    assert!(matches!(
+        a.get("r-1").await.unwrap().unwrap().decision,
+        Decision::Used { .. }
+    ));
+
+    a.create(&request("r-2", 3600)).await.unwrap();
+    let rejected = Decision::Rejected {
+        approver: "carol".into(),
+        reason: "not today".into(),
+    };
+    a.decide("r-2", rejected).await.unwrap().unwrap();
+    assert_eq!(
+        a.consume("r-2", &fp("fp-1")).await.unwrap(),
+        Err(Refusal::Rejected("not today".into()))
+    );
+    assert_eq!(
+        a.consume("r-9", &fp("fp-1")).await.unwrap(),
+        Err(Refusal::Unknown)
+    );
+    assert_eq!(
+        a.decide("r-9", approve("ap-9")).await.unwrap(),
+        Err(Refusal::Unknown)
+    );
+}
+
+async fn an_expired_approval_is_refused(store: Store) {
+    let a = &store.approvals;
+    // Expiry is in whole seconds: 2 s from now is 1 to 2 s away.
+    a.create(&request("r-old", 2)).await.unwrap();
+    a.decide("r-old", approve("ap-old")).await.unwrap().unwrap();
+    a.create(&request("r-undecided", 2)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(
+        a.consume("r-old", &fp("fp-1")).await.unwrap(),
+        Err(Refusal::Expired)
+    );
+    assert_eq!(
+        a.decide("r-undecided", approve("ap-late")).await.unwrap(),
+        Err(Refusal::Expired)
+    );
+    assert_eq!(
+        a.consume("r-undecided", &fp("fp-1")).await.unwrap(),
+        Err(Refusal::Expired)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The audit log (SQL)
+
+fn record(event: &str, phase: Phase, time: &str) -> AuditRecord {
+    let mut record = AuditRecord::intent(
+        event.into(),
+        "close_ticket",
+        "alice".into(),
+        None,
+        "digest".into(),
+    );
+    record.phase = phase;
+    record.time = time.into();
+    if phase == Phase::Outcome {
+        record.status = Some(Status::Succeeded);
+    }
+    record
+}
+
+async fn the_audit_log_is_append_only(store: Store) {
+    let sql = store.sql();
+    let log = sql.stores.audit();
+    let intent = record("e-1", Phase::Intent, "2026-01-01T00:00:00.000Z");
+    let outcome = record("e-1", Phase::Outcome, "2026-01-01T00:00:01.000Z");
+    log.record(&intent).await.unwrap();
+    log.record(&outcome).await.unwrap();
+    log.record(&record("e-2", Phase::Intent, "2026-01-01T00:00:02.000Z"))
+        .await
+        .unwrap();
+    assert_eq!(log.records_for("e-1").await.unwrap(), [intent, outcome]);
+    for statement in [
+        "UPDATE mcp_result_audit SET record = '{}'",
+        "DELETE FROM mcp_result_audit",
+    ] {
+        let refused = sqlx_execute(&sql.stores, statement).await;
+        let error = refused.expect_err(statement);
+        assert!(error.contains("append-only"), "{statement}: {error}");
+    }
+    if sql.stores.dialect() == Dialect::Postgres {
+        let error = sqlx_execute(&sql.stores, "TRUNCATE mcp_result_audit")
+            .await
+            .expect_err("TRUNCATE");
+        assert!(error.contains("append-only"), "{error}");
+    }
+    assert_eq!(log.records().await.unwrap().len(), 3);
+}
+
+async fn sqlx_execute(stores: &SqlStores, statement: &str) -> Result<u64, String> {
+    mcp_result::sql::sqlx::query(statement)
+        .execute(stores.pool())
+        .await
+        .map(|done| done.rows_affected())
+        .map_err(|e| e.to_string())
+}
+
+async fn archive_before_writes_then_deletes_exactly_the_older_records(store: Store) {
+    let log = store.sql().stores.audit();
+    let old = [
+        record("e-old", Phase::Intent, "2025-01-01T00:00:00.000Z"),
+        record("e-old", Phase::Outcome, "2025-01-01T00:00:01.000Z"),
+    ];
+    let new = record("e-new", Phase::Intent, "2026-06-01T00:00:00.000Z");
+    for r in old.iter().chain([&new]) {
+        log.record(r).await.unwrap();
+    }
+    let cutoff = SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_225_600); // 2026-01-01
+    let mut archive = Vec::new();
+    assert_eq!(log.archive_before(cutoff, &mut archive).await.unwrap(), 2);
+    let lines: Vec<AuditRecord> = String::from_utf8(archive)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines, old);
+    assert_eq!(log.records().await.unwrap(), std::slice::from_ref(&new));
+    let mut again = Vec::new();
+    assert_eq!(log.archive_before(cutoff, &mut again).await.unwrap(), 0);
+    assert!(again.is_empty());
+
+    // A writer that fails: nothing is deleted.
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let later = SystemTime::UNIX_EPOCH + Duration::from_secs(1_798_761_600); // 2027-01-01
+    assert!(log.archive_before(later, &mut Broken).await.is_err());
+    assert_eq!(log.records().await.unwrap(), [new]);
+}
+
+async fn dangling_intents_get_one_unknown_outcome(store: Store) {
+    let log = store.sql().stores.audit();
+    let long_ago = "2025-01-01T00:00:00.000Z";
+    log.record(&record("e-dangling", Phase::Intent, long_ago))
+        .await
+        .unwrap();
+    log.record(&record("e-done", Phase::Intent, long_ago))
+        .await
+        .unwrap();
+    log.record(&record("e-done", Phase::Outcome, long_ago))
+        .await
+        .unwrap();
+    let running = AuditRecord::intent("e-running".into(), "t", "alice".into(), None, "d".into());
+    log.record(&running).await.unwrap();
+    // Two instances recovering at once write one outcome.
+    let other = store.sql().reopen().await.audit();
+    let hour = Duration::from_secs(3600);
+    let (a, b) = tokio::join!(log.recover_dangling(hour), other.recover_dangling(hour));
+    assert_eq!(a.unwrap() + b.unwrap(), 1);
+    let records = log.records_for("e-dangling").await.unwrap();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[1].phase, Phase::Outcome);
+    assert_eq!(records[1].status, Some(Status::Unknown));
+    assert_eq!(records[1].error_kind, Some(ErrorKind::OutcomeUnknown));
+    assert_eq!(log.recover_dangling(hour).await.unwrap(), 0);
+    assert_eq!(log.records_for("e-running").await.unwrap().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// One `#[tokio::test]` per behaviour and store: `memory::…`, `sqlite::…`, `postgres::…`.
+macro_rules! suite {
+    (every store: [$($all:ident),* $(,)?], sql: [$($sql:ident),* $(,)?]) => {
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $all() {
+                    super::$all(super::Store::memory().await).await;
+                }
+            )*
+        }
+        suite!(@sql sqlite, [$($all),*, $($sql),*]);
+        suite!(@sql postgres, [$($all),*, $($sql),*]);
+    };
+    (@sql $store:ident, [$($test:ident),*]) => {
+        mod $store {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $test() {
+                    super::$test(super::Store::$store().await).await;
+                }
+            )*
+        }
+    };
+}
+
+suite!(
+    every store: [
+        one_claim_wins_among_100_concurrent_claims,
+        a_completed_call_is_replayed_and_other_arguments_conflict,
+        a_started_call_whose_holder_died_is_interrupted,
+        an_expired_claim_that_never_started_is_retaken,
+        an_expired_record_is_forgotten,
+        an_approval_is_used_exactly_once_under_concurrency,
+        an_expired_approval_is_refused,
+    ],
+    sql: [
+        completed_results_survive_reopening,
+        the_audit_log_is_append_only,
+        archive_before_writes_then_deletes_exactly_the_older_records,
+        dangling_intents_get_one_unknown_outcome,
+    ]
+);
