@@ -121,7 +121,9 @@ fn bring_up() -> Result<String, String> {
                 &create_role,
             ])) {
             Ok(_) => {
-                return Ok(format!("postgres://{ROLE}:{PASSWORD}@127.0.0.1:{port}"));
+                let admin = format!("postgres://{ROLE}:{PASSWORD}@127.0.0.1:{port}");
+                drop_orphans(&admin);
+                return Ok(admin);
             }
             Err(why) => last = why,
         }
@@ -131,6 +133,33 @@ fn bring_up() -> Result<String, String> {
         "making the role {ROLE} as the `postgres` user failed (the tests run as root and \
          use `runuser`): {last}"
     ))
+}
+
+/// Drops the test databases of test processes that are gone (killed before their `Drop`
+/// ran): their names carry the process id. Local servers only, where the ids mean
+/// something; best effort.
+fn drop_orphans(admin: &str) {
+    let sql = r"SELECT datname FROM pg_database WHERE datname LIKE 'mcp\_result\_test\_%'";
+    let Ok(listed) = run(Command::new("psql")
+        .args(["-X", "-A", "-t", "-d"])
+        .arg(format!("{admin}/postgres"))
+        .args(["-c", sql]))
+    else {
+        return;
+    };
+    for name in String::from_utf8_lossy(&listed.stdout).lines() {
+        let pid = name
+            .trim_start_matches("mcp_result_test_")
+            .split('_')
+            .next();
+        let alive = pid.is_some_and(|pid| std::path::Path::new("/proc").join(pid).exists());
+        if !alive {
+            let _ = psql_url(
+                admin,
+                &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            );
+        }
+    }
 }
 
 /// The port of the machine's Debian cluster, started (and made, and installed) if needed.

@@ -517,6 +517,23 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn expired_records_are_forgotten_once_the_store_has_grown() {
+        let store = MemoryIdempotencyStore::new();
+        let fp = vec!["a".to_owned()];
+        let short = Duration::from_millis(1);
+        for i in 0..MEMORY_PURGE_FLOOR {
+            let k = scope(&format!("k{i}"));
+            store.claim(&k, &fp, short, short).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        store
+            .claim(&scope("last"), &fp, DEFAULT_TTL, DEFAULT_TTL)
+            .await
+            .unwrap();
+        assert_eq!(store.records().len(), 1);
+    }
+
     #[test]
     fn fingerprints_normalize_numbers_and_hide_secrets() {
         let schema = ArgumentSchema::new(json!({"type": "object", "properties": {

@@ -40,15 +40,17 @@
 //! | call | round trips |
 //! |---|---|
 //! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) |
-//! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it found) |
+//! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) |
 //! | `start`, `complete`, `release`, `peek` | 1 |
 //! | audit `record` (intent, outcome, replay) | 1 |
-//! | approval `create` | 4 (a transaction: the request, its fingerprints) |
-//! | approval `decide`, `consume` | 1; 2 when refused (the row, to say why) |
-//! | artifact `put` | 5 + one per artifact (begin, lock, purge, usage, inserts, commit) |
+//! | approval `consume` | 1; 3 when refused (then the request, to say why) |
+//! | approval `create` | 4 (a transaction: begin, the request, its fingerprints, commit) |
+//! | approval `get`, `decide` | 2, 3 (the request and its fingerprints; `decide` updates first) |
+//! | artifact `put` | 5 in SQLite, 6 in PostgreSQL: begin, the lock (PostgreSQL), delete the expired, read usage, one insert of all, commit |
 //! | artifact `get` | 1 |
 //!
-//! plus, once a minute, one `DELETE` of expired rows.
+//! A keyed write is thus five statements, each its own commit: claim, audit intent, start,
+//! complete, audit outcome; plus, once a minute per store, one `DELETE` of expired rows.
 //!
 //! # Migrations
 //!
