@@ -22,6 +22,9 @@ pub struct SqlIdempotencyStore {
     db: Db,
 }
 
+/// The longest pause between two looks of [`IdempotencyStore::wait`]: 250 ms.
+const WAIT_POLL_MAX: Duration = Duration::from_millis(250);
+
 /// How many times a claim that met a row changing under it looks again.
 const CLAIM_ATTEMPTS: usize = 5;
 
@@ -225,6 +228,26 @@ impl IdempotencyStore for SqlIdempotencyStore {
             .await
             .map_err(failed("releasing a claim"))?;
             Ok(())
+        })
+    }
+
+    /// Polls [`Self::peek`], 20 ms apart at first and backing off to 250 ms: the
+    /// holder may be another instance, which cannot notify this one.
+    fn wait<'a>(&'a self, scope: &'a KeyScope, limit: Duration) -> StoreFuture<'a, Option<Value>> {
+        Box::pin(async move {
+            let deadline = tokio::time::Instant::now() + limit;
+            let mut pause = Duration::from_millis(20);
+            loop {
+                if let Some(result) = self.peek(scope).await? {
+                    return Ok(Some(result));
+                }
+                let now = tokio::time::Instant::now();
+                if now >= deadline {
+                    return Ok(None);
+                }
+                tokio::time::sleep(pause.min(deadline - now)).await;
+                pause = (pause * 2).min(WAIT_POLL_MAX);
+            }
         })
     }
 

@@ -42,6 +42,7 @@
 //! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) |
 //! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) |
 //! | `start`, `complete`, `release`, `peek` | 1 |
+//! | `wait` | 1 per look, 20 ms apart backing off to 250 ms |
 //! | audit `record` (intent, outcome, replay) | 1 |
 //! | approval `consume` | 1; 3 when refused (then the request, to say why) |
 //! | approval `create` | 4 (a transaction: begin, the request, its fingerprints, commit) |
