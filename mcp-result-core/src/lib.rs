@@ -10,12 +10,14 @@
 //! | server half | [`ToolResult`] and [`build_result`] (the one place a result is built), [`ToolRegistry`] and [`ToolSet`], [`extract`]ors, [`schema`], [`content`], [`store`], [`meta`], [`contract`], [`Secret`] | `server/` |
 //! | client half | [`view`]: a received result split into the checked structured value, the model context, the user display and the error view (feature `client`) | `view/` |
 //! | docs | [`docs`]: Markdown and JSON docs of every tool (feature `docs`) | `docs/` |
+//! | host lint | [`lint`]: what each MCP host rejects in a `tools/list` payload, as data, with the findings of a server's tools | `lint/` |
 
 mod server;
 mod wire;
 
 #[cfg(feature = "docs")]
 pub mod docs;
+pub mod lint;
 #[cfg(feature = "client")]
 pub mod view;
 
