@@ -8,7 +8,7 @@ use crate::ctxt::Ctxt;
 
 pub struct Server {
     pub self_ty: Type,
-    /// `#[mcp_tools(...)]`: `artifacts`, `crate`.
+    /// `#[mcp_tools(...)]`: `artifacts`, `services`, `spec_names`, `crate`.
     pub attrs: ServerAttrs,
     pub tools: Vec<Tool>,
 }
@@ -38,6 +38,12 @@ impl Tool {
                 )
             }
         }
+    }
+
+    /// Whether the name may use the MCP spec's wider rule: `#[mcp_tool(spec_name)]` on the
+    /// tool or `#[mcp_tools(spec_names)]` on the server.
+    pub fn spec_name(&self, server: &ServerAttrs) -> bool {
+        server.spec_names || self.attrs.spec_name == Some(true)
     }
 
     /// Declared `read_only`; every other tool is a write tool.

@@ -11,6 +11,7 @@ use crate::{
 
 const ARTIFACTS: Symbol = Symbol("artifacts");
 const SERVICES: Symbol = Symbol("services");
+const SPEC_NAMES: Symbol = Symbol("spec_names");
 
 const NAME: Symbol = Symbol("name");
 const TITLE: Symbol = Symbol("title");
@@ -23,10 +24,12 @@ const TIMEOUT_MS: Symbol = Symbol("timeout_ms");
 const IDEMPOTENCY_KEY: Symbol = Symbol("idempotency_key");
 const REQUIRES_APPROVAL: Symbol = Symbol("requires_approval");
 const APPROVAL: Symbol = Symbol("approval");
+const SPEC_NAME: Symbol = Symbol("spec_name");
 
 /// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
-const TOOL_KEYS: [Symbol; 11] = [
+const TOOL_KEYS: [Symbol; 12] = [
     NAME,
+    SPEC_NAME,
     TITLE,
     DESCRIPTION,
     READ_ONLY,
@@ -46,6 +49,9 @@ pub struct ServerAttrs {
     /// `services`: the server implements `ServerServices` (audit sink, idempotency store,
     /// caller identity).
     pub services: bool,
+    /// `spec_names`: every tool name may use the MCP spec's wider rule (1 to 128 of
+    /// `A-Z a-z 0-9 _ - .`) instead of the portable `^[a-zA-Z0-9_-]{1,64}$`.
+    pub spec_names: bool,
     /// `crate = "..."`, else `::mcp_result`.
     pub krate: syn::Path,
 }
@@ -54,6 +60,9 @@ pub struct ServerAttrs {
 #[derive(Default)]
 pub struct ToolAttrs {
     pub name: Option<LitStr>,
+    /// `spec_name`: this tool's name may use the MCP spec's wider rule (see
+    /// [`ServerAttrs::spec_names`]).
+    pub spec_name: Option<bool>,
     pub title: Option<LitStr>,
     pub description: Option<LitStr>,
     pub read_only: Option<bool>,
@@ -74,12 +83,15 @@ pub struct ToolAttrs {
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
     let mut artifacts = Attr::none(cx, ARTIFACTS);
     let mut services = Attr::none(cx, SERVICES);
+    let mut spec_names = Attr::none(cx, SPEC_NAMES);
     let mut krate = Attr::none(cx, CRATE);
     attr::parse_args(cx, args, |meta| {
         if meta.path == ARTIFACTS {
             artifacts.set(attr::key_span(meta), attr::flag(meta)?);
         } else if meta.path == SERVICES {
             services.set(attr::key_span(meta), attr::flag(meta)?);
+        } else if meta.path == SPEC_NAMES {
+            spec_names.set(attr::key_span(meta), attr::flag(meta)?);
         } else if meta.path == CRATE {
             krate.set(attr::key_span(meta), attr::crate_path(meta)?);
         } else {
@@ -88,7 +100,9 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
                 format!(
                     "unknown `mcp_tools` argument `{}`: expected `artifacts` (the server \
                      implements `mcp_result::store::ArtifactAccess` and stores payloads), \
-                     `services` (it implements `mcp_result::ServerServices`) or {}",
+                     `services` (it implements `mcp_result::ServerServices`), `spec_names` \
+                     (tool names may use the MCP spec's wider rule: dots, up to 128 \
+                     characters) or {}",
                     attr::key_name(meta),
                     attr::CRATE_HELP
                 ),
@@ -99,6 +113,7 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
     ServerAttrs {
         artifacts: artifacts.get().unwrap_or(false),
         services: services.get().unwrap_or(false),
+        spec_names: spec_names.get().unwrap_or(false),
         krate: krate.get().unwrap_or_else(attr::default_crate),
     }
 }
@@ -122,6 +137,7 @@ fn timeout_ms(value: LitInt) -> syn::Result<LitInt> {
 
 pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     let mut name = Attr::none(cx, NAME);
+    let mut spec_name = Attr::none(cx, SPEC_NAME);
     let mut title = Attr::none(cx, TITLE);
     let mut description = Attr::none(cx, DESCRIPTION);
     let mut read_only = Attr::none(cx, READ_ONLY);
@@ -136,6 +152,8 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         let span = attr::key_span(meta);
         if meta.path == NAME {
             name.set(span, attr::string(meta)?);
+        } else if meta.path == SPEC_NAME {
+            spec_name.set(span, attr::flag(meta)?);
         } else if meta.path == TITLE {
             title.set(span, attr::string(meta)?);
         } else if meta.path == DESCRIPTION {
@@ -176,6 +194,7 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     );
     ToolAttrs {
         name: name.get(),
+        spec_name: spec_name.get(),
         title: title.get(),
         description: description.get(),
         read_only: read_only.get(),

@@ -1,6 +1,6 @@
-//! Rules of `#[mcp_tools]`: tool names (MCP 2025-11-25 "Tool Names"), unique names,
-//! descriptions. (`read_only` against `destructive` is an attribute conflict, reported
-//! while parsing.)
+//! Rules of `#[mcp_tools]`: tool names (portable by default, MCP 2025-11-25 "Tool Names"
+//! by choice), unique names, descriptions. (`read_only` against `destructive` is an
+//! attribute conflict, reported while parsing.)
 
 use std::collections::HashMap;
 
@@ -13,26 +13,28 @@ pub fn validate(server: &Server) -> syn::Result<()> {
     for tool in &server.tools {
         let name = tool.name();
         let value = name.value();
-        if value.is_empty() || value.len() > 128 {
-            cx.error_spanned_by(
-                &name,
+        if let Some(problem) = name_problem(&value, tool.spec_name(&server.attrs)) {
+            let rename = if tool.attrs.name.is_some() {
+                "change it"
+            } else {
+                "rename the method or set `#[mcp_tool(name = \"...\")]`"
+            };
+            let message = if tool.spec_name(&server.attrs) {
                 format!(
-                    "invalid tool name `{value}`: a tool name has 1 to 128 characters \
-                     (MCP 2025-11-25, Tool Names); it has {}",
-                    value.len()
-                ),
-            );
-        } else if let Some(bad) = value
-            .chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-        {
-            cx.error_spanned_by(
-                &name,
+                    "invalid tool name `{value}`: {problem}; a tool name has 1 to 128 of A-Z, \
+                     a-z, 0-9, `_`, `-` and `.` (MCP 2025-11-25, Tool Names): {rename}"
+                )
+            } else {
                 format!(
-                    "invalid tool name `{value}`: `{bad}` is not allowed; use only A-Z, a-z, \
-                     0-9, `_`, `-` and `.` (MCP 2025-11-25, Tool Names)"
-                ),
-            );
+                    "invalid tool name `{value}`: {problem}; Claude Desktop (which then drops \
+                     every tool of the server), Claude Code, and the OpenAI and Copilot APIs \
+                     accept only names matching `^[a-zA-Z0-9_-]{{1,64}}$`: {rename}, or opt \
+                     into the MCP spec's wider rule (1 to 128 characters, dots allowed) with \
+                     `#[mcp_tool(spec_name)]` on this tool or `#[mcp_tools(spec_names)]` on \
+                     the server"
+                )
+            };
+            cx.error_spanned_by(&name, message);
         }
         if seen.insert(value.clone(), ()).is_some() {
             cx.error_spanned_by(
@@ -82,4 +84,35 @@ pub fn validate(server: &Server) -> syn::Result<()> {
         }
     }
     cx.check()
+}
+
+/// What is wrong with tool name `name`, if anything: by default against the portable rule
+/// `^[a-zA-Z0-9_-]{1,64}$` (what Claude Desktop, Claude Code and the OpenAI and Copilot APIs
+/// accept); with `spec` against MCP 2025-11-25's 1 to 128 of `A-Z a-z 0-9 _ - .`. A name
+/// longer than the host prefixes leave room for is not an error here but a finding of
+/// `mcp_result::lint` (a proc macro cannot warn on stable Rust).
+fn name_problem(name: &str, spec: bool) -> Option<String> {
+    let max = if spec { 128 } else { 64 };
+    let length = name.chars().count();
+    if length == 0 {
+        return Some("it is empty".to_owned());
+    }
+    if length > max {
+        return Some(format!("it has {length} characters, more than {max}"));
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || (spec && c == '.');
+    let mut bad: Vec<char> = Vec::new();
+    for c in name.chars().filter(|c| !allowed(*c)) {
+        if !bad.contains(&c) {
+            bad.push(c);
+        }
+    }
+    match bad.as_slice() {
+        [] => None,
+        [one] => Some(format!("`{}` is not allowed", one.escape_debug())),
+        more => {
+            let shown: Vec<String> = more.iter().map(|c| format!("`{}`", c.escape_debug())).collect();
+            Some(format!("{} are not allowed", shown.join(", ")))
+        }
+    }
 }

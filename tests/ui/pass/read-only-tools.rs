@@ -32,7 +32,7 @@ impl Server {
         Ok(Found { match_count: query.text.len() as u32, next_page: None })
     }
 
-    #[mcp_tool(read_only, name = "count.v2", description = "Counts.")]
+    #[mcp_tool(read_only, name = "count.v2", spec_name, description = "Counts.")]
     fn count(&self) -> Found {
         Found { match_count: 0, next_page: None }
     }
