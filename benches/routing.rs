@@ -120,6 +120,7 @@ where
             description: DESCRIPTION,
             annotations: ToolAnnotations::new().read_only(true),
             input_schema: schema::input_schema::<SearchArgs>,
+            extensions: Vec::new,
             output: schema::output_shape::<Ticket>,
             timeout: None,
             idempotency_key: None,

@@ -13,5 +13,6 @@ fn ui() {
     t.compile_fail("tests/ui/write/*.rs");
     t.compile_fail("tests/ui/secret/*.rs");
     t.compile_fail("tests/ui/surface/*.rs");
+    t.compile_fail("tests/ui/pagination/*.rs");
     t.pass("tests/ui/pass/*.rs");
 }

@@ -7,7 +7,7 @@
 //! | room | job | source |
 //! |---|---|---|
 //! | wire vocabulary | the names and shapes on the wire: [`Status`], [`AuditEventId`], [`ToolError`] and its envelope, [`ErrorKind`], [`FieldError`], [`Audience`], [`keys`], the `_meta` key rules | `wire/` |
-//! | server half | [`ToolResult`] and [`build_result`] (the one place a result is built), [`ToolRegistry`] and [`ToolSet`], [`extract`]ors, [`schema`], [`content`], [`store`], [`meta`], [`contract`], [`Secret`] | `server/` |
+//! | server half | [`ToolResult`] and [`build_result`] (the one place a result is built), [`ToolRegistry`] and [`ToolSet`], [`extract`]ors, [`pagination`], [`schema`], [`content`], [`store`], [`meta`], [`contract`], [`Secret`] | `server/` |
 //! | client half | [`view`]: a received result split into the checked structured value, the model context, the user display and the error view (feature `client`) | `view/` |
 //! | docs | [`docs`]: Markdown and JSON docs of every tool (feature `docs`) | `docs/` |
 //! | host lint | [`lint`]: what each MCP host rejects in a `tools/list` payload, as data, with the findings of a server's tools | `lint/` |
@@ -30,7 +30,7 @@ pub use server::{
     handler::{serve, ServerServices, ToolSet, SHUTDOWN_GRACE},
     idempotency,
     impls::Structured,
-    key, meta,
+    key, meta, pagination,
     probe::SuccessOutput,
     registry::{RegistryError, ToolDef, ToolRegistry},
     result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
@@ -58,7 +58,8 @@ pub use serde_json;
 pub mod __private {
     pub use crate::server::contract::{markers, WriteProbe, WriteViaContract, WriteViaNothing};
     pub use crate::server::extract::{
-        assert_one_arguments, run_blocking, tool_input_schema, FromToolCall, ToolCall,
+        assert_one_arguments, run_blocking, tool_extensions, tool_input_schema, FromToolCall,
+        ToolCall, ToolExtension,
     };
     pub use crate::server::handler::{
         call_tool, custom_request, initialize, list_tools, read_resource, server_info, tool_for,

@@ -120,6 +120,7 @@ impl ToolDoc {
             time_limit_ms: time_limit.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             idempotency: crate::server::idempotency::Advertised::read(tool),
             requires_approval: crate::server::approval::is_gated(tool),
+            paging: crate::server::pagination::Advertised::read(tool),
             wrap: None,
             result_type: None,
             result_description: None,
@@ -167,6 +168,21 @@ impl ToolDoc {
         let envelope = Value::Object((*envelope).clone());
         let framework = framework.unwrap_or_else(|| listed_framework_kinds(tool, time_limit));
         doc.error_kinds = error_kinds(&envelope, &framework, time_limit, hints.idempotent.value);
+        if doc.paging.is_some() {
+            let cursor = ErrorKind::ValidationError.as_str();
+            if let Some(text) = doc
+                .error_kinds
+                .iter_mut()
+                .find(|k| k.kind == cursor)
+                .and_then(|k| k.framework.as_mut())
+            {
+                text.push_str(
+                    "; also a `cursor` that is too long, altered, expired, or issued for another \
+                     tool, caller or arguments: one field error at `/cursor` (call again \
+                     without it)",
+                );
+            }
+        }
         let envelope_rows = Walker::new(&envelope, true).rows_of(&envelope);
         (doc, envelope_rows)
     }

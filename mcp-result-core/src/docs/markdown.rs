@@ -174,6 +174,26 @@ impl ToolDoc {
             "`#[mcp_tool(approval = \"...\")]`: elicitation, or `blocked` with an `approvalRequestId`".into(),
         );
         fact(
+            "paging",
+            self.paging.as_ref().map_or_else(
+                || "none".into(),
+                |p| {
+                    format!(
+                        "pages of {} items by default, at most {} ({}); the next page: the same \
+                         arguments with {} as {}, absent on the last page; cursors expire after \
+                         {} s",
+                        p.default_page_size,
+                        p.max_page_size,
+                        code(&p.page_size_in),
+                        code(&p.next_cursor_in),
+                        code(&p.cursor_in),
+                        p.cursor_ttl_seconds
+                    )
+                },
+            ),
+            "a `Pager` parameter (MCP \"Pagination\", AIP-158)".into(),
+        );
+        fact(
             "time limit",
             self.time_limit_ms
                 .map_or_else(|| "none".into(), |ms| format!("{ms} ms")),

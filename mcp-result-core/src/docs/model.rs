@@ -47,6 +47,9 @@ pub struct ToolDoc {
     pub idempotency: Option<crate::idempotency::Advertised>,
     /// A human approves each call first (`#[mcp_tool(approval = "...")]`).
     pub requires_approval: bool,
+    /// How the tool pages its result (a `Pager` parameter: `cursor`, `pageSize`,
+    /// `nextCursor`), when it does.
+    pub paging: Option<crate::pagination::Advertised>,
     /// How a non-object result is wrapped (the `wrapped` of
     /// [`crate::schema::ToolOutputSchema`]).
     pub wrap: Option<Wrap>,

@@ -10,6 +10,8 @@
 //! - [`RequestContext<RoleServer>`]: rmcp's request context (peer, `_meta`, extensions).
 //! - [`CancellationToken`]: cancelled when the client sends `notifications/cancelled` for
 //!   this call (MCP "Cancellation").
+//! - [`Pager`](crate::pagination::Pager): where a paged call stands (its `cursor` and
+//!   `pageSize`, which it adds to the `inputSchema`: [`ToolExtension`]).
 //!
 //! Implement `FromToolCall<via::Extractor>` for your own type to make it a parameter.
 
@@ -25,6 +27,8 @@ use crate::{
     server::{
         arguments::ArgumentSchema,
         handler::ToolSet,
+        idempotency::fingerprints,
+        key::ServerKey,
         panics,
         result::{error_result, ResultScope},
         schema::{empty_input_schema, input_schema},
@@ -50,6 +54,13 @@ pub struct ToolCall {
     schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
     write: Option<WriteContext>,
+    tool: &'static str,
+    /// The arguments that parameters read themselves ([`ToolExtension::arguments`]), taken
+    /// out of `arguments`.
+    extension_arguments: JsonObject,
+    /// The fingerprints of the other arguments (one per server key), for a tool with
+    /// extension arguments.
+    binding: Option<Vec<String>>,
 }
 
 /// What the framework knows about a write call, for the tool: the audit event it minted
@@ -131,7 +142,31 @@ impl ToolCall {
             schema,
             context,
             write: None,
+            tool: "",
+            extension_arguments: JsonObject::new(),
+            binding: None,
         }
+    }
+
+    /// The call of tool `tool`. The arguments its parameters read themselves (`names`, from
+    /// their [`ToolExtension`]s) are taken out of the arguments object, so the arguments
+    /// type never sees them, and the rest is fingerprinted ([`fingerprints`]: RFC 8785,
+    /// secrets keyed), which is what a page cursor is bound to.
+    pub(crate) fn for_tool(mut self, tool: &'static str, names: &[String]) -> Self {
+        self.tool = tool;
+        if names.is_empty() {
+            return self;
+        }
+        if let Some(Value::Object(arguments)) = &mut self.arguments {
+            for name in names {
+                if let Some(value) = arguments.remove(name) {
+                    self.extension_arguments.insert(name.clone(), value);
+                }
+            }
+        }
+        let rest = self.arguments.as_ref().unwrap_or(&Value::Null);
+        self.binding = Some(fingerprints(tool, rest, &self.schema, ServerKey::global()));
+        self
     }
 
     /// The same call as a write, with what the framework knows about it.
@@ -161,6 +196,24 @@ impl ToolCall {
         &self.context
     }
 
+    /// The name of the tool called.
+    pub fn tool(&self) -> &'static str {
+        self.tool
+    }
+
+    /// An argument a parameter declared in its [`ToolExtension::arguments`] (validated
+    /// against the schema given there), as the call sent it; `None` when the call left it
+    /// out.
+    pub fn extension_argument(&self, name: &str) -> Option<&Value> {
+        self.extension_arguments.get(name)
+    }
+
+    /// The fingerprints of the arguments other than the extension arguments (one per
+    /// server key, the signing key's first), for a tool that has extension arguments.
+    pub(crate) fn binding(&self) -> Option<&[String]> {
+        self.binding.as_deref()
+    }
+
     /// Takes the arguments object (the first taker gets it; later takers get `{}`).
     pub fn take_arguments(&mut self) -> Value {
         self.arguments
@@ -180,8 +233,20 @@ pub trait FromToolCall<M>: Sized {
     /// `true` for the arguments object: its schema is the tool's `inputSchema`.
     const ARGUMENTS: bool = false;
 
+    /// A check of the parameter's own configuration, evaluated at compile time where a tool
+    /// takes it (`#[mcp_tools]` names it in a `const`): panic in it to refuse a
+    /// configuration, with a message that says what to change.
+    const CHECK: () = ();
+
     /// The `inputSchema` this parameter contributes (the arguments object's schema).
     fn input_schema() -> Option<Arc<JsonObject>> {
+        None
+    }
+
+    /// What this parameter adds to its tool's `tools/list` entry: arguments it reads itself
+    /// and `_meta` entries ([`ToolExtension`]; [`crate::pagination::Pager`] adds `cursor`
+    /// and `pageSize`).
+    fn tool_extension() -> Option<ToolExtension> {
         None
     }
 
@@ -221,6 +286,73 @@ impl FromToolCall<via::Extractor> for CancellationToken {
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
         Ok(call.context.ct.clone())
     }
+}
+
+/// What a parameter adds to its tool's `tools/list` entry ([`FromToolCall::tool_extension`]).
+///
+/// The registry merges it into the tool when the server starts: a name that the arguments
+/// type, the framework or another parameter already uses is a [`RegistryError`]
+/// (`crate::RegistryError`) naming the tool.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolExtension {
+    /// Top-level arguments the parameter reads itself: property name → JSON Schema. They are
+    /// added to the `inputSchema` (never `required`), validated with every other argument,
+    /// and taken out of the arguments object before the arguments type deserializes (so a
+    /// type with `#[serde(deny_unknown_fields)]` accepts the call); the parameter reads them
+    /// with [`ToolCall::extension_argument`].
+    pub arguments: JsonObject,
+    /// Entries of the tool's `_meta` in `tools/list` (keys under the parameter's own prefix,
+    /// MCP "General fields: `_meta`").
+    pub meta: JsonObject,
+}
+
+/// The extensions of a tool's parameters, in parameter order (for the generated
+/// [`ToolDef`](crate::ToolDef)).
+#[doc(hidden)]
+pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<ToolExtension> {
+    extensions.iter().filter_map(|extension| extension()).collect()
+}
+
+/// Merges `extensions` into a tool's `input` schema: the merged schema, the names of the
+/// extension arguments and the `_meta` entries.
+///
+/// # Errors
+/// What collides, for a [`RegistryError`](crate::RegistryError).
+pub(crate) fn extend_input(
+    input: Arc<JsonObject>,
+    extensions: Vec<ToolExtension>,
+) -> Result<(Arc<JsonObject>, Vec<String>, JsonObject), String> {
+    if extensions.is_empty() {
+        return Ok((input, Vec::new(), JsonObject::new()));
+    }
+    let mut input = (*input).clone();
+    let mut names = Vec::new();
+    let mut meta = JsonObject::new();
+    let properties = input
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    let Value::Object(properties) = properties else {
+        return Err("the inputSchema's `properties` is not an object".into());
+    };
+    for extension in extensions {
+        for (name, schema) in extension.arguments {
+            if properties.contains_key(&name) {
+                return Err(format!(
+                    "the arguments already have `{name}`, which a parameter of the tool (a \
+                     `Pager` adds `cursor` and `pageSize`) reads itself: rename that field of \
+                     the arguments type"
+                ));
+            }
+            properties.insert(name.clone(), schema);
+            names.push(name);
+        }
+        for (key, value) in extension.meta {
+            if meta.insert(key.clone(), value).is_some() {
+                return Err(format!("two parameters of the tool write `_meta` key `{key}`"));
+            }
+        }
+    }
+    Ok((Arc::new(input), names, meta))
 }
 
 /// The `inputSchema` of a tool whose parameters contribute `schemas` (at most one

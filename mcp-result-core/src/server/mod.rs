@@ -16,6 +16,7 @@ pub mod idempotency;
 pub mod impls;
 pub mod key;
 pub mod meta;
+pub mod pagination;
 mod panics;
 pub(crate) mod probe;
 pub mod registry;

@@ -28,7 +28,7 @@ use crate::{
         approval::gated_input_schema,
         arguments::ArgumentSchema,
         audit::{argument_digest, AuditRecord, Phase},
-        extract::ToolCall,
+        extract::{extend_input, ToolCall, ToolExtension},
         handler::{services_of, ToolSet},
         idempotency::{
             fingerprints, Advertised, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT,
@@ -68,6 +68,10 @@ pub struct ToolDef<S> {
     pub annotations: ToolAnnotations,
     /// The `inputSchema` of the argument type.
     pub input_schema: fn() -> Arc<JsonObject>,
+    /// What the other parameters add to the tool: arguments they read themselves and
+    /// `_meta` entries ([`crate::extract::ToolExtension`]; a `Pager`'s `cursor` and
+    /// `pageSize`).
+    pub extensions: fn() -> Vec<ToolExtension>,
     /// The success type's `structuredContent` schema and wrapping.
     pub output: fn() -> Arc<OutputShape>,
     /// `#[mcp_tool(timeout_ms = N)]`: past this a read-only call is abandoned and answered
@@ -110,6 +114,8 @@ struct Route<S> {
     takes_arguments: bool,
     key_field: Option<&'static str>,
     approval: Option<&'static str>,
+    /// The arguments the tool's parameters read themselves ([`ToolExtension`]).
+    extension_arguments: Vec<String>,
     call: CallFn<S>,
 }
 
@@ -170,6 +176,8 @@ impl<S> ToolRegistry<S> {
                 Some(template) => gated_input_schema(input, template).map_err(error)?,
                 None => input,
             };
+            let (input, extension_arguments, extension_meta) =
+                extend_input(input, (def.extensions)()).map_err(error)?;
             let takes_arguments = input.contains_key("required")
                 || input
                     .get("properties")
@@ -195,6 +203,11 @@ impl<S> ToolRegistry<S> {
             if !read_only {
                 Advertised::new(def.idempotency_key).write(&mut tool);
             }
+            if !extension_meta.is_empty() {
+                let mut meta = tool.meta.take().unwrap_or_default();
+                meta.0.extend(extension_meta);
+                tool.meta = Some(meta);
+            }
             tools.push(tool);
             routes.insert(
                 def.name,
@@ -207,6 +220,7 @@ impl<S> ToolRegistry<S> {
                     takes_arguments,
                     key_field: def.idempotency_key,
                     approval: def.approval,
+                    extension_arguments,
                     call: def.call,
                 },
             );
@@ -462,6 +476,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
         }
         let call = ToolCall::new(arguments, route.arguments.clone(), context)
+            .for_tool(route.name, &route.extension_arguments)
             .for_write(audit.write_context(retry_safe));
         Ok(self.run_write(route, server, call, audit, keyed).await)
     }
@@ -475,7 +490,8 @@ impl<S: ToolSet> ToolRegistry<S> {
         context: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let cancelled = context.ct.clone();
-        let call = ToolCall::new(arguments, route.arguments.clone(), context);
+        let call = ToolCall::new(arguments, route.arguments.clone(), context)
+            .for_tool(route.name, &route.extension_arguments);
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);

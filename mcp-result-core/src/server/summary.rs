@@ -21,6 +21,10 @@ pub enum Summary {
         /// The leading text.
         title: &'static str,
     },
+    /// A [`Page`](crate::pagination::Page): which slice of the walk it is and how to go on,
+    /// e.g. `"Showing 51–100 of about 5,000; call again with the same arguments and cursor
+    /// \"…\" to continue."`.
+    Page,
 }
 
 /// One piece of a summary template.
@@ -71,6 +75,7 @@ impl Summary {
                 }
                 out
             }
+            Summary::Page => crate::server::pagination::render_summary(object),
         }
     }
 }

@@ -72,3 +72,20 @@ pub const APPROVAL_REQUEST_ARGUMENT: &str = "approvalRequestId";
 
 /// The key of [`COMPANION_KEYS`] that the framework sets to the approval a write ran under.
 pub const APPROVAL_ID: &str = "approvalId";
+
+/// The argument a paging tool takes its cursor in (MCP "Pagination" names it `cursor`):
+/// added to the `inputSchema` by [`Pager`](crate::pagination::Pager).
+pub const CURSOR_ARGUMENT: &str = "cursor";
+
+/// The argument a paging tool takes its page size in (AIP-158 `page_size`, camelCased):
+/// added to the `inputSchema` by [`Pager`](crate::pagination::Pager).
+pub const PAGE_SIZE_ARGUMENT: &str = "pageSize";
+
+/// The property of a [`Page`](crate::pagination::Page) that holds the next page's cursor
+/// (MCP "Pagination": `nextCursor`, absent on the last page).
+pub const NEXT_CURSOR: &str = "nextCursor";
+
+/// The `_meta` key of a paging tool's `tools/list` entry that says where the cursor and the
+/// page size go and what the policy is
+/// ([`pagination::Advertised`](crate::pagination::Advertised)).
+pub const PAGING_META: &str = "io.github.mcp-result/paging";

@@ -162,6 +162,14 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
             const _: () = #krate::__private::assert_one_arguments(&[#(#flags),*]);
         }
     });
+    // Each parameter's own configuration check (a `Pager`'s page policy), evaluated here at
+    // compile time and reported at the parameter's type.
+    let checks = tool.params.iter().map(|ty| {
+        let krate = krate_at(ty.span());
+        quote_spanned! {ty.span()=>
+            const _: () = <#ty as #krate::__private::FromToolCall<_>>::CHECK;
+        }
+    });
     // An `async` method runs on the call's task; a synchronous one on a blocking thread, so
     // it never stalls the async workers and its time limit holds.
     let run = if tool.is_async {
@@ -185,6 +193,7 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
     quote! {
         #assert_output
         #one_arguments
+        #(#checks)*
 
         #[allow(unused_mut, unused_variables)]
         fn #glue(
@@ -235,6 +244,14 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
         }
         __input_schema
     }};
+    let extensions = quote! {{
+        fn __extensions() -> ::std::vec::Vec<#krate::__private::ToolExtension> {
+            #krate::__private::tool_extensions(&[
+                #(<#params as #krate::__private::FromToolCall<_>>::tool_extension),*
+            ])
+        }
+        __extensions
+    }};
     let timeout = match &tool.attrs.timeout_ms {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
@@ -259,6 +276,7 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
                 #idempotent
                 #open_world,
             input_schema: #input_schema,
+            extensions: #extensions,
             output: {
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
