@@ -47,7 +47,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         ("get_ticket", json!({"ticketId": "T-9999"})),
         ("lookup_customer", json!({"customerId": "C-100"})),
         ("lookup_customer", json!({"customerId": "C-SLOW"})),
-        ("search_tickets", json!({"query": 42, "limit": 500})),
+        ("search_tickets", json!({"query": 42, "pageSize": 500})),
     ];
     let count = calls.len();
     for (name, arguments) in calls {

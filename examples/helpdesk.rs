@@ -22,6 +22,7 @@ use mcp_result::{
     content::{BlockAnnotations, Image},
     extract::WriteContext,
     mcp_handler, mcp_tools,
+    pagination::{Page, Pager},
     rmcp::{
         model::{Implementation, ServerCapabilities, ServerConfig},
         service::RequestContext,
@@ -158,19 +159,16 @@ impl Helpdesk {
 // Tool arguments and results
 // ---------------------------------------------------------------------------------------
 
-/// Arguments of `search_tickets`.
+/// Arguments of `search_tickets` (its `Pager` adds `cursor` and `pageSize`).
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchArgs {
-    /// Words to look for in ticket titles and bodies (case-insensitive; all must match).
+    /// Words to look for in ticket titles and bodies (case-insensitive; all must match; `""`
+    /// matches every ticket).
     pub query: String,
     /// Only tickets at or above this severity.
     #[serde(default)]
     pub min_severity: Option<Severity>,
-    /// At most this many findings (1 to 50, default 10).
-    #[serde(default)]
-    #[schemars(range(min = 1, max = 50))]
-    pub limit: Option<u32>,
 }
 
 /// One ticket that matched a search.
@@ -183,22 +181,6 @@ pub struct Finding {
     pub severity: Severity,
     /// Where the full ticket lives.
     pub uri: String,
-}
-
-/// Ticket search results.
-#[derive(Debug, Serialize, JsonSchema, ToolResult)]
-#[serde(rename_all = "camelCase")]
-#[tool_result(
-    summary = "Found {total} findings; highest severity {highest_severity}. \
-                         Use add_internal_note with a finding's id to annotate it."
-)]
-pub struct TicketSearch {
-    /// How many tickets matched (before `limit`).
-    pub total: usize,
-    /// The highest severity among the matches; absent when nothing matched.
-    pub highest_severity: Option<Severity>,
-    /// The matches, most severe first.
-    pub findings: Vec<Finding>,
 }
 
 /// Arguments of `add_internal_note`.
@@ -420,9 +402,11 @@ impl ServerServices for Helpdesk {
 #[mcp_tools(artifacts, services)]
 impl Helpdesk {
     /// Search support tickets by words in their title or body. Returns the matches, most
-    /// severe first, with their ids and URIs.
+    /// severe first, with their ids and URIs, a page at a time: `pageSize` (1 to 200,
+    /// default 50) per page; for the next page, call again with the same arguments and the
+    /// result's `nextCursor` as `cursor` (absent on the last page).
     #[mcp_tool(read_only, title = "Search tickets")]
-    fn search_tickets(&self, args: SearchArgs) -> TicketSearch {
+    fn search_tickets(&self, args: SearchArgs, pages: Pager<usize>) -> Page<Finding> {
         let words: Vec<String> = args
             .query
             .split_whitespace()
@@ -438,20 +422,20 @@ impl Helpdesk {
             })
             .collect();
         matches.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.id.cmp(&b.id)));
-        TicketSearch {
-            total: matches.len(),
-            highest_severity: matches.first().map(|t| t.severity),
-            findings: matches
-                .into_iter()
-                .take(args.limit.unwrap_or(10) as usize)
-                .map(|t| Finding {
-                    id: t.id.clone(),
-                    title: t.title.clone(),
-                    severity: t.severity,
-                    uri: format!("helpdesk://tickets/{}", t.id),
-                })
-                .collect(),
-        }
+        // The position is an offset into the sorted matches (`None`: the first page).
+        let start = pages.position().unwrap_or(0).min(matches.len());
+        let end = start.saturating_add(pages.page_size()).min(matches.len());
+        let findings = matches[start..end]
+            .iter()
+            .map(|t| Finding {
+                id: t.id.clone(),
+                title: t.title.clone(),
+                severity: t.severity,
+                uri: format!("helpdesk://tickets/{}", t.id),
+            })
+            .collect();
+        let next = (end < matches.len()).then_some(end);
+        pages.page(findings, next, Some(matches.len() as u64))
     }
 
     /// List every ticket id, oldest first. The result is a JSON array, so `structuredContent`
@@ -742,7 +726,8 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         ("get_ticket", json!({"ticketId": "T-9999"})),
         ("lookup_customer", json!({"customerId": "C-100"})),
         ("lookup_customer", json!({"customerId": "C-SLOW"})),
-        ("search_tickets", json!({"query": 42, "limit": 500})),
+        ("search_tickets", json!({"query": "", "pageSize": 2})),
+        ("search_tickets", json!({"query": 42, "pageSize": 500})),
         ("get_attachment", json!({"ticketId": "T-1002"})),
     ];
     for (name, arguments) in calls {

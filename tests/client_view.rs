@@ -490,9 +490,10 @@ fn structured_content_that_violates_the_schema_names_the_path() {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct TicketSearchSeen {
-    total: usize,
-    highest_severity: Option<String>,
-    findings: Vec<FindingSeen>,
+    items: Vec<FindingSeen>,
+    offset: u64,
+    next_cursor: Option<String>,
+    total_estimate: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -523,14 +524,14 @@ async fn every_helpdesk_result_has_a_checked_view_over_stdio() {
     let search = view("search_tickets", json!({"query": "login"})).await;
     assert!(search.schema_checked());
     let seen: TicketSearchSeen = search.structured().unwrap();
-    assert_eq!(seen.total, 2);
-    assert_eq!(seen.highest_severity.as_deref(), Some("high"));
-    assert_eq!(seen.findings[0].id, "T-1001");
-    assert_eq!(seen.findings[0].uri, "helpdesk://tickets/T-1001");
+    assert_eq!((seen.offset, seen.total_estimate), (0, Some(2)));
+    assert_eq!(seen.next_cursor, None);
+    assert_eq!(seen.items[0].id, "T-1001");
+    assert_eq!(seen.items[0].uri, "helpdesk://tickets/T-1001");
     assert!(search
         .model_context()
         .to_text()
-        .starts_with("Found 2 findings; highest severity high."));
+        .starts_with("Showing 1–2 of 2; this is the last page."));
 
     let ids = view("list_ticket_ids", json!({})).await;
     let ids: Vec<String> = ids.structured().unwrap();

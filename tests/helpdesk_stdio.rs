@@ -17,7 +17,7 @@ fn calls() -> Vec<(&'static str, Value, bool)> {
         ),
         (
             "search_tickets",
-            json!({"query": "", "minSeverity": "critical", "limit": 1}),
+            json!({"query": "", "minSeverity": "critical", "pageSize": 1}),
             false,
         ),
         ("list_ticket_ids", json!({}), false),
@@ -142,14 +142,14 @@ async fn summaries_contain_the_values_their_templates_name() {
         .await
         .unwrap();
     let structured = search.structured_content.clone().unwrap();
-    assert_eq!(structured["total"], 2);
-    assert_eq!(structured["highestSeverity"], "high");
-    assert!(text(&search, 0).starts_with("Found 2 findings; highest severity high."));
+    assert_eq!(structured["items"][0]["severity"], "high");
+    assert_eq!(structured["totalEstimate"], 2);
+    assert_eq!(text(&search, 0), "Showing 1–2 of 2; this is the last page.");
 
     let none = call(&client, "search_tickets", json!({"query": "zzz"}))
         .await
         .unwrap();
-    assert!(text(&none, 0).starts_with("Found 0 findings; highest severity none."));
+    assert_eq!(text(&none, 0), "No items.");
 
     let note = call(
         &client,
@@ -238,7 +238,7 @@ async fn every_failing_argument_is_reported_at_once() {
     let result = call(
         &client,
         "search_tickets",
-        json!({"query": 3, "minSeverity": "urgent", "limit": 0}),
+        json!({"query": 3, "minSeverity": "urgent", "pageSize": 0}),
     )
     .await
     .unwrap();
@@ -250,7 +250,7 @@ async fn every_failing_argument_is_reported_at_once() {
         .iter()
         .map(|f| f["pointer"].as_str().unwrap())
         .collect();
-    assert_eq!(pointers, ["/query", "/minSeverity", "/limit"]);
+    assert_eq!(pointers, ["/query", "/minSeverity", "/pageSize"]);
     assert_eq!(
         structured["message"],
         "3 arguments are invalid. Fix all of them and call again."
@@ -345,7 +345,10 @@ async fn a_non_object_result_is_wrapped_and_the_tool_says_so() {
         Some(&json!("result"))
     );
     assert!(
-        tool(&tools, "search_tickets").meta.is_none(),
+        tool(&tools, "search_tickets")
+            .meta
+            .as_ref()
+            .is_none_or(|meta| !meta.0.contains_key("io.github.mcp-result/wrapped")),
         "objects are not wrapped"
     );
     let schema = output_schema(ids);
