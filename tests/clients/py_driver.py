@@ -149,8 +149,13 @@ async def run_one(job: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
                 for call in run["calls"]:
                     elicitation.answer, elicitation.asked = call.get("elicit"), False
                     try:
+                        arguments = with_cursor(call, out["calls"])
+                    except LookupError as error:
+                        out["calls"].append({"id": call["id"], "error": error_record(error)})
+                        continue
+                    try:
                         with anyio.fail_after(timeout):
-                            result = await session.call_tool(call["tool"], call["arguments"], call.get("meta"))
+                            result = await session.call_tool(call["tool"], arguments, call.get("meta"))
                         out["calls"].append({"id": call["id"], "result": result, "elicited": elicitation.asked})
                     except Exception as error:  # noqa: BLE001
                         out["calls"].append({"id": call["id"], "error": error_record(unwrap(error))})
@@ -161,6 +166,20 @@ async def run_one(job: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
             # Closing the session is not under test, but say so if it failed.
             out["closeError"] = error_record(unwrap(error))
     return out
+
+
+def with_cursor(call: dict[str, Any], records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The call's arguments; for a call with `cursorFrom` (the next page of a walk), with
+    `cursor` set to the `structuredContent.nextCursor` of that earlier call's recorded
+    result, as this client returned it."""
+    earlier_id = call.get("cursorFrom")
+    if not earlier_id:
+        return call["arguments"]
+    earlier = next((r for r in records if r["id"] == earlier_id), {})
+    cursor = ((earlier.get("result") or {}).get("structuredContent") or {}).get("nextCursor")
+    if not isinstance(cursor, str):
+        raise LookupError(f"`{earlier_id}` returned no nextCursor")
+    return {**call["arguments"], "cursor": cursor}
 
 
 def unwrap(error: BaseException) -> BaseException:
