@@ -7,7 +7,14 @@
 //! - `cargo run --example helpdesk -- docs [--json] [PATH]` prints (or writes to `PATH`) the
 //!   docs of every tool, rendered from the `tools/list` payload (`docs/helpdesk.md`).
 //!
-//! The store is in memory and seeded with a few tickets; everything else is the real thing.
+//! - `--store sqlite:PATH` or `--store postgres://...` (features `sqlite`, `postgres`) keeps
+//!   every store and the desk's notes and locks in that database; `--http ADDRESS`
+//!   (feature `http`) serves streamable HTTP with bearer tokens (`--tokens PATH`), so that
+//!   several instances can share one database. `approve --store URL ID APPROVER` and
+//!   `reject --store URL ID APPROVER REASON` decide an approval request from another
+//!   process.
+//!
+//! The tickets are seeded (five of them); everything else is the real thing.
 
 use std::{
     collections::BTreeMap,
@@ -18,15 +25,16 @@ use std::{
 };
 
 use mcp_result::{
+    approval::{ApprovalStore, MemoryApprovals},
     audit::{AuditSink, JsonLinesSink, TracingSink},
     content::{BlockAnnotations, Image},
     extract::WriteContext,
+    idempotency::{IdempotencyStore, MemoryIdempotencyStore},
     mcp_handler, mcp_tools,
     pagination::{Page, Pager},
     rmcp::{
         model::{Implementation, ServerCapabilities, ServerConfig},
-        service::RequestContext,
-        RoleServer, ServerHandler,
+        ServerHandler,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
     Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
@@ -60,16 +68,23 @@ struct Ticket {
     notes: Vec<String>,
 }
 
-/// The in-memory ticket store plus the audit log. `Clone` (every call runs on a clone of
-/// the server), so its state is shared behind `Arc`s.
+/// The desk: five seeded tickets, and the state that calls change (notes, locks) with the
+/// framework's stores. `Clone` (every call runs on a clone of the server), so its state is
+/// shared behind `Arc`s.
 #[derive(Clone)]
 pub struct Helpdesk {
     tickets: Arc<Mutex<BTreeMap<String, Ticket>>>,
     next_event: Arc<AtomicU64>,
     /// Where large reports go; served back through `resources/read`.
-    artifacts: MemoryStore,
-    /// `--audit-log PATH`: audit records appended to a JSON Lines file (else to the log).
-    audit_log: Option<JsonLinesSink>,
+    artifacts: Arc<dyn ArtifactStore>,
+    /// Idempotency records, approval requests and the audit log.
+    idempotency: Arc<dyn IdempotencyStore>,
+    approvals: Arc<dyn ApprovalStore>,
+    audit: Arc<dyn AuditSink>,
+    /// `--store URL`: notes and locks (and every store above) in one SQL database, shared
+    /// by every instance that names it.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    sql: Option<mcp_result::sql::SqlStores>,
 }
 
 impl Helpdesk {
@@ -129,9 +144,146 @@ impl Helpdesk {
         Self {
             tickets: Arc::new(Mutex::new(tickets)),
             next_event: Arc::new(AtomicU64::new(1)),
-            artifacts: MemoryStore::new(),
-            audit_log: None,
+            artifacts: Arc::new(MemoryStore::new()),
+            idempotency: Arc::new(MemoryIdempotencyStore::new()),
+            approvals: Arc::new(MemoryApprovals::global().clone()),
+            audit: Arc::new(TracingSink),
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            sql: None,
         }
+    }
+
+    /// The desk that `serve` runs: in memory, or with every store in the database at
+    /// `store` (`sqlite:PATH`, `postgres://...`); audit records also to `audit_log`.
+    async fn open(
+        store: Option<&str>,
+        audit_log: Option<JsonLinesSink>,
+    ) -> Result<Self, Box<dyn std::error::Error + Send + Sync>> {
+        let mut desk = Self::seeded();
+        let mut sinks: Vec<Arc<dyn AuditSink>> = Vec::new();
+        match store {
+            None => {}
+            #[cfg(any(feature = "sqlite", feature = "postgres"))]
+            Some(url) => {
+                let stores = mcp_result::sql::SqlStores::connect(url).await?;
+                for table in [
+                    "CREATE TABLE IF NOT EXISTS helpdesk_notes (ticket_id TEXT NOT NULL, \
+                     n BIGINT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (ticket_id, n))",
+                    "CREATE TABLE IF NOT EXISTS helpdesk_locks (ticket_id TEXT PRIMARY KEY)",
+                ] {
+                    mcp_result::sql::sqlx::query(table)
+                        .execute(stores.pool())
+                        .await?;
+                }
+                desk.artifacts = Arc::new(stores.artifacts(Default::default()));
+                desk.idempotency = Arc::new(stores.idempotency());
+                desk.approvals = Arc::new(stores.approvals());
+                sinks.push(Arc::new(stores.audit()));
+                desk.sql = Some(stores);
+            }
+            #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+            Some(_) => {
+                return Err("--store needs the `sqlite` or `postgres` feature: \
+                            cargo run --features sqlite --example helpdesk -- --store sqlite:desk.db"
+                    .into())
+            }
+        }
+        if let Some(file) = audit_log {
+            sinks.push(Arc::new(file));
+        }
+        // The log when nothing else records.
+        desk.audit = match sinks.len() {
+            0 => Arc::new(TracingSink),
+            1 => sinks.remove(0),
+            _ => Arc::new(sinks),
+        };
+        Ok(desk)
+    }
+
+    /// Ticket `id` with its notes and lock as they stand now (in the database, with
+    /// `--store`).
+    async fn view(&self, id: &str) -> Result<TicketView, ToolError> {
+        #[allow(unused_mut)]
+        let mut view = self.with_ticket(id, |ticket| {
+            Ok(TicketView {
+                id: ticket.id.clone(),
+                title: ticket.title.clone(),
+                body: ticket.body.clone(),
+                severity: ticket.severity,
+                locked: ticket.locked,
+                notes: ticket.notes.clone(),
+            })
+        })?;
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(sql) = &self.sql {
+            view.notes = mcp_result::sql::sqlx::query_scalar(
+                "SELECT body FROM helpdesk_notes WHERE ticket_id = $1 ORDER BY n",
+            )
+            .bind(id)
+            .fetch_all(sql.pool())
+            .await
+            .map_err(unavailable)?;
+            view.locked |= locked_in(sql, id).await?;
+        }
+        Ok(view)
+    }
+
+    /// Appends a note to ticket `id` unless it is locked: its note id.
+    async fn add_note(&self, id: &str, body: String) -> Result<String, ToolError> {
+        let view = self.view(id).await?;
+        if view.locked {
+            return Err(ToolError::policy_blocked(format!(
+                "ticket {id} is locked (legal hold); notes need a human reviewer"
+            )));
+        }
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(sql) = &self.sql {
+            // The next number, taken in the insert itself; two instances that race for
+            // it collide on the primary key, and the loser takes the one after.
+            for _ in 0..20 {
+                let inserted: Result<i64, _> = mcp_result::sql::sqlx::query_scalar(
+                    "INSERT INTO helpdesk_notes (ticket_id, n, body) \
+                     SELECT $1, COALESCE(MAX(n), 0) + 1, $2 FROM helpdesk_notes \
+                     WHERE ticket_id = $3 RETURNING n",
+                )
+                .bind(id)
+                .bind(&body)
+                .bind(id)
+                .fetch_one(sql.pool())
+                .await;
+                match inserted {
+                    Ok(n) => return Ok(format!("{id}-N{n}")),
+                    Err(mcp_result::sql::sqlx::Error::Database(e)) if e.is_unique_violation() => {}
+                    Err(error) => return Err(unavailable(error)),
+                }
+            }
+            return Err(ToolError::conflict(format!(
+                "Too many notes were added to {id} at once; call again."
+            )));
+        }
+        self.with_ticket(id, |ticket| {
+            ticket.notes.push(body);
+            Ok(format!("{}-N{}", ticket.id, ticket.notes.len()))
+        })
+    }
+
+    /// Locks ticket `id` (closed tickets take no notes).
+    async fn lock(&self, id: &str) -> Result<String, ToolError> {
+        let id = self.with_ticket(id, |ticket| {
+            ticket.locked = true;
+            Ok(ticket.id.clone())
+        })?;
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(sql) = &self.sql {
+            mcp_result::sql::sqlx::query(
+                "INSERT INTO helpdesk_locks (ticket_id) VALUES ($1) ON CONFLICT DO NOTHING",
+            )
+            .bind(&id)
+            .execute(sql.pool())
+            .await
+            .map_err(unavailable)?;
+        }
+        Ok(id)
     }
 
     /// Runs `f` on ticket `id` under the lock; `not_found` (with what to do) when there is none.
@@ -153,6 +305,24 @@ impl Helpdesk {
     fn next_message(&self) -> u64 {
         self.next_event.fetch_add(1, Ordering::Relaxed)
     }
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+async fn locked_in(sql: &mcp_result::sql::SqlStores, id: &str) -> Result<bool, ToolError> {
+    let found: Option<String> =
+        mcp_result::sql::sqlx::query_scalar("SELECT ticket_id FROM helpdesk_locks WHERE ticket_id = $1")
+            .bind(id)
+            .fetch_optional(sql.pool())
+            .await
+            .map_err(unavailable)?;
+    Ok(found.is_some())
+}
+
+/// The database failed: the cause to the log, `upstream_unavailable` to the caller.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+fn unavailable(error: mcp_result::sql::sqlx::Error) -> ToolError {
+    tracing::error!(%error, "helpdesk database");
+    ToolError::upstream_unavailable("The ticket database is unavailable; call again.", true)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -363,39 +533,28 @@ const TINY_PNG: &[u8] = &[
     0x42, 0x60, 0x82,
 ];
 
-/// The `_meta` key of a request that names the caller's tenant (the example's stand-in
-/// for an authenticated session).
-pub const TENANT_META_KEY: &str = "helpdesk.example/tenant";
-
 impl ArtifactAccess for Helpdesk {
     fn artifact_store(&self) -> &dyn ArtifactStore {
-        &self.artifacts
+        &*self.artifacts
     }
-
-    /// The caller's tenant, from the request's `_meta`.
-    fn artifact_owner(&self, context: &RequestContext<RoleServer>) -> Option<String> {
-        context
-            .meta
-            .0
-             .0
-            .get(TENANT_META_KEY)?
-            .as_str()
-            .map(str::to_owned)
-    }
-    // `may_read` keeps its default: the reader's tenant must be the creator's.
+    // `may_read` keeps its default: only the identity whose call made an artifact reads
+    // it (over HTTP, the bearer token's identity; over stdio, the process's one user).
 }
 
 // ---------------------------------------------------------------------------------------
 // Tools
 // ---------------------------------------------------------------------------------------
 
-/// The audit log: a JSON Lines file with `--audit-log PATH`, the `tracing` log otherwise.
+/// The stores `Helpdesk::open` chose: in memory, or in the `--store` database.
 impl ServerServices for Helpdesk {
+    fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
+        self.idempotency.clone()
+    }
+    fn approval_store(&self) -> Arc<dyn ApprovalStore> {
+        self.approvals.clone()
+    }
     fn audit_sink(&self) -> Arc<dyn AuditSink> {
-        match &self.audit_log {
-            Some(file) => Arc::new(file.clone()),
-            None => Arc::new(TracingSink),
-        }
+        self.audit.clone()
     }
 }
 
@@ -448,17 +607,8 @@ impl Helpdesk {
 
     /// Read one ticket with its internal notes.
     #[mcp_tool(read_only, title = "Get ticket")]
-    fn get_ticket(&self, args: TicketArgs) -> Result<TicketView, ToolError> {
-        self.with_ticket(&args.ticket_id, |ticket| {
-            Ok(TicketView {
-                id: ticket.id.clone(),
-                title: ticket.title.clone(),
-                body: ticket.body.clone(),
-                severity: ticket.severity,
-                locked: ticket.locked,
-                notes: ticket.notes.clone(),
-            })
-        })
+    async fn get_ticket(&self, args: TicketArgs) -> Result<TicketView, ToolError> {
+        self.view(&args.ticket_id).await
     }
 
     /// Look a customer up in the CRM. The CRM is slow at times: past 500 ms the call is
@@ -484,23 +634,11 @@ impl Helpdesk {
         args: NoteArgs,
         write: WriteContext,
     ) -> Result<NoteCreated, ToolError> {
-        let (ticket_id, note_id) = self.with_ticket(&args.ticket_id, |ticket| {
-            if ticket.locked {
-                return Err(ToolError::policy_blocked(format!(
-                    "ticket {} is locked (legal hold); notes need a human reviewer",
-                    ticket.id
-                )));
-            }
-            ticket.notes.push(args.body);
-            Ok((
-                ticket.id.clone(),
-                format!("{}-N{}", ticket.id, ticket.notes.len()),
-            ))
-        })?;
+        let note_id = self.add_note(&args.ticket_id, args.body).await?;
         Ok(NoteCreated {
             // The framework minted and recorded this event before the tool ran.
             audit_event_id: write.audit_event_id().clone(),
-            ticket_id,
+            ticket_id: args.ticket_id,
             note_id,
             visibility: Visibility::Internal,
             status: Status::Succeeded,
@@ -518,10 +656,7 @@ impl Helpdesk {
         args: TicketArgs,
         write: WriteContext,
     ) -> Result<TicketClosed, ToolError> {
-        let ticket_id = self.with_ticket(&args.ticket_id, |ticket| {
-            ticket.locked = true;
-            Ok(ticket.id.clone())
-        })?;
+        let ticket_id = self.lock(&args.ticket_id).await?;
         Ok(TicketClosed {
             ticket_id,
             status: Status::Succeeded,
@@ -558,7 +693,7 @@ impl Helpdesk {
     }
 
     /// Check a billing import without writing anything: counts in the result, the full
-    /// row-by-row report behind a `resource_link` (only the calling tenant may read it).
+    /// row-by-row report behind a `resource_link` (only the caller who made it may read it).
     #[mcp_tool(read_only, idempotent, title = "Billing import (dry run)")]
     fn billing_import_dry_run(&self, args: ImportArgs) -> ImportDryRun {
         let mut report = String::from("row,invoice,status,reason\n");
@@ -628,27 +763,146 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    // `--audit-log PATH` may stand anywhere; the rest is the command.
+    // The flags may stand anywhere; the rest is the command.
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let audit_log = match args.iter().position(|a| a == "--audit-log") {
-        Some(at) => {
-            let path = args
-                .get(at + 1)
-                .cloned()
-                .ok_or("--audit-log needs a PATH")?;
-            args.drain(at..=at + 1);
-            Some(JsonLinesSink::open(path)?)
-        }
+    let audit_log = match take_flag(&mut args, "--audit-log")? {
+        Some(path) => Some(JsonLinesSink::open(path)?),
         None => None,
     };
+    let store = take_flag(&mut args, "--store")?;
+    let http = take_flag(&mut args, "--http")?;
+    let tokens = take_flag(&mut args, "--tokens")?;
     match args.first().map(String::as_str) {
-        None | Some("serve") => serve(audit_log).await,
+        None | Some("serve") => {
+            let desk = Helpdesk::open(store.as_deref(), audit_log).await?;
+            match http {
+                None => mcp_result::serve_stdio(desk).await,
+                Some(address) => serve_http(desk, &address, tokens.as_deref()).await,
+            }
+        }
         Some("demo") => demo().await,
+        Some(decision @ ("approve" | "reject")) => {
+            decide(store.as_deref(), decision, &args[1..]).await
+        }
         Some("docs") => docs(args.into_iter().skip(1)),
         Some(other) => {
-            Err(format!("unknown command `{other}`: expected `serve`, `demo` or `docs`").into())
+            Err(format!(
+                "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve` or `reject`"
+            )
+            .into())
         }
     }
+}
+
+/// `approve --store URL ID APPROVER` / `reject --store URL ID APPROVER REASON`: an
+/// approver's decision on a pending approval request, from another process than the
+/// server's, through the shared store.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+async fn decide(
+    store: Option<&str>,
+    decision: &str,
+    args: &[String],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let usage = "usage: helpdesk approve --store URL ID APPROVER | reject --store URL ID APPROVER REASON";
+    let store = store.ok_or(usage)?;
+    let approvals = mcp_result::sql::SqlStores::connect(store).await?.approvals();
+    let outcome = match (decision, args) {
+        ("approve", [id, approver]) => approvals
+            .approve(id, approver)
+            .await?
+            .map(|approval_id| format!("approved {id}: approval {approval_id}")),
+        ("reject", [id, approver, reason]) => approvals
+            .reject(id, approver, reason)
+            .await?
+            .map(|()| format!("rejected {id}")),
+        _ => return Err(usage.into()),
+    };
+    match outcome {
+        Ok(done) => {
+            println!("{done}");
+            Ok(())
+        }
+        Err(refusal) => Err(refusal.message().into()),
+    }
+}
+
+#[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+async fn decide(
+    _store: Option<&str>,
+    _decision: &str,
+    _args: &[String],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    Err("approve and reject need a shared store: cargo run --features sqlite --example helpdesk -- approve --store sqlite:desk.db ID APPROVER".into())
+}
+
+/// Removes `--flag VALUE` from `args`: the value, if the flag is there.
+fn take_flag(
+    args: &mut Vec<String>,
+    flag: &str,
+) -> Result<Option<String>, Box<dyn std::error::Error + Send + Sync>> {
+    let Some(at) = args.iter().position(|a| a == flag) else {
+        return Ok(None);
+    };
+    let value = args
+        .get(at + 1)
+        .cloned()
+        .ok_or_else(|| format!("{flag} needs a value"))?;
+    args.drain(at..=at + 1);
+    Ok(Some(value))
+}
+
+/// `--http ADDRESS`: streamable HTTP at `http://ADDRESS/mcp`, statelessly (any instance
+/// answers any request), each request's caller the identity of its bearer token, from
+/// the `--tokens PATH` table (JSON: `{"token": {"subject": ..., "tenant": ...}}`) or the
+/// demo table printed at start. Stops on Ctrl-C or SIGTERM after running writes finish.
+#[cfg(feature = "http")]
+async fn serve_http(
+    desk: Helpdesk,
+    address: &str,
+    tokens: Option<&str>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    use mcp_result::{
+        http::{HttpOptions, StaticTokens},
+        Identity,
+    };
+    let tokens = match tokens {
+        Some(path) => StaticTokens::from_json(&std::fs::read_to_string(path)?)?,
+        None => {
+            tracing::warn!(
+                "no --tokens: demo tokens `alice-token` (acme:alice) and `bob-token` (globex:bob)"
+            );
+            StaticTokens::new()
+                .with("alice-token", Identity::new("alice").with_tenant("acme"))
+                .with("bob-token", Identity::new("bob").with_tenant("globex"))
+        }
+    };
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    tracing::info!("serving MCP at http://{}/mcp", listener.local_addr()?);
+    let shutdown = async {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    };
+    mcp_result::http::serve_http(
+        desk,
+        listener,
+        Arc::new(tokens),
+        &HttpOptions::default(),
+        shutdown,
+    )
+    .await
+}
+
+#[cfg(not(feature = "http"))]
+async fn serve_http(
+    _desk: Helpdesk,
+    _address: &str,
+    _tokens: Option<&str>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    Err("--http needs the `http` feature: cargo run --features http --example helpdesk -- --http 127.0.0.1:8080".into())
 }
 
 /// `docs [--json] [PATH]`: the Markdown (or JSON) docs of every tool, to stdout or `PATH`.
@@ -682,18 +936,6 @@ fn docs(
     _args: impl Iterator<Item = String>,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     Err("the docs command needs the `docs` feature: cargo run --features docs --example helpdesk -- docs".into())
-}
-
-/// Serves over stdio until the client disconnects, then lets running writes finish
-/// (`mcp_result::serve_stdio`). Logs go to stderr: stdout is the MCP channel.
-async fn serve(
-    audit_log: Option<JsonLinesSink>,
-) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let desk = Helpdesk {
-        audit_log,
-        ..Helpdesk::seeded()
-    };
-    mcp_result::serve_stdio(desk).await
 }
 
 async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -743,34 +985,24 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             .await?;
         print(&label, &result);
     }
-    // A large report behind a resource_link, readable only by the tenant that made it.
-    let tenant = |name: &str| {
-        let mut meta = serde_json::Map::new();
-        meta.insert(TENANT_META_KEY.into(), json!(name));
-        mcp_result::rmcp::model::RequestMetaObject::from(meta)
-    };
-    let mut import = CallToolRequestParams::new("billing_import_dry_run")
+    // A large report behind a resource_link, readable by the identity that made it; a URI
+    // the store never made (they are 128 random bits) is not found.
+    let import = CallToolRequestParams::new("billing_import_dry_run")
         .with_arguments(serde_json::Map::from_iter([("rows".into(), json!(20))]));
-    import.meta = Some(tenant("acme"));
     let result = client.call_tool(import).await?;
-    print(
-        "tools/call billing_import_dry_run {\"rows\":20} as tenant acme",
-        &result,
-    );
+    print("tools/call billing_import_dry_run {\"rows\":20}", &result);
     let uri = result
         .structured_content
         .as_ref()
         .and_then(|s| s["report"].as_str())
-        .unwrap_or_default();
-    for reader in ["acme", "globex"] {
-        let mut read = mcp_result::rmcp::model::ReadResourceRequestParams::new(uri);
-        read.meta = Some(tenant(reader));
+        .unwrap_or_default()
+        .to_owned();
+    let guessed = "mcp-result://artifacts/00000000000000000000000000000001".to_owned();
+    for target in [uri, guessed] {
+        let read = mcp_result::rmcp::model::ReadResourceRequestParams::new(target.clone());
         match client.read_resource(read).await {
-            Ok(contents) => print(
-                &format!("resources/read {uri} as tenant {reader}"),
-                &contents,
-            ),
-            Err(error) => println!("=== resources/read {uri} as tenant {reader}\n{error}\n"),
+            Ok(contents) => print(&format!("resources/read {target}"), &contents),
+            Err(error) => println!("=== resources/read {target}\n{error}\n"),
         }
     }
     match client

@@ -23,12 +23,15 @@ pub mod view;
 
 #[cfg(feature = "transport-io")]
 pub use server::handler::serve_stdio;
+#[cfg(feature = "http")]
+pub use server::http;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use server::sql;
 pub use server::{
     approval, audit, content, contract, extract,
     handler::{serve, ServerServices, ToolSet, SHUTDOWN_GRACE},
     idempotency,
+    identity::{self, Identity},
     impls::Structured,
     key, meta, pagination,
     probe::SuccessOutput,

@@ -190,6 +190,20 @@ impl AuditSink for TracingSink {
     }
 }
 
+/// Records to every sink of the list, in order (say, the shared database and a JSON Lines
+/// copy): `record` returns once all have it, and fails with the first failure, so no
+/// answer names an event that a sink is missing.
+impl AuditSink for Vec<Arc<dyn AuditSink>> {
+    fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            for sink in self {
+                sink.record(record).await?;
+            }
+            Ok(())
+        })
+    }
+}
+
 /// Appends one JSON object per record to a file (JSON Lines), and `fsync`s the file
 /// (`File::sync_data`) after each record before `record` returns: a record the framework
 /// reported is on disk. Records are written in the order they are made (one writer lock).

@@ -8,15 +8,22 @@
 //! `Option`, `Box`, maps, enums, nested structs) gets its block, in serialization order,
 //! and nothing is found twice or lost.
 //!
-//! A `Payload` not stored yet is stored after serialization: it serializes a placeholder
-//! URI, which is then replaced by the URI the [`ArtifactStore`] assigns.
+//! A `Payload` serializes a placeholder URI; after serialization each gets a fresh random
+//! URI ([`new_artifact_uri`]), written into the value and its `resource_link`, and the
+//! artifact is staged in the [`ResultScope`], which puts every staged artifact into the
+//! server's [`ArtifactStore`](crate::server::store::ArtifactStore) at once before the result
+//! is answered ([`ResultScope::commit`]).
 
 use std::cell::RefCell;
 
 use rmcp::model::ContentBlock;
 use serde_json::Value;
 
-use crate::server::{content::Artifact, result::ResultScope, store::StoredArtifact};
+use crate::server::{
+    content::Artifact,
+    result::ResultScope,
+    store::{new_artifact_uri, StoredArtifact},
+};
 
 /// A placeholder URI: a NUL byte cannot be in any string a user's value serializes to
 /// through a URI field, so placeholders never collide with data.
@@ -92,12 +99,12 @@ pub(crate) fn collecting<R>(serialize: impl FnOnce() -> R) -> (R, Collected) {
 }
 
 impl Collected {
-    /// Stores the pending payloads in `scope` and writes their URIs into `value` and the
-    /// blocks.
+    /// Gives the pending payloads their URIs, writes them into `value` and the blocks, and
+    /// stages the artifacts in `scope` (owned by its caller).
     ///
     /// # Errors
-    /// When there are payloads to store and the server has no artifact store (`scope` is
-    /// `None`): the message names the payload and the fix.
+    /// When there are payloads to store and the server has no artifact store, or the call
+    /// has no owner: the message names the payload and the fix.
     pub(crate) fn store_payloads(
         &mut self,
         value: &mut Value,
@@ -106,7 +113,7 @@ impl Collected {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let Some(store) = scope.store else {
+        let (Some(_), Some(owner)) = (scope.store, &scope.owner) else {
             return Err(format!(
                 "payload `{}` cannot be stored: a result holding a `Payload` must come from a \
                  tool of a server declared with `#[mcp_tools(artifacts)]`",
@@ -114,22 +121,22 @@ impl Collected {
             ));
         };
         let mut uris = Vec::with_capacity(self.pending.len());
+        let mut staged = Vec::with_capacity(self.pending.len());
         for (mut artifact, title, block) in self.pending.drain(..) {
-            artifact.owner = scope.owner.clone();
-            let name = artifact.name.clone();
-            let mime_type = artifact.mime_type.clone();
-            let size = artifact.content.len() as u64;
-            let uri = store.put(artifact);
-            let mut link = Artifact::new(uri.clone(), name)
-                .with_mime_type(mime_type)
-                .with_size(size);
+            artifact.uri = new_artifact_uri();
+            artifact.owner = owner.clone();
+            let mut link = Artifact::new(artifact.uri.clone(), artifact.name.clone())
+                .with_mime_type(artifact.mime_type.clone())
+                .with_size(artifact.content.len() as u64);
             if let Some(title) = title {
                 link = link.with_title(title);
             }
             self.blocks[block] = link.to_block();
-            uris.push(uri);
+            uris.push(artifact.uri.clone());
+            staged.push(artifact);
         }
         replace_placeholders(value, &uris);
+        scope.stage(staged);
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 //! - [`RequestContext<RoleServer>`]: rmcp's request context (peer, `_meta`, extensions).
 //! - [`CancellationToken`]: cancelled when the client sends `notifications/cancelled` for
 //!   this call (MCP "Cancellation").
+//! - [`Identity`]: the caller, as the transport established it.
 //! - [`Pager`](crate::pagination::Pager): where a paged call stands (its `cursor` and
 //!   `pageSize`, which it adds to the `inputSchema`: [`ToolExtension`]).
 //!
@@ -27,6 +28,7 @@ use crate::{
     server::{
         arguments::ArgumentSchema,
         handler::ToolSet,
+        identity::Identity,
         idempotency::fingerprints,
         key::ServerKey,
         panics,
@@ -53,6 +55,7 @@ pub struct ToolCall {
     arguments: Option<Value>,
     schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
+    identity: Identity,
     write: Option<WriteContext>,
     tool: &'static str,
     /// The arguments that parameters read themselves ([`ToolExtension::arguments`]), taken
@@ -131,16 +134,18 @@ impl FromToolCall<via::Extractor> for WriteContext {
 
 impl ToolCall {
     /// A call with `arguments` (the `arguments` object of `tools/call`, validated against
-    /// `schema`) and rmcp's `context`.
+    /// `schema`), rmcp's `context` and the caller's verified `identity`.
     pub fn new(
         arguments: Value,
         schema: Arc<ArgumentSchema>,
         context: RequestContext<RoleServer>,
+        identity: Identity,
     ) -> Self {
         Self {
             arguments: Some(arguments),
             schema,
             context,
+            identity,
             write: None,
             tool: "",
             extension_arguments: JsonObject::new(),
@@ -175,20 +180,27 @@ impl ToolCall {
         self
     }
 
-    /// What the call's result is built with: `server`'s artifact store and the reader-owner
-    /// of the artifacts, and the framework's facts about the call.
+    /// What the call's result is built with: `server`'s artifact store, the caller as the
+    /// owner of the artifacts, and the framework's facts about the call.
     pub fn scope<'s, S: ToolSet>(&self, server: &'s S) -> ResultScope<'s> {
         let access = server.artifact_access();
         ResultScope {
             store: access.map(|access| access.artifact_store()),
-            owner: access.and_then(|access| access.artifact_owner(&self.context)),
+            owner: Some(self.identity.key()),
             retry_safe: self.write.as_ref().map(|w| w.retry_safe),
             audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
             approval_id: self
                 .write
                 .as_ref()
                 .and_then(|w| w.approval.as_ref().map(|(id, _)| id.clone())),
+            staged: Default::default(),
         }
+    }
+
+    /// The caller's verified identity (from the transport; see
+    /// [`Identity`](crate::server::identity::Identity)).
+    pub fn identity(&self) -> &Identity {
+        &self.identity
     }
 
     /// rmcp's request context of the call.
@@ -285,6 +297,14 @@ impl FromToolCall<via::Extractor> for RequestContext<RoleServer> {
 impl FromToolCall<via::Extractor> for CancellationToken {
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
         Ok(call.context.ct.clone())
+    }
+}
+
+/// The caller's verified [`Identity`]: take it as a parameter to scope a tool's own data by
+/// tenant or to check a scope (`identity.has_scope("tickets:write")`).
+impl FromToolCall<via::Extractor> for Identity {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.identity.clone())
     }
 }
 

@@ -19,6 +19,7 @@ use crate::server::{
     approval::{ApprovalStore, MemoryApprovals, APPROVAL_URI_PREFIX},
     audit::{AuditSink, TracingSink},
     idempotency::{IdempotencyStore, MemoryIdempotencyStore},
+    identity::Identity,
     registry::{RegistryError, ToolRegistry},
     store::{read_artifact, ArtifactAccess},
 };
@@ -81,12 +82,15 @@ pub trait ServerServices: Send + Sync {
         Arc::new(TracingSink)
     }
 
-    /// The caller's identity, which idempotency keys and audit records are scoped to. It
-    /// comes from the transport, never from what a client writes in `_meta` (mcp-result
-    /// rule 14). Default: `"local"`, the one identity of a stdio server's process.
-    fn caller_identity(&self, context: &RequestContext<RoleServer>) -> String {
-        let _ = context;
-        "local".to_owned()
+    /// The caller's identity, which artifacts, idempotency keys, audit records, approval
+    /// requests and page cursors are scoped to. It comes from the transport, never from
+    /// what a client writes in `_meta` (mcp-result rule 14). `None` refuses the call
+    /// (`permission_denied`) and every `resources/read`: no identity, no access.
+    ///
+    /// Default: [`Identity::of`]: the verified bearer token's identity over streamable
+    /// HTTP, the process identity (`MCP_RESULT_IDENTITY`, else `local`) over stdio.
+    fn caller_identity(&self, context: &RequestContext<RoleServer>) -> Option<Identity> {
+        Identity::of(context)
     }
 }
 
@@ -179,15 +183,28 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    let registry = prepare::<S>()?;
+    let running = server.serve(transport).await?;
+    running.waiting().await?;
+    drain(registry).await;
+    Ok(())
+}
+
+/// What every way of serving checks first: the tools are sound, and a configured server
+/// key is usable (it stops the server here, not at the first keyed write).
+pub(crate) fn prepare<S: ToolSet>(
+) -> Result<&'static ToolRegistry<S>, Box<dyn std::error::Error + Send + Sync>> {
     let registry = S::tool_registry().map_err(|error| error.clone())?;
-    // A configured server key that is unusable stops the server here, not at the first
-    // keyed write.
     if let Some(key) = crate::server::key::ServerKey::from_env()? {
         let _ = crate::server::key::ServerKey::install(key);
     }
     let _ = crate::server::key::ServerKey::global();
-    let running = server.serve(transport).await?;
-    running.waiting().await?;
+    Ok(registry)
+}
+
+/// What every way of serving does last: waits up to [`SHUTDOWN_GRACE`] for running writes,
+/// and logs those still running as outcome unknown.
+pub(crate) async fn drain<S: ToolSet>(registry: &ToolRegistry<S>) {
     let unfinished = registry.drain(SHUTDOWN_GRACE).await;
     if unfinished > 0 {
         tracing::error!(
@@ -196,7 +213,6 @@ where
             "writes still running at shutdown: their outcome is unknown"
         );
     }
-    Ok(())
 }
 
 /// [`serve`] over standard input and output, with rmcp's `stdio_pipes()` (non-blocking
@@ -319,7 +335,9 @@ pub async fn read_resource<S: ToolSet>(
         return read_approval(server, id, &request.uri, &context).await;
     }
     match server.artifact_access() {
-        Some(access) => read_artifact(access, &request, &context),
+        Some(access) => {
+            read_artifact(access, &request, services_of(server).caller_identity(&context)).await
+        }
         None => Err(ErrorData::method_not_found::<
             rmcp::model::ReadResourceRequestMethod,
         >()),
@@ -341,7 +359,8 @@ async fn read_approval<S: ToolSet>(
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
         .ok_or_else(not_found)?;
-    if request.caller != services.caller_identity(context) {
+    if services.caller_identity(context).map(|caller| caller.key()) != Some(request.caller.clone())
+    {
         return Err(not_found());
     }
     let mut shown = serde_json::to_value(&request).unwrap_or_default();

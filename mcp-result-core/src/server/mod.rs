@@ -12,7 +12,10 @@ pub mod content;
 pub mod contract;
 pub mod extract;
 pub mod handler;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod idempotency;
+pub mod identity;
 pub mod impls;
 pub mod key;
 pub mod meta;

@@ -36,7 +36,7 @@ use crate::{
         key::ServerKey,
         panics::{self, Guarded},
         result::error_result,
-        schema::{OutputShape, ToolOutputSchema},
+        schema::{portable_input, OutputShape, ToolOutputSchema},
         write::{
             approval_request_id, audit_failed, gate, idempotency_key, new_event_id, store_failed,
             Audit, InFlight, Round, Running,
@@ -57,7 +57,8 @@ pub type CallFn<S> = fn(S, ToolCall) -> ToolFuture;
 /// One tool as `#[mcp_tool]` describes it: the static facts plus the call glue. Built by
 /// generated code; [`ToolRegistry::new`] turns the schema thunks into schemas once.
 pub struct ToolDef<S> {
-    /// Tool name (checked at compile time: 1 to 128 of `A-Z a-z 0-9 _ - .`).
+    /// Tool name (checked at compile time: `^[a-zA-Z0-9_-]{1,64}$`, or with
+    /// `#[mcp_tool(spec_name)]` 1 to 128 of `A-Z a-z 0-9 _ - .`).
     pub name: &'static str,
     /// Human-readable title, if any.
     pub title: Option<&'static str>,
@@ -66,7 +67,8 @@ pub struct ToolDef<S> {
     /// Tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
     /// `openWorldHint`).
     pub annotations: ToolAnnotations,
-    /// The `inputSchema` of the argument type.
+    /// The full input schema of the argument type: the one calls are validated against.
+    /// `tools/list` advertises its portable profile ([`crate::schema::portable_input`]).
     pub input_schema: fn() -> Arc<JsonObject>,
     /// What the other parameters add to the tool: arguments they read themselves and
     /// `_meta` entries ([`crate::extract::ToolExtension`]; a `Pager`'s `cursor` and
@@ -134,10 +136,14 @@ impl<S> ToolRegistry<S> {
     /// the [`ToolError`] envelope ([`ToolOutputSchema`]), and compiles each `inputSchema`
     /// into a validator.
     ///
+    /// Each tool lists the portable profile of its input schema
+    /// ([`crate::schema::portable_input`]) and validates calls against the full one.
+    ///
     /// # Errors
     /// A [`RegistryError`] naming the tool when an `inputSchema` root is not
-    /// `type: "object"` (MCP requires it), a schema does not compile, or schema definitions
-    /// collide.
+    /// `type: "object"` (MCP requires it) or is a composition with no portable form (a
+    /// `#[serde(flatten)]` enum: [`crate::schema::RootComposition`] names the type and the
+    /// fix), a schema does not compile, or schema definitions collide.
     pub fn new(defs: Vec<ToolDef<S>>) -> Result<Self, RegistryError> {
         let mut tools = Vec::with_capacity(defs.len());
         let mut routes = HashMap::with_capacity(defs.len());
@@ -183,6 +189,7 @@ impl<S> ToolRegistry<S> {
                     .get("properties")
                     .and_then(Value::as_object)
                     .is_some_and(|p| !p.is_empty());
+            let advertised = portable_input(&input).map_err(|e| error(e.to_string()))?;
             let arguments = ArgumentSchema::new(Value::Object((*input).clone()))
                 .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
             let hints = explicit_hints(def.annotations.clone());
@@ -191,7 +198,7 @@ impl<S> ToolRegistry<S> {
             let mut tool = Tool::new(
                 Cow::Borrowed(def.name),
                 Cow::Borrowed(def.description),
-                input,
+                Arc::new(advertised),
             )
             .with_annotations(hints);
             if let Some(title) = def.title {
@@ -345,6 +352,11 @@ impl<S: ToolSet> ToolRegistry<S> {
                 None,
             ));
         };
+        // No identity, no access: nothing is validated, claimed or run for an anonymous call.
+        let Some(identity) = services_of(server).caller_identity(&context) else {
+            tracing::warn!(tool = route.name, "tools/call without a verified identity: refused");
+            return Ok(error_result(&ToolError::unauthenticated()));
+        };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let (field_errors, total) = route.arguments.errors(&arguments);
         if !field_errors.is_empty() {
@@ -357,7 +369,9 @@ impl<S: ToolSet> ToolRegistry<S> {
             )));
         }
         if route.read_only {
-            return Ok(self.run_read(route, server, arguments, context).await);
+            let call = ToolCall::new(arguments, route.arguments.clone(), context, identity)
+                .for_tool(route.name, &route.extension_arguments);
+            return Ok(self.run_read(route, server, call).await);
         }
         let mut arguments = arguments;
         let approval_request = route
@@ -373,7 +387,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             record: AuditRecord::intent(
                 new_event_id(),
                 route.name,
-                services_of(server).caller_identity(&context),
+                identity.key(),
                 key.clone(),
                 argument_digest(&arguments, &route.arguments),
             ),
@@ -475,7 +489,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 return Ok(store_failed(&error));
             }
         }
-        let call = ToolCall::new(arguments, route.arguments.clone(), context)
+        let call = ToolCall::new(arguments, route.arguments.clone(), context, identity)
             .for_tool(route.name, &route.extension_arguments)
             .for_write(audit.write_context(retry_safe));
         Ok(self.run_write(route, server, call, audit, keyed).await)
@@ -486,12 +500,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         &self,
         route: &Route<S>,
         server: &S,
-        arguments: Value,
-        context: RequestContext<RoleServer>,
+        call: ToolCall,
     ) -> CallToolResult {
-        let cancelled = context.ct.clone();
-        let call = ToolCall::new(arguments, route.arguments.clone(), context)
-            .for_tool(route.name, &route.extension_arguments);
+        let cancelled = call.context().ct.clone();
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);

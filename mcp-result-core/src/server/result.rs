@@ -105,8 +105,8 @@ pub struct ResultScope<'a> {
     /// The server's artifact store (`#[mcp_tools(artifacts)]`); `None`: a result holding a
     /// `Payload` becomes an `internal` error.
     pub store: Option<&'a dyn ArtifactStore>,
-    /// The owner recorded on the artifacts
-    /// ([`ArtifactAccess::artifact_owner`](crate::store::ArtifactAccess::artifact_owner)).
+    /// The owner recorded on the artifacts: the caller's
+    /// [`Identity::key`](crate::server::identity::Identity::key).
     pub owner: Option<String>,
     /// A write's `retrySafe` as the framework knows it: `true` under an idempotency key or
     /// for a tool declared `idempotent`, else `false`. Written over the tool's own value
@@ -117,9 +117,35 @@ pub struct ResultScope<'a> {
     pub audit_event_id: Option<crate::wire::status::AuditEventId>,
     /// The human approval the write ran under: written as the result's `approvalId`.
     pub approval_id: Option<String>,
+    /// Artifacts made while the result was built, put into `store` by [`Self::commit`].
+    pub staged: std::sync::Mutex<Vec<crate::server::store::StoredArtifact>>,
 }
 
 impl ResultScope<'_> {
+    pub(crate) fn stage(&self, artifacts: Vec<crate::server::store::StoredArtifact>) {
+        self.staged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(artifacts);
+    }
+
+    /// Puts the artifacts staged while `result` was built into the store, all or none, and
+    /// answers `result`. When the store refuses (a bound of its
+    /// [`ArtifactLimits`](crate::store::ArtifactLimits) would be passed) or fails, the
+    /// call's answer is that error instead, and nothing was stored.
+    pub async fn commit(self, result: CallToolResult) -> CallToolResult {
+        let staged = std::mem::take(&mut *self.staged.lock().unwrap_or_else(|e| e.into_inner()));
+        let (Some(store), false) = (self.store, staged.is_empty()) else {
+            return result;
+        };
+        let refusal = match store.put(&staged).await {
+            Ok(Ok(())) => return result,
+            Ok(Err(refusal)) => refusal,
+            Err(error) => crate::server::store::ArtifactRefusal::Store(error),
+        };
+        error_result(&self.stamp(refusal.to_tool_error()))
+    }
+
     /// `error` with this call's audit event, for a write (the framework's id replaces one
     /// the tool set; a different one is logged).
     pub fn stamp(&self, error: ToolError) -> ToolError {

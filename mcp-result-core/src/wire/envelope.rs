@@ -222,6 +222,37 @@ impl ToolError {
         .boxed()
     }
 
+    /// `permission_denied` for a call that carries no verified identity (an HTTP request
+    /// whose token verifier established none, a process with an unusable
+    /// `MCP_RESULT_IDENTITY`): no identity means no access. Nothing ran.
+    pub fn unauthenticated() -> Self {
+        Self::new(
+            ErrorKind::PermissionDenied,
+            false,
+            "Permission denied: the call carries no verified identity, so nothing ran. \
+             Connect with valid credentials.",
+        )
+        .boxed()
+    }
+
+    /// `policy_blocked`, status `blocked`, for a bound of a store: `reason` names the bound
+    /// and what was asked; nothing was stored, and the call may succeed once the caller
+    /// holds less (expired items are removed by the store), so the retry advice differs
+    /// from [`Self::policy_blocked`]'s.
+    pub fn quota_exceeded(reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        ToolErrorEnvelope {
+            status: Status::Blocked,
+            message: format!(
+                "Quota exceeded: {reason}. Nothing was stored. Ask for a smaller result, or \
+                 call again after earlier results expire."
+            ),
+            reason: Some(reason),
+            ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
+        }
+        .boxed()
+    }
+
     /// `policy_blocked`, status `blocked`: a policy refused the call for `reason`.
     pub fn policy_blocked(reason: impl Into<String>) -> Self {
         let reason = reason.into();

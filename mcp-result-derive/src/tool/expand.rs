@@ -206,7 +206,8 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
                 let __scope = __call.scope(&__server);
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
-                (&#krate::__private::Probe::<#output>::new()).finish(__output, &__scope)
+                let __result = (&#krate::__private::Probe::<#output>::new()).finish(__output, &__scope);
+                __scope.commit(__result).await
             })
         }
     }

@@ -1,0 +1,260 @@
+//! The write path end to end, by store: a keyed write tool (idempotency claim, start and
+//! completion, audit intent and outcome) served over streamable HTTP in this process, and 32
+//! callers on loopback, each sending one call at a time with a fresh idempotency key.
+//!
+//! `cargo bench --all-features --bench write_path` prints, per store (memory, SQLite,
+//! PostgreSQL): calls per second, p50 and p99 latency, and for PostgreSQL the database
+//! transactions per call (`pg_stat_database.xact_commit`; every store statement is its own
+//! transaction, so this counts round trips). `WRITE_PATH_SECS` sets the seconds per store
+//! (default 10), `WRITE_PATH_CALLERS` the callers (default 32). PostgreSQL comes from the
+//! machine as in the tests (`tests/common/postgres.rs`).
+
+#[path = "../tests/common/postgres.rs"]
+mod postgres;
+
+use std::{
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
+
+use mcp_result::{
+    approval::ApprovalStore,
+    audit::AuditSink,
+    extract::WriteContext,
+    http::{serve_http, HttpOptions, StaticTokens},
+    idempotency::{IdempotencyStore, MemoryIdempotencyStore},
+    mcp_handler, mcp_tools,
+    rmcp::ServerHandler,
+    sql::SqlStores,
+    AuditEventId, Identity, ServerServices, Status, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct NoteArgs {
+    ticket_id: String,
+    body: String,
+    request_id: String,
+}
+
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+#[tool_result(summary = "Added note {note_id} ({status}).")]
+struct NoteAdded {
+    note_id: String,
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+}
+
+#[derive(Clone)]
+struct Desk {
+    notes: Arc<AtomicU64>,
+    idempotency: Arc<dyn IdempotencyStore>,
+    approvals: Arc<dyn ApprovalStore>,
+    audit: Arc<dyn AuditSink>,
+}
+
+impl ServerServices for Desk {
+    fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
+        self.idempotency.clone()
+    }
+    fn approval_store(&self) -> Arc<dyn ApprovalStore> {
+        self.approvals.clone()
+    }
+    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+        self.audit.clone()
+    }
+}
+
+#[mcp_tools(services)]
+impl Desk {
+    /// Adds a note.
+    #[mcp_tool(destructive = false, idempotency_key = "requestId")]
+    async fn add_note(&self, args: NoteArgs, write: WriteContext) -> NoteAdded {
+        let _ = (args.ticket_id, args.body);
+        let n = self.notes.fetch_add(1, Ordering::Relaxed);
+        NoteAdded {
+            note_id: format!("N{n}"),
+            status: Status::Succeeded,
+            retry_safe: true,
+            audit_event_id: write.audit_event_id().clone(),
+        }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
+
+struct Figures {
+    calls: u64,
+    secs: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
+async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let tokens = StaticTokens::new().with("bench", Identity::new("bench"));
+    let stop = tokio_util_free_signal();
+    let server = tokio::spawn(serve_http(
+        desk,
+        listener,
+        Arc::new(tokens),
+        &HttpOptions::default(),
+        stop.1,
+    ));
+    let http = reqwest::Client::new();
+    let next = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..callers)
+        .map(|_| {
+            let (http, url, next) = (http.clone(), url.clone(), next.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                while Instant::now() < deadline {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
+                        "name": "add_note",
+                        "arguments": {"ticketId": "T-1", "body": "note", "requestId": format!("key-{i}")}
+                    }});
+                    let sent = Instant::now();
+                    let reply: Value = http
+                        .post(&url)
+                        .bearer_auth("bench")
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2025-06-18")
+                        .body(body.to_string())
+                        .send()
+                        .await
+                        .unwrap()
+                        .json()
+                        .await
+                        .unwrap();
+                    latencies.push(sent.elapsed());
+                    assert_eq!(
+                        reply["result"]["structuredContent"]["status"], "succeeded",
+                        "{reply}"
+                    );
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let _ = stop.0.send(());
+    let _ = server.await;
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    Figures {
+        calls: latencies.len() as u64,
+        secs,
+        p50: at(0.50),
+        p99: at(0.99),
+    }
+}
+
+/// A shutdown signal for `serve_http`: send on the first to stop.
+fn tokio_util_free_signal() -> (
+    tokio::sync::oneshot::Sender<()>,
+    impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    (tx, async move {
+        let _ = rx.await;
+    })
+}
+
+fn desk_on(stores: Option<&SqlStores>) -> Desk {
+    match stores {
+        None => Desk {
+            notes: Arc::default(),
+            idempotency: Arc::new(MemoryIdempotencyStore::new()),
+            approvals: Arc::new(mcp_result::approval::MemoryApprovals::default()),
+            audit: Arc::new(mcp_result::audit::TracingSink),
+        },
+        Some(stores) => Desk {
+            notes: Arc::default(),
+            idempotency: Arc::new(stores.idempotency()),
+            approvals: Arc::new(stores.approvals()),
+            audit: Arc::new(stores.audit()),
+        },
+    }
+}
+
+async fn xact_commit(stores: &SqlStores) -> i64 {
+    mcp_result::sql::sqlx::query_scalar(
+        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+    )
+    .fetch_one(stores.pool())
+    .await
+    .unwrap()
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    if std::env::args().any(|a| a == "--list" || a == "--test") {
+        // `cargo bench -- --test` / `--list`: nothing to list; the run itself is the test.
+        return;
+    }
+    let secs: u64 = std::env::var("WRITE_PATH_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
+    let callers: usize = std::env::var("WRITE_PATH_CALLERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(32);
+    let dir = std::env::temp_dir().join(format!("write-path-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sqlite = SqlStores::connect(&format!("sqlite:{}", dir.join("bench.db").display()))
+        .await
+        .unwrap();
+    let database = postgres::TestDatabase::create().await;
+    let pg = SqlStores::connect(database.url()).await.unwrap();
+
+    println!("| store | calls/s | p50 | p99 | vs memory | DB transactions per call |");
+    println!("|---|---|---|---|---|---|");
+    let memory = run(desk_on(None), callers, secs).await;
+    let base = memory.calls as f64 / memory.secs;
+    let row = |name: &str, f: &Figures, extra: String| {
+        let rate = f.calls as f64 / f.secs;
+        println!(
+            "| {name} | {rate:.0} | {:.2} ms | {:.2} ms | {:.2}× | {extra} |",
+            f.p50.as_secs_f64() * 1e3,
+            f.p99.as_secs_f64() * 1e3,
+            rate / base
+        );
+    };
+    row("memory", &memory, "–".into());
+    let figures = run(desk_on(Some(&sqlite)), callers, secs).await;
+    row("SQLite (WAL, synchronous=FULL)", &figures, "–".into());
+    let before = xact_commit(&pg).await;
+    let figures = run(desk_on(Some(&pg)), callers, secs).await;
+    let after = xact_commit(&pg).await;
+    // The two counter reads are transactions too; the statistics lag by up to 0.5 s.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let after = after.max(xact_commit(&pg).await - 1);
+    row(
+        "PostgreSQL 15",
+        &figures,
+        format!("{:.2}", (after - before - 1) as f64 / figures.calls as f64),
+    );
+    println!("\n{callers} callers, {secs} s per store, one fresh idempotency key per call");
+    pg.close().await;
+    sqlite.close().await;
+    let _ = std::fs::remove_dir_all(dir);
+}

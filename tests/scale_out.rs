@@ -1,0 +1,323 @@
+//! Several instances (issue 18): two instances of the example, each its own process
+//! serving streamable HTTP statelessly, share one PostgreSQL database for every store and
+//! for the desk's own notes. A retried write runs once wherever it lands, a result and an
+//! artifact outlive the instance that made them, and the audit log has one event per
+//! attempt from both.
+//!
+//! The calls are JSON-RPC POSTs (`tools/call`, MCP 2025-06-18, stateless): what any MCP
+//! client sends, without a session to pin a caller to one instance.
+
+mod common;
+
+use std::{
+    collections::{BTreeSet, HashSet},
+    process::Stdio,
+    time::Duration,
+};
+
+use common::postgres::TestDatabase;
+use futures::future::join_all;
+use mcp_result::{
+    audit::{AuditRecord, Phase},
+    sql::SqlStores,
+};
+use serde_json::{json, Value};
+use tokio::process::{Child, Command};
+
+/// A shared server key, as every instance of one deployment is configured.
+const SERVER_KEY: &str = "c2NhbGUtb3V0LXRlc3Qtc2VydmVyLWtleS0zMi1ieXRlcyE=";
+
+struct Instance {
+    name: &'static str,
+    url: String,
+    port: u16,
+    child: Child,
+}
+
+impl Instance {
+    /// Starts the example as instance `name` on `port` (0: any free port).
+    async fn start(name: &'static str, port: u16, database: &str) -> Instance {
+        let port = if port == 0 { free_port() } else { port };
+        let child = Command::new(common::example_path("helpdesk"))
+            .args(["--http", &format!("127.0.0.1:{port}"), "--store", database])
+            .env("MCP_RESULT_INSTANCE", name)
+            .env("MCP_RESULT_SERVER_KEY", SERVER_KEY)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the example");
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let instance = Instance {
+            name,
+            url,
+            port,
+            child,
+        };
+        instance.wait_ready().await;
+        instance
+    }
+
+    async fn wait_ready(&self) {
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("instance {} did not listen on {}", self.name, self.port);
+    }
+
+    /// Kills the process (SIGKILL: no drain, no goodbye) and waits for it.
+    async fn kill(mut self) -> u16 {
+        self.child.kill().await.unwrap();
+        self.port
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn body(id: u64, tool: &str, arguments: Value, meta: Option<Value>) -> String {
+    let mut params = json!({"name": tool, "arguments": arguments});
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+/// One JSON-RPC request to `url` as the holder of `token`: the `result`.
+async fn rpc(http: &reqwest::Client, url: &str, token: &str, body: String) -> Value {
+    let response = http
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let reply: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    reply["result"].clone()
+}
+
+async fn read_resource(http: &reqwest::Client, url: &str, token: &str, uri: &str) -> Value {
+    let request =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
+    let response = http
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(request.to_string())
+        .send()
+        .await
+        .unwrap();
+    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+}
+
+fn note(ticket: &str, text: &str, key: &str) -> Value {
+    json!({"ticketId": ticket, "body": text, "requestId": key})
+}
+
+/// The attempts at `tool` with idempotency key `key` in the shared audit log: each
+/// attempt's records share its event id.
+fn attempts<'a>(records: &'a [AuditRecord], tool: &str, key: &str) -> Vec<&'a AuditRecord> {
+    records
+        .iter()
+        .filter(|r| r.tool == tool && r.idempotency_key.as_deref() == Some(key))
+        .collect()
+}
+
+fn executions(records: &[&AuditRecord]) -> usize {
+    records.iter().filter(|r| r.phase == Phase::Intent).count()
+}
+
+async fn notes(stores: &SqlStores, ticket: &str, text: &str) -> i64 {
+    mcp_result::sql::sqlx::query_scalar(
+        "SELECT COUNT(*) FROM helpdesk_notes WHERE ticket_id = $1 AND body = $2",
+    )
+    .bind(ticket)
+    .bind(text)
+    .fetch_one(stores.pool())
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_instances_share_one_database() {
+    let database = TestDatabase::create().await;
+    let mut a = Instance::start("A", 0, database.url()).await;
+    let b = Instance::start("B", 0, database.url()).await;
+    let stores = SqlStores::open(database.url()).await.unwrap();
+    let audit = stores.audit();
+    let http = reqwest::Client::new();
+
+    // 100 concurrent calls with one key, alternating between the instances.
+    let calls = (0..100u64).map(|i| {
+        let url = if i % 2 == 0 { &a.url } else { &b.url };
+        rpc(
+            &http,
+            url,
+            "alice-token",
+            body(i, "add_internal_note", note("T-1001", "one note", "key-1"), None),
+        )
+    });
+    let results = join_all(calls).await;
+    let first = &results[0]["structuredContent"];
+    assert_eq!(first["status"], "succeeded", "{}", results[0]);
+    for result in &results {
+        assert_eq!(&result["structuredContent"], first, "every caller gets the same result");
+    }
+    let records = audit.records().await.unwrap();
+    let key_1 = attempts(&records, "add_internal_note", "key-1");
+    let instances: BTreeSet<&str> = key_1.iter().map(|r| r.instance.as_str()).collect();
+    let events: HashSet<&str> = key_1.iter().map(|r| r.event_id.as_str()).collect();
+    println!(
+        "instances: {}, executions: {}",
+        instances.len(),
+        executions(&key_1)
+    );
+    assert_eq!(instances, BTreeSet::from(["A", "B"]), "both instances answered");
+    assert_eq!(executions(&key_1), 1, "the tool body ran once");
+    assert_eq!(notes(&stores, "T-1001", "one note").await, 1);
+    assert_eq!(events.len(), 100, "one audit event per attempt, in one log");
+    assert_eq!(
+        key_1.iter().filter(|r| r.phase == Phase::Replay).count()
+            + key_1.iter().filter(|r| r.phase == Phase::Outcome).count(),
+        100,
+        "one answer recorded per attempt"
+    );
+
+    // One identity's key never replays another identity's result.
+    let bobs = rpc(
+        &http,
+        &b.url,
+        "bob-token",
+        body(1, "add_internal_note", note("T-1001", "one note", "key-1"), None),
+    )
+    .await;
+    assert_eq!(bobs["structuredContent"]["status"], "succeeded");
+    assert_ne!(bobs["structuredContent"]["auditEventId"], first["auditEventId"]);
+    assert_ne!(bobs["structuredContent"]["noteId"], first["noteId"]);
+    assert_eq!(notes(&stores, "T-1001", "one note").await, 2);
+
+    // A lost response: the request is sent, the connection closed before the answer is
+    // read; the write runs to its end, and the retry with the key gets its result.
+    {
+        use tokio::io::AsyncWriteExt as _;
+        let payload = body(1, "add_internal_note", note("T-1002", "lost", "key-2"), None);
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer alice-token\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n\r\n{payload}",
+            a.port,
+            payload.len()
+        );
+        let mut socket = tokio::net::TcpStream::connect(("127.0.0.1", a.port))
+            .await
+            .unwrap();
+        socket.write_all(request.as_bytes()).await.unwrap();
+        socket.shutdown().await.unwrap();
+        drop(socket);
+    }
+    let retried = rpc(
+        &http,
+        &b.url,
+        "alice-token",
+        body(2, "add_internal_note", note("T-1002", "lost", "key-2"), None),
+    )
+    .await;
+    assert_eq!(retried["structuredContent"]["status"], "succeeded", "{retried}");
+    let records = audit.records().await.unwrap();
+    assert_eq!(executions(&attempts(&records, "add_internal_note", "key-2")), 1);
+    assert_eq!(notes(&stores, "T-1002", "lost").await, 1);
+
+    // An artifact made through A is read through B by its owner, and by no one else.
+    let import = rpc(
+        &http,
+        &a.url,
+        "alice-token",
+        body(3, "billing_import_dry_run", json!({"rows": 30}), None),
+    )
+    .await;
+    let uri = import["structuredContent"]["report"].as_str().unwrap().to_owned();
+    let read = read_resource(&http, &b.url, "alice-token", &uri).await;
+    assert!(
+        read["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("row,invoice,status,reason\n"),
+        "{read}"
+    );
+    let denied = read_resource(&http, &b.url, "bob-token", &uri).await;
+    assert_eq!(denied["error"]["message"], format!("resource not found: {uri}"));
+
+    // A is killed and restarted: the retry with the key replays the stored result.
+    let port = a.kill().await;
+    a = Instance::start("A", port, database.url()).await;
+    let after_restart = rpc(
+        &http,
+        &a.url,
+        "alice-token",
+        body(4, "add_internal_note", note("T-1001", "one note", "key-1"), None),
+    )
+    .await;
+    assert_eq!(&after_restart["structuredContent"], first);
+
+    // A kill between the claim and the completion: the mail upstream takes 300 ms, and A
+    // dies after 100 ms of it. The retry does not send a second mail: the key's write
+    // started, so it answers `in_progress` until the claim's lease ends and
+    // `outcome_unknown` after (`mcp_result::idempotency`), never a second execution.
+    let mail_key = json!({"io.github.mcp-result/idempotencyKey": "mail-1"});
+    let pending = {
+        let http = http.clone();
+        let url = a.url.clone();
+        let payload = body(5, "email_transcript", json!({"ticketId": "T-1003"}), Some(mail_key.clone()));
+        tokio::spawn(async move {
+            let _ = http
+                .post(url)
+                .bearer_auth("alice-token")
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-06-18")
+                .body(payload)
+                .send()
+                .await;
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let port = a.kill().await;
+    pending.await.unwrap();
+    let _a = Instance::start("A", port, database.url()).await;
+    let retry = rpc(
+        &http,
+        &b.url,
+        "alice-token",
+        body(6, "email_transcript", json!({"ticketId": "T-1003"}), Some(mail_key)),
+    )
+    .await;
+    assert_eq!(retry["isError"], true, "{retry}");
+    assert_eq!(retry["structuredContent"]["errorKind"], "in_progress", "{retry}");
+    let records = audit.records().await.unwrap();
+    let mails = attempts(&records, "email_transcript", "mail-1");
+    assert_eq!(executions(&mails), 1, "the interrupted write is never run again");
+    assert!(
+        !mails.iter().any(|r| r.phase == Phase::Outcome && r.status.is_some() && r.error_kind.is_none()),
+        "the killed instance recorded no outcome"
+    );
+
+    drop(b);
+    stores.close().await;
+}
