@@ -918,3 +918,32 @@ fn write_tools_document_their_idempotency_key_and_approval() {
     assert_eq!(tool("close_ticket")["requiresApproval"], true);
     assert_eq!(tool("add_internal_note")["requiresApproval"], false);
 }
+
+#[test]
+fn paging_tools_document_cursor_page_size_and_expiry() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/helpdesk.json");
+    let docs: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tool = |name: &str| docs["docs"][name].clone();
+    assert_eq!(
+        tool("search_tickets")["paging"],
+        json!({"cursorIn": "arguments/cursor", "pageSizeIn": "arguments/pageSize",
+               "nextCursorIn": "structuredContent/nextCursor", "defaultPageSize": 50,
+               "maxPageSize": 200, "cursorTtlSeconds": 86400})
+    );
+    assert_eq!(tool("get_ticket")["paging"], Value::Null);
+    let search = tool("search_tickets");
+    let inputs: Vec<&str> = search["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert!(inputs.contains(&"cursor") && inputs.contains(&"pageSize"), "{inputs:?}");
+    let markdown =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/helpdesk.md")).unwrap();
+    assert!(markdown.contains(
+        "| paging | pages of 50 items by default, at most 200 (`arguments/pageSize`); the next \
+         page: the same arguments with `structuredContent/nextCursor` as `arguments/cursor`, \
+         absent on the last page; cursors expire after 86400 s |"
+    ));
+}
