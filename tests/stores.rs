@@ -17,6 +17,10 @@ use mcp_result::{
     audit::{AuditRecord, AuditSink, Phase},
     idempotency::{Claim, IdempotencyStore, KeyScope, MemoryIdempotencyStore},
     sql::{Dialect, SqlStores},
+    store::{
+        ArtifactContent, ArtifactLimits, ArtifactRefusal, ArtifactStore, MemoryStore,
+        StoredArtifact,
+    },
     ErrorKind, Status,
 };
 use serde_json::{json, Value};
@@ -94,6 +98,13 @@ impl Store {
                 url,
                 _place: place,
             }),
+        }
+    }
+
+    fn artifacts(&self, limits: ArtifactLimits) -> Arc<dyn ArtifactStore> {
+        match &self.sql {
+            Some(sql) => Arc::new(sql.stores.artifacts(limits)),
+            None => Arc::new(MemoryStore::with_limits(limits)),
         }
     }
 
@@ -424,6 +435,113 @@ async fn an_expired_approval_is_refused(store: Store) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Artifacts
+
+fn artifact(owner: &str, content: ArtifactContent) -> StoredArtifact {
+    StoredArtifact {
+        uri: mcp_result::store::new_artifact_uri(),
+        name: "report.csv".into(),
+        mime_type: "text/csv".into(),
+        owner: owner.into(),
+        content,
+        expires_at: 0,
+    }
+}
+
+fn text(owner: &str, bytes: usize) -> StoredArtifact {
+    artifact(owner, ArtifactContent::Text("x".repeat(bytes)))
+}
+
+fn limits() -> ArtifactLimits {
+    ArtifactLimits {
+        per_owner_bytes: 100,
+        max_artifacts_per_owner: 3,
+        total_bytes: 150,
+        ttl: Duration::from_secs(3600),
+    }
+}
+
+async fn artifacts_past_a_bound_are_refused_whole(store: Store) {
+    let s = store.artifacts(limits());
+    let blob = artifact("alice", ArtifactContent::Blob(vec![0, 159, 146, 150]));
+    let first = text("alice", 56);
+    s.put(&[first.clone(), blob.clone()])
+        .await
+        .unwrap()
+        .unwrap();
+    let got = s.get(&blob.uri).await.unwrap().expect("stored");
+    assert_eq!(
+        (got.content, got.owner),
+        (blob.content.clone(), blob.owner.clone())
+    );
+    assert!(got.expires_at > 0);
+    assert_eq!(
+        s.get(&first.uri).await.unwrap().unwrap().content,
+        first.content
+    );
+
+    // 60 held; two of 30 would make 120 > 100: neither is stored.
+    let (a, b) = (text("alice", 30), text("alice", 30));
+    assert_eq!(
+        s.put(&[a.clone(), b.clone()]).await.unwrap(),
+        Err(ArtifactRefusal::OwnerQuota {
+            limit: 100,
+            used: 60,
+            requested: 60,
+            unit: "bytes"
+        })
+    );
+    assert_eq!(s.get(&a.uri).await.unwrap(), None);
+    assert_eq!(s.get(&b.uri).await.unwrap(), None);
+    // The count quota: 2 held, 2 more would make 4 > 3.
+    assert!(matches!(
+        s.put(&[text("alice", 1), text("alice", 1)]).await.unwrap(),
+        Err(ArtifactRefusal::OwnerQuota {
+            unit: "artifacts",
+            ..
+        })
+    ));
+    // Another owner has its own quota, but the total is shared: 60 + 90 = 150 fits, 1 more
+    // does not.
+    s.put(&[text("bob", 90)]).await.unwrap().unwrap();
+    let late = text("carol", 1);
+    assert_eq!(
+        s.put(std::slice::from_ref(&late)).await.unwrap(),
+        Err(ArtifactRefusal::TotalCap { limit: 150 })
+    );
+    assert_eq!(s.get(&late.uri).await.unwrap(), None);
+}
+
+async fn concurrent_puts_never_pass_a_quota(store: Store) {
+    let s = store.artifacts(limits());
+    let puts = futures::future::join_all((0..10).map(|_| {
+        let s = s.clone();
+        tokio::spawn(async move { s.put(&[text("alice", 60)]).await })
+    }))
+    .await;
+    let stored = puts
+        .into_iter()
+        .filter(|p| matches!(p, Ok(Ok(Ok(())))))
+        .count();
+    assert_eq!(stored, 1, "one 60-byte put fits a 100-byte quota");
+}
+
+async fn artifacts_expire_and_free_their_quota(store: Store) {
+    // Expiry is in whole seconds: a ttl of 2 s lasts 1 to 2 s.
+    let s = store.artifacts(ArtifactLimits {
+        ttl: Duration::from_secs(2),
+        ..limits()
+    });
+    let old = text("alice", 100);
+    s.put(std::slice::from_ref(&old)).await.unwrap().unwrap();
+    assert!(s.get(&old.uri).await.unwrap().is_some());
+    assert!(s.put(&[text("alice", 1)]).await.unwrap().is_err());
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(s.get(&old.uri).await.unwrap(), None);
+    s.put(&[text("alice", 100)]).await.unwrap().unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
 // The audit log (SQL)
 
 fn record(event: &str, phase: Phase, time: &str) -> AuditRecord {
@@ -582,6 +700,9 @@ suite!(
         an_expired_record_is_forgotten,
         an_approval_is_used_exactly_once_under_concurrency,
         an_expired_approval_is_refused,
+        artifacts_past_a_bound_are_refused_whole,
+        concurrent_puts_never_pass_a_quota,
+        artifacts_expire_and_free_their_quota,
     ],
     sql: [
         completed_results_survive_reopening,

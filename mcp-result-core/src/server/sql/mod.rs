@@ -4,13 +4,14 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), mcp_result_core::idempotency::StoreError> {
-//! use mcp_result_core::sql::SqlStores;
+//! use mcp_result_core::{sql::SqlStores, store::ArtifactLimits};
 //!
 //! // `sqlite:PATH` (created if missing, WAL) or `postgres://user:password@host/db`.
 //! let stores = SqlStores::connect("sqlite:desk.db").await?; // runs the migrations
 //! let idempotency = stores.idempotency(); // impl IdempotencyStore
 //! let approvals = stores.approvals(); // impl ApprovalStore
 //! let audit = stores.audit(); // impl AuditSink, plus archive_before and recover_dangling
+//! let artifacts = stores.artifacts(ArtifactLimits::default()); // impl ArtifactStore
 //! let pool = stores.pool(); // the application's own tables, same database
 //! # Ok(()) }
 //! ```
@@ -63,6 +64,7 @@
 //! `set_ignore_missing(true)` on it.
 
 mod approval;
+mod artifact;
 mod audit;
 mod idempotency;
 
@@ -83,7 +85,7 @@ use sqlx::{
 };
 
 pub use self::{
-    approval::SqlApprovals, audit::SqlAuditLog,
+    approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
     idempotency::SqlIdempotencyStore,
 };
 use crate::server::idempotency::StoreError;
@@ -134,6 +136,16 @@ impl Dialect {
             )));
         }
         Ok(dialect)
+    }
+
+    /// The statement that opens a transaction which writes after it reads: SQLite takes
+    /// its write lock at once (a deferred transaction that upgrades later fails with
+    /// `SQLITE_BUSY` instead of waiting); PostgreSQL locks rows as it reads them.
+    fn begin_write(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN",
+        }
     }
 
     fn migrations(self) -> Vec<Migration> {
@@ -290,6 +302,11 @@ impl SqlStores {
     /// The audit log.
     pub fn audit(&self) -> SqlAuditLog {
         SqlAuditLog::new(self.db.clone())
+    }
+
+    /// The artifact store, enforcing `limits`.
+    pub fn artifacts(&self, limits: crate::server::store::ArtifactLimits) -> SqlArtifactStore {
+        SqlArtifactStore::new(self.db.clone(), limits)
     }
 
     /// Closes the pool: waits for the connections in use to come back, then closes all.
