@@ -595,7 +595,7 @@ fn constraints_of_inputs_are_documented() {
     );
     assert_eq!(
         Value::Object(field(inputs, "graceDays").constraints.clone()),
-        json!({"minimum": 1, "maximum": 90, "default": null})
+        json!({"minimum": 1, "maximum": 90})
     );
     assert!(!field(inputs, "graceDays").required);
     assert_eq!(
@@ -603,17 +603,18 @@ fn constraints_of_inputs_are_documented() {
         json!({"minLength": 3, "maxLength": 200})
     );
     let algorithm = field(inputs, "algorithm");
-    assert_eq!(algorithm.type_name, "Algorithm");
+    // The advertised (portable) schema inlines the definition: no `$ref`, no type name.
+    assert_eq!(algorithm.type_name, "string");
     assert_eq!(algorithm.constraints["enum"], json!(["ed25519", "rsa4096"]));
     assert_eq!(
         algorithm.description.as_deref(),
-        Some("The algorithm of the new key.")
+        Some("The algorithm of the new key. Signing algorithms.")
     );
     assert!(field(inputs, "approver.email").required);
     let markdown = docs.to_markdown();
     let row = markdown_row(&markdown, "## `rotate_key`", "graceDays");
     assert!(
-        row.contains("| integer or null | no | minimum: `1`; maximum: `90`; default: `null` |"),
+        row.contains("| integer | no | minimum: `1`; maximum: `90` |"),
         "{row}"
     );
     assert!(markdown_row(&markdown, "## `rotate_key`", "algorithm")
