@@ -1,0 +1,561 @@
+//! The checks of one listed tool and of the results its calls returned.
+
+use std::collections::BTreeSet;
+
+use mcp_result::serde_json::Value;
+
+use crate::{
+    checks::{Call, Finding},
+    generate::Bad,
+    schema::{self, escape},
+    secrets,
+};
+
+/// The write contract's fields (mcp-result's `CONTRACT_KEYS`).
+const CONTRACT: [&str; 3] = ["status", "retrySafe", "auditEventId"];
+
+/// The first protocol version whose `outputSchema` may have any root.
+const ANY_OUTPUT_ROOT: &str = "2026-07-28";
+/// The first protocol version in which bad arguments are a tool execution error.
+const ARGUMENTS_AS_RESULTS: &str = "2025-11-25";
+
+/// A listed tool, as far as checking its results needs it.
+pub struct Tool {
+    pub name: String,
+    /// `annotations.readOnlyHint` is not `true`: MCP's default is `false`.
+    pub write: bool,
+    pub input_schema: Value,
+    pub output_schema: Option<Value>,
+    pub input_validator: Option<jsonschema::Validator>,
+    /// `None` when there is no outputSchema or it cannot be compiled (reported already).
+    pub output_validator: Option<jsonschema::Validator>,
+}
+
+/// The checks of the tool as listed: its schemas, the output schema's presence and the
+/// write contract in it.
+pub fn listed(tool: &Value, index: usize, protocol: &str, out: &mut Vec<Finding>) -> Tool {
+    let name = tool
+        .get("name")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("tools[{index}]"), str::to_owned);
+    let write = tool
+        .pointer("/annotations/readOnlyHint")
+        .and_then(Value::as_bool)
+        != Some(true);
+    let input_schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+    let output_schema = tool.get("outputSchema").cloned();
+
+    let mut schema_findings = |schema: &Value, at: &str| -> bool {
+        let problems = schema::problems(schema, at);
+        let clean = problems.is_empty();
+        for (check, pointer, message) in problems {
+            out.push(Finding::new(&name, check, pointer, message));
+        }
+        clean
+    };
+    let input_clean = schema_findings(&input_schema, "/inputSchema");
+    let output_clean = output_schema
+        .as_ref()
+        .is_some_and(|s| schema_findings(s, "/outputSchema"));
+    let input_validator = input_clean
+        .then(|| schema::compile(&input_schema).ok())
+        .flatten();
+    let output_validator = match (&output_schema, output_clean) {
+        (Some(schema), true) => match schema::compile(schema) {
+            Ok(validator) => Some(validator),
+            Err(e) => {
+                out.push(Finding::new(&name, "schema-dialect", "/outputSchema", e));
+                None
+            }
+        },
+        _ => None,
+    };
+
+    match &output_schema {
+        None => out.push(Finding::new(
+            &name,
+            "output-schema-missing",
+            "",
+            "the tool advertises no outputSchema: what it returns is only text for a client \
+             or agent to parse",
+        )),
+        Some(schema) => {
+            if protocol < ANY_OUTPUT_ROOT && schema.get("type") != Some(&Value::from("object")) {
+                let root = schema
+                    .get("type")
+                    .map_or_else(|| "no `type`".to_owned(), |t| format!("`type: {t}`"));
+                out.push(Finding::new(
+                    &name,
+                    "output-object-root",
+                    "/outputSchema/type",
+                    format!(
+                        "the outputSchema root has {root}; protocol {protocol} requires \
+                         `type: \"object\"`"
+                    ),
+                ));
+            }
+        }
+    }
+    if write {
+        let declared = output_schema
+            .as_ref()
+            .map(schema::declared_properties)
+            .unwrap_or_default();
+        let missing: Vec<&str> = CONTRACT
+            .iter()
+            .copied()
+            .filter(|k| !declared.contains(*k))
+            .collect();
+        if !missing.is_empty() {
+            out.push(Finding::new(
+                &name,
+                "write-contract",
+                "/outputSchema",
+                format!(
+                    "a write tool (readOnlyHint is not true) whose outputSchema declares no {}",
+                    names(&missing)
+                ),
+            ));
+        }
+    }
+    Tool {
+        name,
+        write,
+        input_schema,
+        output_schema,
+        input_validator,
+        output_validator,
+    }
+}
+
+/// The checks of a result of `tool` called with arguments its inputSchema accepts.
+pub fn result(tool: &Tool, result: &Value, max_output: usize, out: &mut Vec<Finding>) {
+    let call = Call::Arguments;
+    let is_error = result.get("isError") == Some(&Value::Bool(true));
+    let structured = result.get("structuredContent");
+    if !is_error && tool.output_schema.is_some() && structured.is_none() {
+        out.push(
+            Finding::new(
+                &tool.name,
+                "structured-content",
+                "/structuredContent",
+                "the tool advertises an outputSchema but its result has no structuredContent",
+            )
+            .in_call(call),
+        );
+    }
+    if !is_error && tool.write {
+        let missing: Vec<&str> = match structured {
+            Some(Value::Object(map)) => CONTRACT
+                .iter()
+                .copied()
+                .filter(|k| !map.contains_key(*k))
+                .collect(),
+            _ => CONTRACT.to_vec(),
+        };
+        if !missing.is_empty() {
+            out.push(
+                Finding::new(
+                    &tool.name,
+                    "write-contract",
+                    "/structuredContent",
+                    format!("the write tool's result has no {}", names(&missing)),
+                )
+                .in_call(call),
+            );
+        }
+    }
+    if is_error {
+        envelope(tool, call, result, out);
+    }
+    common(tool, call, result, max_output, out);
+}
+
+/// What a `tools/call` got back.
+pub enum Answer {
+    Result(Value),
+    /// A JSON-RPC error: its code and message.
+    RpcError(String),
+    /// No answer: the transport failed or the time limit passed.
+    Failed(String),
+}
+
+/// The checks of the answer to arguments the inputSchema rejects.
+pub fn bad_arguments(
+    tool: &Tool,
+    bad: &Bad,
+    answer: &Answer,
+    protocol: &str,
+    max_output: usize,
+    out: &mut Vec<Finding>,
+) {
+    let call = Call::BadArguments;
+    let result = match answer {
+        Answer::Failed(why) => {
+            out.push(
+                Finding::new(
+                    &tool.name,
+                    "bad-arguments",
+                    "",
+                    format!("called {}, the server gave no answer: {why}", bad.how),
+                )
+                .in_call(call),
+            );
+            return;
+        }
+        Answer::RpcError(error) => {
+            if protocol >= ARGUMENTS_AS_RESULTS {
+                out.push(
+                    Finding::new(
+                        &tool.name,
+                        "bad-arguments",
+                        "",
+                        format!(
+                            "called {}, the server answered a JSON-RPC error ({error}); from \
+                             protocol {ARGUMENTS_AS_RESULTS} on, bad arguments are an isError \
+                             result the model can read and correct",
+                            bad.how
+                        ),
+                    )
+                    .in_call(call),
+                );
+            }
+            return;
+        }
+        Answer::Result(result) => result,
+    };
+    if result.get("isError") != Some(&Value::Bool(true)) {
+        out.push(
+            Finding::new(
+                &tool.name,
+                "bad-arguments",
+                "/isError",
+                format!(
+                    "called {}, the server answered a result that is not an error",
+                    bad.how
+                ),
+            )
+            .in_call(call),
+        );
+    } else {
+        envelope(tool, call, result, out);
+        let names_field = result
+            .get("structuredContent")
+            .is_some_and(|s| names_field(s, &bad.field));
+        if !names_field {
+            out.push(
+                Finding::new(
+                    &tool.name,
+                    "error-field-errors",
+                    "/structuredContent",
+                    format!(
+                        "called {}, the isError result names no failing field in \
+                         structuredContent",
+                        bad.how
+                    ),
+                )
+                .in_call(call),
+            );
+        }
+    }
+    common(tool, call, result, max_output, out);
+}
+
+/// The answer to a call of a tool the server does not have.
+pub fn unknown_tool(name: &str, answer: &Answer, out: &mut Vec<Finding>) {
+    let kind = match answer {
+        Answer::RpcError(_) => return,
+        Answer::Failed(why) => format!("no answer ({why})"),
+        Answer::Result(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+            "an isError result".to_owned()
+        }
+        Answer::Result(_) => "a result".to_owned(),
+    };
+    out.push(
+        Finding::new(
+            "",
+            "unknown-tool",
+            "",
+            format!(
+                "a call of `{name}`, which the server does not list, was answered with \
+                 {kind}, not a JSON-RPC error"
+            ),
+        )
+        .in_call(Call::UnknownTool),
+    );
+}
+
+/// The error envelope of an `isError` result: `status` and `retrySafe`.
+fn envelope(tool: &Tool, call: Call, result: &Value, out: &mut Vec<Finding>) {
+    let structured = result.get("structuredContent");
+    let text = first_text(result);
+    if !structured.is_some_and(|s| s.get("status").is_some_and(Value::is_string)) {
+        let what = match structured {
+            None => "no structuredContent".to_owned(),
+            Some(_) => "structuredContent without a `status` string".to_owned(),
+        };
+        out.push(
+            Finding::new(
+                &tool.name,
+                "error-status",
+                "/structuredContent/status",
+                format!("the isError result has {what} (its text: {text})"),
+            )
+            .in_call(call),
+        );
+    }
+    if !structured.is_some_and(|s| s.get("retrySafe").is_some_and(Value::is_boolean)) {
+        out.push(
+            Finding::new(
+                &tool.name,
+                "error-retry-safe",
+                "/structuredContent/retrySafe",
+                "the isError result does not say whether a retry is safe (no boolean \
+                 `retrySafe`)",
+            )
+            .in_call(call),
+        );
+    }
+}
+
+/// The checks every result gets: the outputSchema, the JSON-compat text, the size, `_meta`
+/// and secrets.
+fn common(tool: &Tool, call: Call, result: &Value, max_output: usize, out: &mut Vec<Finding>) {
+    let structured = result.get("structuredContent");
+    if let (Some(structured), Some(validator)) = (structured, &tool.output_validator) {
+        let errors: Vec<(String, String)> = validator
+            .iter_errors(structured)
+            .map(|e| (e.instance_path().to_string(), e.to_string()))
+            .take(3)
+            .collect();
+        if let Some((path, _)) = errors.first() {
+            let kind = if result.get("isError") == Some(&Value::Bool(true)) {
+                "the isError result's structuredContent (clients validate error results too)"
+            } else {
+                "structuredContent"
+            };
+            let messages: Vec<String> = errors
+                .iter()
+                .map(|(p, m)| format!("{m} at `{}`", if p.is_empty() { "/" } else { p }))
+                .collect();
+            out.push(
+                Finding::new(
+                    &tool.name,
+                    "output-schema",
+                    format!("/structuredContent{path}"),
+                    format!("{kind} does not match the outputSchema: {}", messages.join("; ")),
+                )
+                .in_call(call),
+            );
+        }
+    }
+    if let Some(structured) = structured {
+        let compat = texts(result).any(|(_, text)| {
+            mcp_result::serde_json::from_str::<Value>(text).is_ok_and(|v| &v == structured)
+        });
+        if !compat {
+            out.push(
+                Finding::new(
+                    &tool.name,
+                    "json-compat-text",
+                    "/content",
+                    "no text block holds the JSON of structuredContent",
+                )
+                .in_call(call),
+            );
+        }
+    }
+
+    let text_bytes: usize = texts(result).map(|(_, t)| t.len()).sum();
+    let structured_bytes = structured.map_or(0, |s| s.to_string().len());
+    let linked = result
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|blocks| {
+            blocks
+                .iter()
+                .any(|b| b.get("type").and_then(Value::as_str) == Some("resource_link"))
+        });
+    if text_bytes.max(structured_bytes) > max_output && !linked {
+        out.push(
+            Finding::new(
+                &tool.name,
+                "large-output",
+                "/content",
+                format!(
+                    "the result carries {} bytes of text and {} bytes of structuredContent \
+                     (over {max_output}) and no resource_link",
+                    text_bytes, structured_bytes
+                ),
+            )
+            .in_call(call),
+        );
+    }
+
+    meta_business_data(tool, call, result, out);
+
+    for hit in secrets::scan(result) {
+        out.push(
+            Finding::new(
+                &tool.name,
+                "secret",
+                hit.pointer,
+                format!("the result holds {}", hit.what),
+            )
+            .in_call(call),
+        );
+    }
+}
+
+/// A `_meta` entry (of the result or of a block) whose key is not control-plane vocabulary
+/// and whose value appears neither in `structuredContent` nor in a text block.
+fn meta_business_data(tool: &Tool, call: Call, result: &Value, out: &mut Vec<Finding>) {
+    let mut metas: Vec<(String, &Value)> = Vec::new();
+    if let Some(meta) = result.get("_meta") {
+        metas.push(("/_meta".into(), meta));
+    }
+    for (i, block) in result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(meta) = block.get("_meta") {
+            metas.push((format!("/content/{i}/_meta"), meta));
+        }
+    }
+    if metas.is_empty() {
+        return;
+    }
+    let mut known = BTreeSet::new();
+    if let Some(structured) = result.get("structuredContent") {
+        leaves(structured, &mut known);
+    }
+    let texts: Vec<&str> = texts(result).map(|(_, t)| t).collect();
+    for (at, meta) in metas {
+        let Some(meta) = meta.as_object() else {
+            continue;
+        };
+        for (key, value) in meta {
+            if control_plane(key) {
+                continue;
+            }
+            let mut values = BTreeSet::new();
+            leaves(value, &mut values);
+            let hidden: Vec<&String> = values
+                .iter()
+                .filter(|v| !known.contains(*v) && !texts.iter().any(|t| t.contains(v.as_str())))
+                .collect();
+            if let Some(value) = hidden.first() {
+                out.push(
+                    Finding::new(
+                        &tool.name,
+                        "meta-business-data",
+                        format!("{at}/{}", escape(key)),
+                        format!(
+                            "`_meta` key `{key}` carries `{value}`, which neither \
+                             structuredContent nor the text has"
+                        ),
+                    )
+                    .in_call(call),
+                );
+            }
+        }
+    }
+}
+
+/// Keys `_meta` is for: W3C trace context, progress, the reserved MCP prefixes, and names
+/// of trace ids, cache keys, timings, rendering hints, versions, audit and paging handles.
+fn control_plane(key: &str) -> bool {
+    if matches!(key, "traceparent" | "tracestate" | "baggage" | "progressToken") {
+        return true;
+    }
+    let (prefix, name) = key.rsplit_once('/').unwrap_or(("", key));
+    let second_label = prefix.split('.').nth(1);
+    if matches!(second_label, Some("modelcontextprotocol" | "mcp")) {
+        return true;
+    }
+    let name = name.to_ascii_lowercase();
+    const WORDS: &[&str] = &[
+        "trace", "span", "requestid", "request_id", "request-id", "correlation", "cache", "etag",
+        "idempoten", "timing", "duration", "elapsed", "latency", "render", "display", "hint",
+        "version", "audit", "replay", "wrapped", "cursor", "session", "debug", "handle", "paging",
+        "schema", "deprecat", "ratelimit", "rate-limit", "retry", "approval", "ui",
+    ];
+    WORDS.iter().any(|w| {
+        if w.len() <= 2 {
+            name == *w || name.starts_with(&format!("{w}.")) || name.starts_with(&format!("{w}-"))
+        } else {
+            name.contains(w)
+        }
+    })
+}
+
+/// Strings and numbers of `value`, as text.
+fn leaves(value: &Value, into: &mut BTreeSet<String>) {
+    match value {
+        Value::String(s) if !s.is_empty() => {
+            into.insert(s.clone());
+        }
+        Value::Number(n) => {
+            into.insert(n.to_string());
+        }
+        Value::Array(items) => items.iter().for_each(|v| leaves(v, into)),
+        Value::Object(map) => map.values().for_each(|v| leaves(v, into)),
+        _ => {}
+    }
+}
+
+/// Whether some string of `structured` names `field`: the name itself, a JSON Pointer or a
+/// dotted path ending in it, or an array path (`["arguments", "field"]`) ending in it.
+fn names_field(structured: &Value, field: &str) -> bool {
+    match structured {
+        Value::String(s) => {
+            s == field
+                || s.ends_with(&format!("/{}", escape(field)))
+                || s.ends_with(&format!(".{field}"))
+        }
+        Value::Array(items) => {
+            items.last().and_then(Value::as_str) == Some(field)
+                || items.iter().any(|v| names_field(v, field))
+        }
+        Value::Object(map) => map.values().any(|v| names_field(v, field)),
+        _ => false,
+    }
+}
+
+/// The text blocks of a result: `(index, text)`.
+fn texts(result: &Value) -> impl Iterator<Item = (usize, &str)> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, b)| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|(i, b)| b.get("text").and_then(Value::as_str).map(|t| (i, t)))
+}
+
+fn first_text(result: &Value) -> String {
+    match texts(result).next() {
+        Some((_, text)) => {
+            let short: String = text.chars().take(80).collect();
+            if short.len() < text.len() {
+                format!("\"{short}…\"")
+            } else {
+                format!("\"{short}\"")
+            }
+        }
+        None => "none".into(),
+    }
+}
+
+fn names(keys: &[&str]) -> String {
+    let quoted: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    match quoted.as_slice() {
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+        [] => String::new(),
+    }
+}

@@ -1,0 +1,1 @@
+//! mcp-result-check against real servers (in progress).
