@@ -11,6 +11,7 @@ use std::{collections::HashMap, path::Path, process::Command, sync::Arc};
 use mcp_result::{
     docs::{FieldDoc, Hints, ServerDocs, ToolDoc},
     keys::WRAP_META_KEY,
+    lint::Host,
     mcp_tools,
     rmcp::model::{Tool, ToolAnnotations},
     schema::ToolOutputSchema,
@@ -750,7 +751,7 @@ struct MarkdownReport {
 
 impl MarkdownReport {
     /// One H1, a `Contents` H2 linking every tool, each tool an H2 (its name) followed by
-    /// its three H3 sections.
+    /// its four H3 sections.
     fn assert_covers(&self, tools: &[&str]) {
         let h1 = self
             .headings
@@ -775,7 +776,12 @@ impl MarkdownReport {
                 .collect();
             assert_eq!(
                 sections,
-                ["Input parameters", "Output fields", "Errors"],
+                [
+                    "Input parameters",
+                    "Output fields",
+                    "Errors",
+                    "Host compatibility"
+                ],
                 "{tool}"
             );
             assert!(
@@ -947,4 +953,65 @@ fn paging_tools_document_cursor_page_size_and_expiry() {
          page: the same arguments with `structuredContent/nextCursor` as `arguments/cursor`, \
          absent on the last page; cursors expire after 86400 s |"
     ));
+}
+
+#[test]
+fn host_compatibility_lists_each_finding_under_its_tool() {
+    let input = json!({"type": "object", "properties": {"limit": {"type": ["integer", "null"]}}});
+    let dotted = Tool::new(
+        "tickets.search",
+        "Search tickets.",
+        Arc::new(input.as_object().unwrap().clone()),
+    );
+    let docs = ServerDocs::from_tools("s", &[dotted]);
+    assert_eq!(docs.hosts, Host::PORTABLE);
+    let findings: Vec<(&str, &str)> = docs.tools[0]
+        .host_findings
+        .iter()
+        .map(|f| (f.rule, f.host.name()))
+        .collect();
+    assert_eq!(
+        findings,
+        [
+            ("claude-name", "claude-api"),
+            ("claude-name", "claude-desktop"),
+            ("claude-name", "claude-code"),
+            ("openai-name", "openai"),
+            ("openai-name", "codex"),
+            ("copilot-name", "vscode-copilot"),
+            ("gemini-type-list", "gemini"),
+        ]
+    );
+    let markdown = docs.to_markdown();
+    check_markdown(&markdown).expect("well-formed");
+    assert!(markdown.contains("7 findings, each under its tool"), "{markdown}");
+    assert!(
+        markdown.contains(
+            "| Gemini | [`gemini-type-list`](https://github.com/github/copilot-cli/issues/4623) \
+             | `/inputSchema/properties/limit/type` |"
+        ),
+        "{markdown}"
+    );
+    let json = docs.to_json();
+    assert_eq!(json["hosts"][0], "mcp");
+    assert_eq!(json["docs"]["tickets.search"]["hostFindings"][6]["rule"], "gemini-type-list");
+    // Strict mode on request: the optional `limit` and the open object.
+    let strict = docs.with_hosts(&[Host::OpenAiStrict]);
+    let rules: Vec<&str> = strict.tools[0].host_findings.iter().map(|f| f.rule).collect();
+    assert_eq!(
+        rules,
+        [
+            "openai-name",
+            "openai-strict-closed-objects",
+            "openai-strict-required"
+        ]
+    );
+    // A portable tool: every host checked accepts it.
+    let clean = ServerDocs::from_tools(
+        "s",
+        &[Tool::new("search", "Search.", mcp_result::schema::empty_input_schema())],
+    );
+    assert!(clean
+        .to_markdown()
+        .contains("### Host compatibility\n\nEvery host checked accepts this tool."));
 }

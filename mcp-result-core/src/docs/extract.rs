@@ -18,6 +18,7 @@ use crate::{
         registry::{RegistryError, ToolRegistry},
         schema::{union, Resolver, ToolOutputSchema},
     },
+    lint::{lint, Host},
     wire::{
         envelope::ErrorKind,
         keys::{COMPANION_KEYS, CONTRACT_KEYS, WRAP_META_KEY},
@@ -78,8 +79,31 @@ impl ServerDocs {
         Self {
             server,
             tools,
+            hosts: Vec::new(),
             error_envelope,
         }
+        .with_hosts(Host::PORTABLE)
+    }
+
+    /// The same docs with each tool's [`ToolDoc::host_findings`] for `hosts` (groups such as
+    /// [`Host::Claude`] expanded): `with_hosts(Host::ALL)` adds OpenAI's strict mode to the
+    /// default [`Host::PORTABLE`].
+    pub fn with_hosts(mut self, hosts: &[Host]) -> Self {
+        let tools: Vec<Tool> = self.tools.iter().map(|doc| doc.tool.clone()).collect();
+        let findings = lint(&tools, hosts);
+        for doc in &mut self.tools {
+            doc.host_findings = findings
+                .iter()
+                .filter(|f| f.tool == doc.name)
+                .cloned()
+                .collect();
+        }
+        self.hosts = Host::ALL
+            .iter()
+            .copied()
+            .filter(|h| hosts.iter().any(|g| g.members().contains(h)))
+            .collect();
+        self
     }
 }
 
@@ -128,6 +152,7 @@ impl ToolDoc {
             outputs: Vec::new(),
             error_kinds: Vec::new(),
             artifacts: Vec::new(),
+            host_findings: Vec::new(),
         };
         let Some(output) = ToolOutputSchema::read(tool) else {
             return (doc, Vec::new());

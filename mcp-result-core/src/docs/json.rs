@@ -10,8 +10,10 @@ impl ServerDocs {
     ///
     /// ```json
     /// {"server": "helpdesk",
+    ///  "hosts": ["mcp", "claude-api", ...],
     ///  "tools": [<each Tool exactly as tools/list serves it, sorted by name>],
-    ///  "docs": {"<tool name>": <ToolDoc: hints, writeTool, inputs, outputs, errorKinds, ...>},
+    ///  "docs": {"<tool name>": <ToolDoc: hints, writeTool, inputs, outputs, errorKinds,
+    ///           hostFindings (crate::lint::Finding), ...>},
     ///  "errorEnvelope": [<FieldDoc>, ...]}
     /// ```
     pub fn to_json(&self) -> Value {
@@ -21,6 +23,7 @@ impl ServerDocs {
         }
         let mut root = Map::new();
         root.insert("server".into(), Value::String(self.server.clone()));
+        root.insert("hosts".into(), to_value(&self.hosts));
         root.insert(
             "tools".into(),
             Value::Array(self.tools.iter().map(|doc| to_value(&doc.tool)).collect()),

@@ -11,7 +11,12 @@ use super::{
 use crate::wire::keys::{COMPANION_KEYS, CONTRACT_KEYS, WRAP_META_KEY};
 
 /// The headings of each tool's sections, in order.
-const TOOL_SECTIONS: [&str; 3] = ["Input parameters", "Output fields", "Errors"];
+const TOOL_SECTIONS: [&str; 4] = [
+    "Input parameters",
+    "Output fields",
+    "Errors",
+    "Host compatibility",
+];
 /// The heading of the error envelope section.
 const ENVELOPE_HEADING: &str = "Error envelope";
 
@@ -20,7 +25,8 @@ impl ServerDocs {
     /// them, which the table of contents links to).
     ///
     /// Layout: `# Tools of <server>`, `## Contents`, then `## <tool name>` per tool with
-    /// `### Input parameters`, `### Output fields`, `### Errors`; last `## Error envelope`.
+    /// `### Input parameters`, `### Output fields`, `### Errors`, `### Host compatibility`;
+    /// last `## Error envelope`.
     pub fn to_markdown(&self) -> String {
         // Every heading in document order, so each anchor is known before it is linked.
         let mut anchors = Anchors::default();
@@ -48,6 +54,17 @@ impl ServerDocs {
              `destructiveHint` true, `idempotentHint` false, `openWorldHint` true. Secret \
              fields are in no schema, so they are not listed here.\n",
             self.tools.len()
+        );
+        let findings: usize = self.tools.iter().map(|d| d.host_findings.len()).sum();
+        let _ = writeln!(
+            out,
+            "Host compatibility: checked against {} (`mcp_result::lint`); {}.\n",
+            host_titles(&self.hosts),
+            match findings {
+                0 => "every host accepts every tool".to_owned(),
+                1 => "1 finding, under its tool".to_owned(),
+                n => format!("{n} findings, each under its tool"),
+            }
         );
         out.push_str("## Contents\n\n");
         for (doc, anchor) in self.tools.iter().zip(&tool_anchors) {
@@ -285,6 +302,35 @@ impl ToolDoc {
             }
             out.push('\n');
         }
+
+        let _ = writeln!(out, "### {}\n", TOOL_SECTIONS[3]);
+        if self.host_findings.is_empty() {
+            out.push_str("Every host checked accepts this tool.\n\n");
+        } else {
+            out.push_str("| host | rule | at | what | fix |\n|---|---|---|---|---|\n");
+            for finding in &self.host_findings {
+                let _ = writeln!(
+                    out,
+                    "| {} | [{}]({}) | {} | {} | {} |",
+                    cell(finding.host.title()),
+                    cell(&code(finding.rule)),
+                    finding.source,
+                    cell(&code(&finding.pointer)),
+                    cell(&finding.message),
+                    cell(finding.fix),
+                );
+            }
+            out.push('\n');
+        }
+    }
+}
+
+fn host_titles(hosts: &[crate::lint::Host]) -> String {
+    let titles: Vec<&str> = hosts.iter().map(|h| h.title()).collect();
+    match titles.split_last() {
+        None => "no host".to_owned(),
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
     }
 }
 

@@ -4,6 +4,8 @@ use rmcp::model::{Tool, ToolAnnotations};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::lint::{Finding, Host};
+
 /// The documentation of a server's tools: what [`ServerDocs::to_markdown`] and
 /// [`ServerDocs::to_json`] render.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +15,9 @@ pub struct ServerDocs {
     pub server: String,
     /// One entry per tool, sorted by name.
     pub tools: Vec<ToolDoc>,
+    /// The hosts each tool is linted for ([`ToolDoc::host_findings`]):
+    /// [`Host::PORTABLE`] unless [`ServerDocs::with_hosts`] says otherwise.
+    pub hosts: Vec<Host>,
     /// The fields of the `ToolError` envelope every error result carries (taken from the
     /// first tool whose `outputSchema` has one); empty when no tool has it.
     pub error_envelope: Vec<FieldDoc>,
@@ -65,6 +70,9 @@ pub struct ToolDoc {
     pub error_kinds: Vec<ErrorKindDoc>,
     /// Paths of output fields whose schema has `format: "uri"` (links to artifacts).
     pub artifacts: Vec<String>,
+    /// What the hosts of [`ServerDocs::hosts`] reject or degrade in this tool
+    /// ([`crate::lint`]); empty when every one of them accepts it.
+    pub host_findings: Vec<Finding>,
 }
 
 /// The four MCP tool behaviour hints, each with the value in effect.

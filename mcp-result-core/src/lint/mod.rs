@@ -13,7 +13,9 @@
 //! - Each [`Finding`] names the tool, a JSON Pointer into the tool object, the rule, the
 //!   host, what is wrong, the fix and the source.
 //! - [`assert_portable`] is the test helper: it panics with a table of the findings.
-//! - [`Host::Claude`] stands for the three Claude hosts; [`Host::ALL`] lists every host.
+//! - [`Host::Claude`] stands for the three Claude hosts; [`Host::ALL`] lists every host,
+//!   [`Host::PORTABLE`] every host but OpenAI's strict mode (the hosts one `tools/list` can
+//!   satisfy together: see there).
 //!
 //! An mcp-result server is portable by construction where a rule allows it: tool names are
 //! checked at compile time (`^[a-zA-Z0-9_-]{1,64}$` unless a tool opts into the spec's wider
@@ -96,6 +98,23 @@ impl Host {
         Host::ClaudeCode,
         Host::OpenAi,
         Host::OpenAiStrict,
+        Host::Gemini,
+        Host::Codex,
+        Host::VsCodeCopilot,
+    ];
+
+    /// Every host one `tools/list` can satisfy at once: [`Host::ALL`] but
+    /// [`Host::OpenAiStrict`]. Strict mode wants every property `required` (an optional one
+    /// nullable through a `type` list or an `anyOf` with `null`), Gemini one `type` per
+    /// schema and Codex no `anyOf`: a tool with an optional argument can meet strict mode
+    /// or those hosts, never both. mcp-result serves the portable profile (an optional
+    /// argument is simply not `required`); lint strict mode by naming it.
+    pub const PORTABLE: &'static [Host] = &[
+        Host::Mcp,
+        Host::ClaudeApi,
+        Host::ClaudeDesktop,
+        Host::ClaudeCode,
+        Host::OpenAi,
         Host::Gemini,
         Host::Codex,
         Host::VsCodeCopilot,
@@ -416,6 +435,10 @@ mod tests {
             assert!(rule.source.starts_with("https://"), "{}", rule.id);
             assert!(RULES[..i].iter().all(|r| r.id != rule.id), "{}", rule.id);
         }
+        assert!(Host::PORTABLE
+            .iter()
+            .all(|h| Host::ALL.contains(h) && *h != Host::OpenAiStrict));
+        assert_eq!(Host::PORTABLE.len() + 1, Host::ALL.len());
         for host in Host::ALL {
             assert!(host.rules().count() > 0, "{host}");
             assert_eq!(host.name().parse::<Host>().unwrap(), *host);
