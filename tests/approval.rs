@@ -324,7 +324,9 @@ async fn an_approval_text_naming_no_argument_stops_the_server_at_the_handshake()
             let _ = running.waiting().await;
         }
     });
-    let error = ().serve(client_io).await.err().expect("initialize fails");
+    let Err(error) = ().serve(client_io).await else {
+        panic!("initialize succeeded");
+    };
     assert!(
         error.to_string().contains(
             "tool `close`: the approval text names `{ticket}`, which is no argument: use the \

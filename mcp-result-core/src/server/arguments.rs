@@ -147,9 +147,9 @@ pub fn normalize_integers(value: &mut Value) {
         Value::Number(number) if number.is_f64() => {
             if let Some(float) = number.as_f64() {
                 if float.fract() == 0.0 {
-                    if float >= 0.0 && float < 18_446_744_073_709_551_616.0 {
+                    if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
                         *value = Value::from(float as u64);
-                    } else if float < 0.0 && float >= -9_223_372_036_854_775_808.0 {
+                    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
                         *value = Value::from(float as i64);
                     }
                 }

@@ -84,6 +84,7 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
 /// 1. `structuredContent` = `serde_json::to_value(value)`, serialized once;
 /// 2. the summary is rendered from that object ([`Summary::render`]);
 /// 3. a type with `#[secret]` fields gets `redactionApplied: true` (when it has that key);
+///
 /// A type whose serialized form is not always an object is wrapped first:
 /// `structuredContent` is `{"result": value}` ([`crate::wire::keys::WRAP_PROPERTY`]), matching
 /// its schema; the compat text is that same object.

@@ -146,6 +146,8 @@ pub struct ToolErrorEnvelope {
 }
 
 impl ToolError {
+    // The envelope every constructor starts from (boxed into a `ToolError` by the caller).
+    #[allow(clippy::new_ret_no_self)]
     fn new(kind: ErrorKind, retry_safe: bool, message: impl Into<String>) -> ToolErrorEnvelope {
         ToolErrorEnvelope {
             status: Status::Failed,
