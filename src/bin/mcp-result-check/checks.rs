@@ -271,7 +271,12 @@ pub struct Finding {
 
 impl Finding {
     /// A finding of check `id` (one of [`CHECKS`]).
-    pub fn new(tool: &str, id: &str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(
+        tool: &str,
+        id: &str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         let check = check(id);
         Finding {
             tool: tool.to_owned(),

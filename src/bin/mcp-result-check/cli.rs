@@ -269,8 +269,8 @@ fn header(text: &str) -> Result<(HeaderName, HeaderValue), String> {
 }
 
 fn read_samples(path: &PathBuf) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("--samples {}: {e}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--samples {}: {e}", path.display()))?;
     let value: Value = mcp_result::serde_json::from_str(&text)
         .map_err(|e| format!("--samples {}: not JSON: {e}", path.display()))?;
     let Value::Object(samples) = value else {
@@ -300,9 +300,15 @@ mod tests {
 
     #[test]
     fn a_command_after_the_separator_is_stdio() {
-        let Ok(Parsed::Run(options)) =
-            parse_strs(&["--host", "claude", "--call-writes", "--", "python", "-m", "srv"])
-        else {
+        let Ok(Parsed::Run(options)) = parse_strs(&[
+            "--host",
+            "claude",
+            "--call-writes",
+            "--",
+            "python",
+            "-m",
+            "srv",
+        ]) else {
             panic!("parsed")
         };
         assert!(matches!(&options.target, Target::Stdio(c) if c.len() == 3));

@@ -12,8 +12,8 @@ use mcp_result::rmcp::{
     model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion},
     service::{serve_client_with_lifecycle, ClientLifecycleMode, RoleClient, RunningService},
     transport::{
-        streamable_http_client::StreamableHttpClientTransportConfig,
-        StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport,
+        TokioChildProcess,
     },
 };
 use tokio::io::AsyncReadExt;
@@ -109,15 +109,19 @@ pub async fn connect(
         }
         Target::Http { url, headers } => {
             let headers: HashMap<_, _> = headers.iter().cloned().collect();
-            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                .custom_headers(headers);
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(headers);
             let transport =
                 StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
             let handshake = serve_client_with_lifecycle(info, transport, lifecycle);
             let client = match tokio::time::timeout(timeout, handshake).await {
                 Ok(Ok(client)) => client,
                 Ok(Err(e)) => return Err(format!("cannot connect to {url}: {e}")),
-                Err(_) => return Err(format!("cannot connect to {url}: no answer within {timeout:?}")),
+                Err(_) => {
+                    return Err(format!(
+                        "cannot connect to {url}: no answer within {timeout:?}"
+                    ))
+                }
             };
             Ok(Connection {
                 client,

@@ -39,7 +39,11 @@ fn value(root: &Value, schema: &Value, depth: usize) -> Result<Value, String> {
         return Ok(constant.clone());
     }
     for keyword in ["enum", "examples"] {
-        if let Some(first) = map.get(keyword).and_then(Value::as_array).and_then(|a| a.first()) {
+        if let Some(first) = map
+            .get(keyword)
+            .and_then(Value::as_array)
+            .and_then(|a| a.first())
+        {
             return Ok(first.clone());
         }
     }
@@ -222,7 +226,12 @@ pub fn bad_arguments(schema: &Value, good: &Value) -> Vec<Bad> {
     };
     let required = required_names(root);
     let mut names: Vec<&str> = required.clone();
-    names.extend(properties.keys().map(String::as_str).filter(|n| !required.contains(n)));
+    names.extend(
+        properties
+            .keys()
+            .map(String::as_str)
+            .filter(|n| !required.contains(n)),
+    );
     let mut out = Vec::new();
     for name in names {
         let property = properties.get(name).map(|p| deref(schema, p));
@@ -321,9 +330,15 @@ mod tests {
         let bad = bad_arguments(&schema, &good);
         assert_eq!(bad[0].arguments, json!({"s": 12345}));
         assert_eq!(bad[0].field, "s");
-        assert_eq!(bad[1].arguments, json!({"s": "example", "n": "not a number"}));
+        assert_eq!(
+            bad[1].arguments,
+            json!({"s": "example", "n": "not a number"})
+        );
         let untyped = json!({"type": "object", "required": ["x"]});
-        assert_eq!(bad_arguments(&untyped, &json!({"x": 1}))[0].arguments, json!({}));
+        assert_eq!(
+            bad_arguments(&untyped, &json!({"x": 1}))[0].arguments,
+            json!({})
+        );
         assert!(bad_arguments(&json!({"type": "object"}), &json!({})).is_empty());
     }
 }

@@ -25,7 +25,7 @@ mod review;
 mod schema;
 mod secrets;
 
-use std::{process::ExitCode, time::Duration};
+use std::{io::Write, process::ExitCode, time::Duration};
 
 use mcp_result::{
     lint,
@@ -79,13 +79,15 @@ fn main() -> ExitCode {
     runtime.shutdown_timeout(Duration::from_secs(2));
     match outcome {
         Ok(report) => {
-            match options.format {
-                Format::Table => print!("{}", report.table()),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report.to_json()).unwrap_or_default()
-                ),
-            }
+            let text = match options.format {
+                Format::Table => report.table(),
+                Format::Json => {
+                    let json = serde_json::to_string_pretty(&report.to_json());
+                    json.unwrap_or_default() + "\n"
+                }
+            };
+            // A closed stdout (`| head`) is the reader's choice, not an error to report.
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
             if report.findings.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -173,7 +175,8 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
     let count = values.len();
     for (index, value) in values.iter().enumerate() {
         let tool = review::listed(value, index, &protocol, findings);
-        let step = |what: &str| progress.say(&format!("[{}/{count}] {what} {}", index + 1, tool.name));
+        let step =
+            |what: &str| progress.say(&format!("[{}/{count}] {what} {}", index + 1, tool.name));
         let calls = if tool.write && !options.call_writes {
             Calls::NotCalled(
                 "a write tool (readOnlyHint is not true): pass --call-writes to call it".into(),
@@ -215,7 +218,8 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
                         });
                     if let Some(bad) = &bad {
                         step("calling with bad arguments");
-                        let answer = call(&client, &tool.name, &bad.arguments, options.timeout).await;
+                        let answer =
+                            call(&client, &tool.name, &bad.arguments, options.timeout).await;
                         review::bad_arguments(
                             &tool,
                             bad,
@@ -244,7 +248,13 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
     while listed.iter().any(|t| t.name == unknown.as_str()) {
         unknown.push('-');
     }
-    let answer = call(&client, &unknown, &Value::Object(Map::new()), options.timeout).await;
+    let answer = call(
+        &client,
+        &unknown,
+        &Value::Object(Map::new()),
+        options.timeout,
+    )
+    .await;
     review::unknown_tool(&unknown, &answer, &mut report.findings);
 
     let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;

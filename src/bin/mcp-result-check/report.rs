@@ -68,7 +68,10 @@ impl Report {
     }
 
     fn count(&self, severity: Severity) -> usize {
-        self.findings.iter().filter(|f| f.severity == severity).count()
+        self.findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .count()
     }
 
     pub fn to_json(&self) -> Value {
@@ -76,16 +79,22 @@ impl Report {
             .tools
             .iter()
             .map(|t| {
-                let (called, arguments, not_called) = match &t.calls {
-                    Calls::Called { sample, .. } => (
-                        true,
-                        Some(if *sample { "sample" } else { "generated" }),
-                        None,
-                    ),
-                    Calls::NotCalled(why) => (false, None, Some(why.as_str())),
-                };
-                json!({"name": t.name, "readOnly": !t.write, "called": called,
-                       "arguments": arguments, "notCalled": not_called})
+                let mut row = json!({"name": t.name, "readOnly": !t.write});
+                match &t.calls {
+                    Calls::Called {
+                        sample,
+                        bad_arguments,
+                    } => {
+                        row["called"] = json!(true);
+                        row["arguments"] = json!(if *sample { "sample" } else { "generated" });
+                        row["badArguments"] = json!(bad_arguments);
+                    }
+                    Calls::NotCalled(why) => {
+                        row["called"] = json!(false);
+                        row["notCalled"] = json!(why);
+                    }
+                }
+                row
             })
             .collect();
         json!({
@@ -128,7 +137,12 @@ impl Report {
                     detail.push_str(&format!(" [hosts: {}]", hosts.join(", ")));
                 }
                 rows.push([shown.into(), f.check.clone(), result.into(), detail]);
-                rows.push([String::new(), String::new(), String::new(), format!("fix: {}", f.fix)]);
+                rows.push([
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    format!("fix: {}", f.fix),
+                ]);
             }
             any
         };

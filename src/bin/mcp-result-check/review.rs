@@ -343,7 +343,10 @@ fn common(tool: &Tool, call: Call, result: &Value, max_output: usize, out: &mut 
                     &tool.name,
                     "output-schema",
                     format!("/structuredContent{path}"),
-                    format!("{kind} does not match the outputSchema: {}", messages.join("; ")),
+                    format!(
+                        "{kind} does not match the outputSchema: {}",
+                        messages.join("; ")
+                    ),
                 )
                 .in_call(call),
             );
@@ -468,7 +471,10 @@ fn meta_business_data(tool: &Tool, call: Call, result: &Value, out: &mut Vec<Fin
 /// Keys `_meta` is for: W3C trace context, progress, the reserved MCP prefixes, and names
 /// of trace ids, cache keys, timings, rendering hints, versions, audit and paging handles.
 fn control_plane(key: &str) -> bool {
-    if matches!(key, "traceparent" | "tracestate" | "baggage" | "progressToken") {
+    if matches!(
+        key,
+        "traceparent" | "tracestate" | "baggage" | "progressToken"
+    ) {
         return true;
     }
     let (prefix, name) = key.rsplit_once('/').unwrap_or(("", key));
@@ -478,10 +484,38 @@ fn control_plane(key: &str) -> bool {
     }
     let name = name.to_ascii_lowercase();
     const WORDS: &[&str] = &[
-        "trace", "span", "requestid", "request_id", "request-id", "correlation", "cache", "etag",
-        "idempoten", "timing", "duration", "elapsed", "latency", "render", "display", "hint",
-        "version", "audit", "replay", "wrapped", "cursor", "session", "debug", "handle", "paging",
-        "schema", "deprecat", "ratelimit", "rate-limit", "retry", "approval", "ui",
+        "trace",
+        "span",
+        "requestid",
+        "request_id",
+        "request-id",
+        "correlation",
+        "cache",
+        "etag",
+        "idempoten",
+        "timing",
+        "duration",
+        "elapsed",
+        "latency",
+        "render",
+        "display",
+        "hint",
+        "version",
+        "audit",
+        "replay",
+        "wrapped",
+        "cursor",
+        "session",
+        "debug",
+        "handle",
+        "paging",
+        "schema",
+        "deprecat",
+        "ratelimit",
+        "rate-limit",
+        "retry",
+        "approval",
+        "ui",
     ];
     WORDS.iter().any(|w| {
         if w.len() <= 2 {
@@ -540,6 +574,7 @@ fn texts(result: &Value) -> impl Iterator<Item = (usize, &str)> {
 fn first_text(result: &Value) -> String {
     match texts(result).next() {
         Some((_, text)) => {
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
             let short: String = text.chars().take(80).collect();
             if short.len() < text.len() {
                 format!("\"{short}…\"")

@@ -72,8 +72,8 @@ fn meta_errors(schema: &Value) -> Result<Vec<(String, String)>, String> {
 /// A validator for `schema` (its own dialect), or why it cannot be built.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     catch_unwind(AssertUnwindSafe(|| jsonschema::options().build(schema)))
-    .map_err(|_| "the schema cannot be compiled".to_owned())?
-    .map_err(|e| e.to_string())
+        .map_err(|_| "the schema cannot be compiled".to_owned())?
+        .map_err(|e| e.to_string())
 }
 
 fn collect_refs(value: &Value, pointer: String, out: &mut Vec<(String, String)>) {
@@ -105,7 +105,9 @@ pub fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let document = if base.is_empty() {
         root
     } else {
-        find(root, &|v| v.get("$id").and_then(Value::as_str) == Some(base))?
+        find(root, &|v| {
+            v.get("$id").and_then(Value::as_str) == Some(base)
+        })?
     };
     if fragment.is_empty() {
         Some(document)
@@ -228,13 +230,17 @@ mod tests {
             .collect();
         assert_eq!(
             unresolved,
-            ["/outputSchema/properties/t/$ref", "/outputSchema/properties/u/$ref"]
+            [
+                "/outputSchema/properties/t/$ref",
+                "/outputSchema/properties/u/$ref"
+            ]
         );
     }
 
     #[test]
     fn meta_validation_points_at_the_keyword() {
-        let schema = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}});
+        let schema =
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}});
         let found = problems(&schema, "/outputSchema");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "schema-dialect");

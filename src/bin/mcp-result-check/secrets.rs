@@ -10,9 +10,18 @@ use crate::schema::escape;
 
 /// The credential shapes, by name: a match of any is a finding wherever it stands.
 const SHAPES: &[(&str, &str)] = &[
-    ("a private key", r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----"),
-    ("an OpenAI/Anthropic-style API key (sk-...)", r"\bsk-[A-Za-z0-9_-]{20,}"),
-    ("a GitHub token", r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})"),
+    (
+        "a private key",
+        r"-----BEGIN ([A-Z0-9]+ )*PRIVATE KEY( BLOCK)?-----",
+    ),
+    (
+        "an OpenAI/Anthropic-style API key (sk-...)",
+        r"\bsk-[A-Za-z0-9_-]{20,}",
+    ),
+    (
+        "a GitHub token",
+        r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})",
+    ),
     ("an AWS access key id", r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
     ("a Slack token", r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
     ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
@@ -20,7 +29,10 @@ const SHAPES: &[(&str, &str)] = &[
         "a JSON Web Token",
         r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
     ),
-    ("a bearer credential", r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*"),
+    (
+        "a bearer credential",
+        r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{16,}=*",
+    ),
 ];
 
 /// A word that names a credential, then `:` or `=`, then the value (in prose or a config
