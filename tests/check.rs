@@ -421,6 +421,20 @@ fn every_check_is_planted_somewhere() {
         .filter(|check| !check.starts_with("lint/"))
         .collect();
     assert_eq!(checks, planted);
+    // ... and a row in the README's table of checks.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split("## `mcp-result-check`")
+        .nth(1)
+        .expect("the README's mcp-result-check section");
+    let documented: BTreeSet<&str> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+        .filter(|id| *id != "lint/<rule>")
+        .collect();
+    assert_eq!(checks, documented);
     assert!(listed.stdout.contains("lint/gemini-type-list"));
     assert!(
         !listed.stdout.contains("lint/openai-strict-required"),

@@ -24,8 +24,8 @@ OPTIONS:
                           (repeatable; with --url)
     --host NAME           a host whose rules the tool list is linted against (repeatable):
                           mcp, claude, claude-api, claude-desktop, claude-code, openai,
-                          openai-strict, gemini, codex, vscode-copilot, or `all`. Default: every
-                          host but openai-strict (an opt-in mode no MCP host turns on by default)
+                          openai-strict, gemini, codex, vscode-copilot, `portable` (every host
+                          but openai-strict: the default) or `all`
     --samples FILE        the arguments to call tools with: a JSON object, tool name -> arguments
                           object; tools it does not name get arguments generated from their
                           inputSchema
@@ -88,14 +88,11 @@ pub enum Parsed {
     Version,
 }
 
-/// The hosts linted when no `--host` is given: every one but OpenAI's strict mode, which a
-/// host opts into per request and no single-type schema of an optional argument can meet.
+/// The hosts linted when no `--host` is given: [`Host::PORTABLE`], every one but OpenAI's
+/// strict mode, which a host opts into per request and whose "every property required" no
+/// single-type schema of an optional argument can meet.
 pub fn default_hosts() -> Vec<Host> {
-    Host::ALL
-        .iter()
-        .copied()
-        .filter(|h| *h != Host::OpenAiStrict)
-        .collect()
+    Host::PORTABLE.to_vec()
 }
 
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String> {
@@ -144,8 +141,11 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
                 let name = value("a host name")?;
                 if name.eq_ignore_ascii_case("all") {
                     hosts.extend(Host::ALL);
+                } else if name.eq_ignore_ascii_case("portable") {
+                    hosts.extend(Host::PORTABLE);
                 } else {
-                    hosts.push(name.parse().map_err(|e| format!("--host: {e}, or all"))?);
+                    let host = name.parse();
+                    hosts.push(host.map_err(|e| format!("--host: {e}, portable or all"))?);
                 }
             }
             "--samples" => samples = Some(PathBuf::from(value("a file")?)),

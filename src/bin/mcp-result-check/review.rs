@@ -322,31 +322,21 @@ fn envelope(tool: &Tool, call: Call, result: &Value, out: &mut Vec<Finding>) {
 /// and secrets.
 fn common(tool: &Tool, call: Call, result: &Value, max_output: usize, out: &mut Vec<Finding>) {
     let structured = result.get("structuredContent");
-    if let (Some(structured), Some(validator)) = (structured, &tool.output_validator) {
-        let errors: Vec<(String, String)> = validator
-            .iter_errors(structured)
-            .map(|e| (e.instance_path().to_string(), e.to_string()))
-            .take(3)
-            .collect();
-        if let Some((path, _)) = errors.first() {
+    if let (Some(structured), Some(validator), Some(schema)) =
+        (structured, &tool.output_validator, &tool.output_schema)
+    {
+        if let Some((path, messages)) = schema_errors(schema, validator, structured) {
             let kind = if result.get("isError") == Some(&Value::Bool(true)) {
                 "the isError result's structuredContent (clients validate error results too)"
             } else {
                 "structuredContent"
             };
-            let messages: Vec<String> = errors
-                .iter()
-                .map(|(p, m)| format!("{m} at `{}`", if p.is_empty() { "/" } else { p }))
-                .collect();
             out.push(
                 Finding::new(
                     &tool.name,
                     "output-schema",
                     format!("/structuredContent{path}"),
-                    format!(
-                        "{kind} does not match the outputSchema: {}",
-                        messages.join("; ")
-                    ),
+                    format!("{kind} does not match the outputSchema: {messages}"),
                 )
                 .in_call(call),
             );
@@ -408,6 +398,66 @@ fn common(tool: &Tool, call: Call, result: &Value, max_output: usize, out: &mut 
             .in_call(call),
         );
     }
+}
+
+/// Where and how `instance` fails `schema`: the first three errors; for a root `anyOf` /
+/// `oneOf` (a success shape or the error envelope, say), those of the branch it comes
+/// closest to, since "not valid under any of the schemas" names nothing to fix.
+fn schema_errors(
+    schema: &Value,
+    validator: &jsonschema::Validator,
+    instance: &Value,
+) -> Option<(String, String)> {
+    let describe = |errors: Vec<(String, String)>| {
+        let path = errors.first()?.0.clone();
+        let messages: Vec<String> = errors
+            .iter()
+            .map(|(p, m)| format!("{m} at `{}`", if p.is_empty() { "/" } else { p }))
+            .collect();
+        Some((path, messages.join("; ")))
+    };
+    let errors_of = |validator: &jsonschema::Validator| -> Vec<(String, String)> {
+        validator
+            .iter_errors(instance)
+            .map(|e| (e.instance_path().to_string(), e.to_string()))
+            .collect()
+    };
+    let errors = errors_of(validator);
+    if errors.is_empty() {
+        return None;
+    }
+    let branches = ["anyOf", "oneOf"]
+        .iter()
+        .find_map(|k| Some((*k, schema.get(*k)?.as_array()?)));
+    if let (Some((keyword, branches)), [(root, _)]) = (branches, errors.as_slice()) {
+        if root.is_empty() {
+            // Each branch checked alone, in the root schema (so `$ref`s still resolve).
+            let closest = branches
+                .iter()
+                .enumerate()
+                .filter_map(|(i, branch)| {
+                    let mut alone = schema.clone();
+                    let map = alone.as_object_mut()?;
+                    map.remove(keyword);
+                    map.insert("allOf".into(), Value::Array(vec![branch.clone()]));
+                    let errors = schema::compile(&alone).ok().map(|v| errors_of(&v))?;
+                    Some((i, errors))
+                })
+                .filter(|(_, errors)| !errors.is_empty())
+                .min_by_key(|(_, errors)| errors.len());
+            if let Some((i, errors)) = closest {
+                let (path, messages) = describe(errors.into_iter().take(3).collect())?;
+                return Some((
+                    path,
+                    format!(
+                        "it matches none of the `{keyword}` branches; against the closest \
+                         (branch {i}): {messages}"
+                    ),
+                ));
+            }
+        }
+    }
+    describe(errors.into_iter().take(3).collect())
 }
 
 /// A `_meta` entry (of the result or of a block) whose key is not control-plane vocabulary
