@@ -45,31 +45,17 @@ pub fn listed(tool: &Value, index: usize, protocol: &str, out: &mut Vec<Finding>
     let input_schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
     let output_schema = tool.get("outputSchema").cloned();
 
-    let mut schema_findings = |schema: &Value, at: &str| -> bool {
-        let problems = schema::problems(schema, at);
-        let clean = problems.is_empty();
-        for (check, pointer, message) in problems {
+    let mut read = |schema: &Value, at: &str| -> Option<jsonschema::Validator> {
+        let checked = schema::check(schema, at);
+        for (check, pointer, message) in checked.problems {
             out.push(Finding::new(&name, check, pointer, message));
         }
-        clean
+        checked.validator
     };
-    let input_clean = schema_findings(&input_schema, "/inputSchema");
-    let output_clean = output_schema
+    let input_validator = read(&input_schema, "/inputSchema");
+    let output_validator = output_schema
         .as_ref()
-        .is_some_and(|s| schema_findings(s, "/outputSchema"));
-    let input_validator = input_clean
-        .then(|| schema::compile(&input_schema).ok())
-        .flatten();
-    let output_validator = match (&output_schema, output_clean) {
-        (Some(schema), true) => match schema::compile(schema) {
-            Ok(validator) => Some(validator),
-            Err(e) => {
-                out.push(Finding::new(&name, "schema-dialect", "/outputSchema", e));
-                None
-            }
-        },
-        _ => None,
-    };
+        .and_then(|s| read(s, "/outputSchema"));
 
     match &output_schema {
         None => out.push(Finding::new(

@@ -12,30 +12,63 @@ use mcp_result::serde_json::Value;
 /// Keywords whose values are data, not schemas: a `$ref` key inside them is not a reference.
 const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples", "example"];
 
-/// What is wrong with one schema: `(check id, JSON Pointer, message)`, the pointer under
-/// `at` (`/inputSchema`, `/outputSchema`).
-pub fn problems(schema: &Value, at: &str) -> Vec<(&'static str, String, String)> {
-    let mut out = Vec::new();
-    match meta_errors(schema) {
-        Err(message) => out.push(("schema-dialect", format!("{at}/$schema"), message)),
+/// A schema read: what is wrong with it, `(check id, JSON Pointer, message)` with the
+/// pointer under `at` (`/inputSchema`, `/outputSchema`), and its validator when it compiles.
+pub struct Checked {
+    pub problems: Vec<(&'static str, String, String)>,
+    pub validator: Option<jsonschema::Validator>,
+}
+
+/// Meta-validation against the schema's dialect, then compilation (by the `jsonschema`
+/// crate, which resolves `$ref`s inside the schema only: no file or network retrieval). A
+/// `$ref` is a finding when the schema does not compile and this module cannot resolve it
+/// either (a JSON Pointer, an `$anchor` or an `$id` inside the schema).
+pub fn check(schema: &Value, at: &str) -> Checked {
+    let mut problems = Vec::new();
+    let meta_valid = match meta_errors(schema) {
+        Err(message) => {
+            problems.push(("schema-dialect", format!("{at}/$schema"), message));
+            false
+        }
         Ok(errors) => {
+            let valid = errors.is_empty();
             for (path, message) in errors.into_iter().take(5) {
-                out.push(("schema-dialect", format!("{at}{path}"), message));
+                problems.push(("schema-dialect", format!("{at}{path}"), message));
             }
+            valid
         }
-    }
-    let mut refs = Vec::new();
-    collect_refs(schema, String::new(), &mut refs);
-    for (pointer, reference) in refs {
-        if resolve(schema, &reference).is_none() {
-            out.push((
-                "schema-ref",
-                format!("{at}{pointer}/$ref"),
-                format!("`$ref: \"{reference}\"` does not resolve inside the schema"),
-            ));
+    };
+    let compiled = if meta_valid {
+        compile(schema)
+    } else {
+        Err(String::new())
+    };
+    let validator = match compiled {
+        Ok(validator) => Some(validator),
+        Err(error) => {
+            let mut refs = Vec::new();
+            collect_refs(schema, String::new(), &mut refs);
+            let unresolved: Vec<(String, String)> = refs
+                .into_iter()
+                .filter(|(_, reference)| resolve(schema, reference).is_none())
+                .collect();
+            for (pointer, reference) in &unresolved {
+                problems.push((
+                    "schema-ref",
+                    format!("{at}{pointer}/$ref"),
+                    format!("`$ref: \"{reference}\"` does not resolve inside the schema"),
+                ));
+            }
+            if meta_valid && unresolved.is_empty() {
+                problems.push(("schema-dialect", at.to_owned(), error));
+            }
+            None
         }
+    };
+    Checked {
+        problems,
+        validator,
     }
-    out
 }
 
 /// Every way `schema` breaks its dialect's meta-schema, as `(pointer, message)`; `Err` when
@@ -223,7 +256,8 @@ mod tests {
                 "u": {"$ref": "https://example.com/x.json"}, "v": {"const": {"$ref": "#/nope"}}
             }
         });
-        let unresolved: Vec<String> = problems(&schema, "/outputSchema")
+        let unresolved: Vec<String> = check(&schema, "/outputSchema")
+            .problems
             .into_iter()
             .filter(|p| p.0 == "schema-ref")
             .map(|p| p.1)
@@ -238,14 +272,26 @@ mod tests {
     }
 
     #[test]
+    fn a_ref_the_validator_resolves_is_no_finding() {
+        let schema = json!({
+            "$id": "https://example.com/root.json",
+            "$defs": {"item": {"$id": "https://example.com/item.json", "type": "string"}},
+            "properties": {"x": {"$ref": "item.json"}}
+        });
+        let checked = check(&schema, "/outputSchema");
+        assert!(checked.problems.is_empty(), "{:?}", checked.problems);
+        assert!(checked.validator.is_some());
+    }
+
+    #[test]
     fn meta_validation_points_at_the_keyword() {
         let schema =
             json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": "zero"}}});
-        let found = problems(&schema, "/outputSchema");
+        let found = check(&schema, "/outputSchema").problems;
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "schema-dialect");
         assert_eq!(found[0].1, "/outputSchema/properties/n/minimum");
-        let unknown = problems(&json!({"$schema": "https://example.com/s"}), "/inputSchema");
+        let unknown = check(&json!({"$schema": "https://example.com/s"}), "/inputSchema").problems;
         assert_eq!(unknown[0].1, "/inputSchema/$schema");
     }
 
