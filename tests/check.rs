@@ -378,6 +378,23 @@ fn write_tools_of_the_broken_server_are_only_checked_as_listed_without_call_writ
     assert!(row["notCalled"].as_str().unwrap().contains("--call-writes"));
 }
 
+/// Before 2025-11-25 the spec's example answers invalid arguments with a JSON-RPC error:
+/// `find_orders` is no finding there; `get_order_lax`, which takes them, still is.
+#[test]
+fn bad_arguments_may_be_a_json_rpc_error_before_2025_11_25() {
+    let broken = common::example_path("broken_server");
+    let report = check_json(&["--protocol", "2025-06-18", "--", path(&broken)], 1);
+    assert_eq!(report["server"]["protocolVersion"], "2025-06-18");
+    let bad: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "bad-arguments")
+        .map(|f| f["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(bad, ["get_order_lax"]);
+}
+
 static VENV: OnceLock<Result<(), String>> = OnceLock::new();
 static NPM: OnceLock<Result<(), String>> = OnceLock::new();
 
