@@ -40,6 +40,8 @@ use serde_json::{json, Value};
 struct NoteArgs {
     ticket_id: String,
     body: String,
+    /// The idempotency key (the framework reads it; the tool need not).
+    #[allow(dead_code)]
     request_id: String,
 }
 
@@ -103,12 +105,12 @@ async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let tokens = StaticTokens::new().with("bench", Identity::new("bench"));
-    let stop = tokio_util_free_signal();
+    let stop = shutdown_signal();
     let server = tokio::spawn(serve_http(
         desk,
         listener,
         Arc::new(tokens),
-        &HttpOptions::default(),
+        HttpOptions::default(),
         stop.1,
     ));
     let http = reqwest::Client::new();
@@ -168,7 +170,7 @@ async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
 }
 
 /// A shutdown signal for `serve_http`: send on the first to stop.
-fn tokio_util_free_signal() -> (
+fn shutdown_signal() -> (
     tokio::sync::oneshot::Sender<()>,
     impl std::future::Future<Output = ()> + Send + 'static,
 ) {
@@ -253,6 +255,23 @@ async fn main() {
         &figures,
         format!("{:.2}", (after - before - 1) as f64 / figures.calls as f64),
     );
+    // Diagnostic, not a configuration to run: the same database without waiting for the
+    // WAL flush at commit. The difference is what durability costs on this disk.
+    mcp_result::sql::sqlx::query(&format!(
+        "ALTER DATABASE {} SET synchronous_commit = off",
+        database.name()
+    ))
+    .execute(pg.pool())
+    .await
+    .unwrap();
+    let unsafe_pg = SqlStores::connect(database.url()).await.unwrap();
+    let figures = run(desk_on(Some(&unsafe_pg)), callers, secs).await;
+    row(
+        "PostgreSQL 15, synchronous_commit=off (diagnostic)",
+        &figures,
+        "–".into(),
+    );
+    unsafe_pg.close().await;
     println!("\n{callers} callers, {secs} s per store, one fresh idempotency key per call");
     pg.close().await;
     sqlite.close().await;

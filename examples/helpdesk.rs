@@ -890,7 +890,7 @@ async fn serve_http(
         desk,
         listener,
         Arc::new(tokens),
-        &HttpOptions::default(),
+        HttpOptions::default(),
         shutdown,
     )
     .await

@@ -105,7 +105,7 @@ async fn serve(limits: ArtifactLimits) -> Served {
             server,
             listener,
             Arc::new(tokens),
-            &HttpOptions::default(),
+            HttpOptions::default(),
             std::future::pending(),
         )
         .await

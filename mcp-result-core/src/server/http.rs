@@ -237,14 +237,14 @@ pub async fn serve_http<S>(
     server: S,
     listener: tokio::net::TcpListener,
     verifier: Arc<dyn TokenVerifier>,
-    options: &HttpOptions,
+    options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
     let registry = prepare::<S>()?;
-    axum::serve(listener, router(server, verifier, options))
+    axum::serve(listener, router(server, verifier, &options))
         .with_graceful_shutdown(shutdown)
         .await?;
     drain(registry).await;

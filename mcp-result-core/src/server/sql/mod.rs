@@ -95,6 +95,11 @@ pub use sqlx;
 /// How often a store deletes the expired rows of its table, at most: once a minute.
 pub const PURGE_EVERY: Duration = Duration::from_secs(60);
 
+/// The connections of a pool: 32, as many as the concurrent callers a server expects to
+/// keep busy (each keyed write holds one for each of its statements in turn; sqlx's
+/// default, 10, queues callers behind the pool at 32 concurrent writes).
+pub const POOL_SIZE: u32 = 32;
+
 /// How long a SQLite connection waits for another writer before failing: 10 s.
 pub const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -223,7 +228,7 @@ impl SqlStores {
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let dialect = Dialect::of(url)?;
         sqlx::any::install_default_drivers();
-        let mut options = AnyPoolOptions::new();
+        let mut options = AnyPoolOptions::new().max_connections(POOL_SIZE);
         let mut url = url.to_owned();
         if dialect == Dialect::Sqlite {
             if url.contains(":memory:") || url.contains("mode=memory") {
