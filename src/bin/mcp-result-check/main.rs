@@ -176,7 +176,7 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
     for (index, value) in values.iter().enumerate() {
         let tool = review::listed(value, index, &protocol, findings);
         let step =
-            |what: &str| progress.say(&format!("[{}/{count}] {what} {}", index + 1, tool.name));
+            |what: &str| progress.say(&format!("[{}/{count}] {}: {what}", index + 1, tool.name));
         let calls = if tool.write && !options.call_writes {
             Calls::NotCalled(
                 "a write tool (readOnlyHint is not true): pass --call-writes to call it".into(),
