@@ -441,3 +441,78 @@ async fn an_idempotency_key_field_that_is_no_argument_stops_serve() {
          remove the key"
     );
 }
+
+/// A server whose idempotency store keeps at most two live keys per caller.
+#[derive(Clone)]
+struct Bounded {
+    keys: Arc<mcp_result::idempotency::MemoryIdempotencyStore>,
+    executions: Arc<AtomicUsize>,
+}
+
+impl mcp_result::ServerServices for Bounded {
+    fn idempotency_store(&self) -> Arc<dyn mcp_result::idempotency::IdempotencyStore> {
+        self.keys.clone()
+    }
+}
+
+#[mcp_tools(services)]
+impl Bounded {
+    /// Adds a note; the key is `requestId`.
+    #[mcp_tool(destructive = false, idempotency_key = "requestId")]
+    fn add_note(&self, args: NoteArgs, write: mcp_result::extract::WriteContext) -> NoteAdded {
+        let _ = args;
+        let n = self.executions.fetch_add(1, Ordering::SeqCst);
+        NoteAdded {
+            note_id: format!("N{n}"),
+            status: Status::Succeeded,
+            retry_safe: true,
+            audit_event_id: write.audit_event_id().clone(),
+        }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Bounded {}
+
+#[tokio::test]
+async fn a_caller_past_its_live_keys_is_refused_and_nothing_runs() {
+    let executions = Arc::new(AtomicUsize::new(0));
+    let server = Bounded {
+        keys: Arc::new(mcp_result::idempotency::MemoryIdempotencyStore::with_limits(
+            mcp_result::idempotency::KeyLimits {
+                per_caller: 2,
+                total: 10,
+            },
+        )),
+        executions: executions.clone(),
+    };
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        let _ = mcp_result::serve(server, server_io).await;
+    });
+    let client: Client = ().serve(client_io).await.unwrap();
+    let with_key = |key: &str| json!({"ticketId": "T-1", "body": "hi", "requestId": key});
+    let first = call(&client, "add_note", with_key("k-1"), None).await;
+    assert_eq!(structured(&first)["status"], "succeeded");
+    assert_eq!(
+        structured(&call(&client, "add_note", with_key("k-2"), None).await)["status"],
+        "succeeded"
+    );
+    let refused = call(&client, "add_note", with_key("k-3"), None).await;
+    assert_eq!(refused.is_error, Some(true));
+    let envelope = structured(&refused);
+    assert_eq!(envelope["errorKind"], "policy_blocked");
+    assert_eq!(
+        envelope["message"],
+        "Quota exceeded: this caller holds 2 live idempotency keys, its limit. Nothing was \
+         stored. The write did not run; call again once earlier keys expire (24 hours after \
+         their call)."
+    );
+    // A repeat of a live key is still its replay.
+    assert_eq!(
+        structured(&call(&client, "add_note", with_key("k-1"), None).await),
+        structured(&first)
+    );
+    assert_eq!(executions.load(Ordering::SeqCst), 2);
+    client.cancel().await.unwrap();
+}

@@ -90,6 +90,9 @@ pub enum Claim {
     /// A call with this key started and its holder stopped before completing: the outcome
     /// is unknown and the key is never run again.
     Interrupted,
+    /// The store is at a bound (the caller's quota or its total of live keys): nothing was
+    /// claimed and the write does not run. The text names the bound.
+    Refused(String),
 }
 
 /// Where idempotency records live. The in-memory [`MemoryIdempotencyStore`] is the default;
@@ -282,13 +285,35 @@ struct Record {
 /// The in-memory [`IdempotencyStore`]: one process. Records expire after their `ttl` and
 /// are then forgotten: a claim deletes the expired ones whenever the store has doubled
 /// since it last did (at least [`MEMORY_PURGE_FLOOR`] records), so memory stays within
-/// twice what is live. Waiters are woken as soon as the running call completes.
+/// twice what is live, and the live keys are bounded by [`KeyLimits`] (a new key past a
+/// bound is [`Claim::Refused`]). Waiters are woken as soon as the running call completes.
 #[derive(Debug, Default)]
 pub struct MemoryIdempotencyStore {
     records: Mutex<HashMap<KeyScope, Record>>,
     next: std::sync::atomic::AtomicU64,
     completed: Notify,
     purge_at: std::sync::atomic::AtomicUsize,
+    limits: KeyLimits,
+}
+
+/// How many live idempotency keys the in-memory store keeps: a new key past a bound is
+/// refused (`quota_exceeded`, the write does not run) until older keys expire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyLimits {
+    /// Live keys of one caller identity. Default 10,000 (a day of a write every 9 s).
+    pub per_caller: usize,
+    /// Live keys in all. Default 100,000 (a completed record holds its answer: at a few
+    /// KB each, some hundreds of MB at most).
+    pub total: usize,
+}
+
+impl Default for KeyLimits {
+    fn default() -> Self {
+        Self {
+            per_caller: 10_000,
+            total: 100_000,
+        }
+    }
 }
 
 /// The in-memory idempotency store deletes expired records once it holds this many (and
@@ -299,6 +324,14 @@ impl MemoryIdempotencyStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty store bounded by `limits`.
+    pub fn with_limits(limits: KeyLimits) -> Self {
+        Self {
+            limits,
+            ..Self::default()
+        }
     }
 
     fn records(&self) -> std::sync::MutexGuard<'_, HashMap<KeyScope, Record>> {
@@ -338,12 +371,33 @@ impl IdempotencyStore for MemoryIdempotencyStore {
                 );
                 Claim::Claimed(token)
             };
+            let live = |record: Option<&Record>| record.is_some_and(|r| r.expires > now);
+            if !live(records.get(scope)) {
+                // A new key: within the bounds, counting only live keys.
+                if records.len() >= self.limits.total {
+                    records.retain(|_, record| record.expires > now);
+                }
+                if records.len() >= self.limits.total {
+                    return Ok(Claim::Refused(format!(
+                        "the idempotency store holds its limit of {} live keys",
+                        self.limits.total
+                    )));
+                }
+                let held = records
+                    .iter()
+                    .filter(|(key, record)| key.caller == scope.caller && record.expires > now)
+                    .take(self.limits.per_caller)
+                    .count();
+                if held >= self.limits.per_caller {
+                    return Ok(Claim::Refused(format!(
+                        "this caller holds {held} live idempotency keys, its limit"
+                    )));
+                }
+                return Ok(claim(&mut records));
+            }
             let Some(record) = records.get(scope) else {
                 return Ok(claim(&mut records));
             };
-            if record.expires <= now {
-                return Ok(claim(&mut records));
-            }
             if !fingerprints.contains(&record.fingerprint) {
                 return Ok(Claim::Conflict);
             }

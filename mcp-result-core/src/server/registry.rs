@@ -425,6 +425,11 @@ impl<S: ToolSet> ToolRegistry<S> {
                     return Ok(audit.refuse(ToolError::idempotency_key_reused()).await)
                 }
                 Claim::Interrupted => return Ok(audit.refuse(ToolError::outcome_unknown()).await),
+                Claim::Refused(reason) => {
+                    let advice = "The write did not run; call again once earlier keys expire \
+                                  (24 hours after their call).";
+                    return Ok(audit.refuse(ToolError::quota_exceeded(reason, advice)).await);
+                }
                 Claim::InProgress => {
                     let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
                     return Ok(match store.wait(&scope, limit).await {

@@ -159,14 +159,18 @@ impl ArtifactRefusal {
                     "bytes" => "bytes of artifacts",
                     other => other,
                 };
-                ToolError::quota_exceeded(format!(
-                    "this caller holds {used} of its {limit} {what} and the result needs \
-                     {requested} more"
-                ))
+                ToolError::quota_exceeded(
+                    format!(
+                        "this caller holds {used} of its {limit} {what} and the result needs \
+                         {requested} more"
+                    ),
+                    RESULT_ADVICE,
+                )
             }
-            ArtifactRefusal::TotalCap { limit } => ToolError::quota_exceeded(format!(
-                "the artifact store holds its limit of {limit} bytes"
-            )),
+            ArtifactRefusal::TotalCap { limit } => ToolError::quota_exceeded(
+                format!("the artifact store holds its limit of {limit} bytes"),
+                RESULT_ADVICE,
+            ),
             ArtifactRefusal::Store(error) => {
                 tracing::error!(%error, "artifact store failed");
                 ToolError::upstream_unavailable(
@@ -177,6 +181,9 @@ impl ArtifactRefusal {
         }
     }
 }
+
+const RESULT_ADVICE: &str =
+    "Ask for a smaller result, or call again after earlier results expire.";
 
 impl From<StoreError> for ArtifactRefusal {
     fn from(error: StoreError) -> Self {

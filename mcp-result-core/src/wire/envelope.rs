@@ -238,17 +238,14 @@ impl ToolError {
     }
 
     /// `policy_blocked`, status `blocked`, for a bound of a store: `reason` names the bound
-    /// and what was asked; nothing was stored, and the call may succeed once the caller
-    /// holds less (expired items are removed by the store), so the retry advice differs
-    /// from [`Self::policy_blocked`]'s.
-    pub fn quota_exceeded(reason: impl Into<String>) -> Self {
+    /// and what was asked, `advice` what to do (the call may succeed once the caller holds
+    /// less: the store removes expired items), so the retry advice differs from
+    /// [`Self::policy_blocked`]'s. Nothing was stored.
+    pub fn quota_exceeded(reason: impl Into<String>, advice: &str) -> Self {
         let reason = reason.into();
         ToolErrorEnvelope {
             status: Status::Blocked,
-            message: format!(
-                "Quota exceeded: {reason}. Nothing was stored. Ask for a smaller result, or \
-                 call again after earlier results expire."
-            ),
+            message: format!("Quota exceeded: {reason}. Nothing was stored. {advice}"),
             reason: Some(reason),
             ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
         }
