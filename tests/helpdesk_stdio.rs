@@ -361,3 +361,43 @@ async fn a_non_object_result_is_wrapped_and_the_tool_says_so() {
     assert_eq!(text(&result, 0), "Result: 5 items");
     client.cancel().await.unwrap();
 }
+
+/// The example over stdio with `--store sqlite:PATH`.
+#[cfg(feature = "sqlite")]
+async fn connect_with_store(url: &str) -> Client {
+    let mut command = tokio::process::Command::new(example_path("helpdesk"));
+    command.args(["--store", url]).kill_on_drop(true);
+    use mcp_result::rmcp::ServiceExt as _;
+    ().serve(mcp_result::rmcp::transport::TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
+}
+
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn with_a_sqlite_store_the_desk_keeps_its_state_across_restarts() {
+    let dir = std::env::temp_dir().join(format!("helpdesk-sqlite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite:{}", dir.join("desk.db").display());
+    let note = json!({"ticketId": "T-1002", "body": "Kept.", "requestId": "keep-1"});
+
+    let client = connect_with_store(&url).await;
+    let first = call(&client, "add_internal_note", note.clone()).await.unwrap();
+    assert_eq!(first.structured_content.as_ref().unwrap()["status"], "succeeded");
+    client.cancel().await.unwrap();
+
+    // A new process on the same file: the note is there, the keyed retry is its replay.
+    let client = connect_with_store(&url).await;
+    let again = call(&client, "add_internal_note", note).await.unwrap();
+    assert_eq!(again.structured_content, first.structured_content);
+    let ticket = call(&client, "get_ticket", json!({"ticketId": "T-1002"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        ticket.structured_content.unwrap()["notes"],
+        json!(["Kept."]),
+        "one note, kept across the restart, not added twice"
+    );
+    client.cancel().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
