@@ -13,7 +13,7 @@ use mcp_result::{
         model::{CallToolRequestParams, CallToolResult},
         ServerHandler, ServiceExt,
     },
-    AuditEventId, FieldError, Status, ToolError, ToolResult,
+    AuditEventId, ErrorKind, FieldError, ResultExt, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -388,4 +388,267 @@ async fn an_unknown_tool_over_raw_json_rpc_is_invalid_params() {
         json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "unknown tool: nope"}})
     );
     let _ = CallToolRequestParams::new("unused");
+}
+
+// ---------------------------------------------------------------------------------------
+// `?` on any error: `ResultExt` names the kind at the call site, the cause goes to the log
+// under the correlation id the answer carries, never into the answer.
+
+/// A ticket as the desk's store has it.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Ticket {
+    ticket_id: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct TicketRef {
+    ticket_id: String,
+}
+
+/// What a failed upstream call looks like from here: an error with a source chain whose
+/// text must stay in the log.
+#[derive(Debug)]
+struct UpstreamError {
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for UpstreamError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ticket store request failed")
+    }
+}
+
+impl std::error::Error for UpstreamError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+fn upstream(detail: &str) -> Result<String, UpstreamError> {
+    Err(UpstreamError {
+        source: std::io::Error::other(detail.to_owned()),
+    })
+}
+
+#[derive(Clone)]
+struct Tickets;
+
+#[mcp_tools]
+impl Tickets {
+    /// Reads a ticket from its file.
+    #[mcp_tool(read_only)]
+    async fn read_ticket(&self, args: TicketRef) -> Result<Ticket, ToolError> {
+        let path = format!("/nonexistent/tickets/{}.json", args.ticket_id);
+        let _text = std::fs::read_to_string(&path)
+            .not_found(format!("No ticket `{}`.", args.ticket_id))?;
+        unreachable!()
+    }
+
+    /// Syncs a ticket with the upstream.
+    #[mcp_tool(read_only)]
+    async fn sync_ticket(&self, args: TicketRef) -> Result<Ticket, ToolError> {
+        let ticket_id = upstream("connection refused by tickets-db-7.internal:5432")
+            .or_tool_error(ErrorKind::UpstreamUnavailable)?;
+        Ok(Ticket { ticket_id: ticket_id + &args.ticket_id })
+    }
+
+    /// Assigns a ticket.
+    #[mcp_tool(read_only)]
+    async fn assign_ticket(&self, _args: TicketRef) -> Result<Ticket, ToolError> {
+        let ticket_id = upstream("403 for token sk-live-4242").permission_denied("tickets:assign")?;
+        Ok(Ticket { ticket_id })
+    }
+
+    /// Recomputes a ticket's score.
+    #[mcp_tool(read_only)]
+    async fn score_ticket(&self, _args: TicketRef) -> Result<Ticket, ToolError> {
+        let ticket_id = upstream("password=hunter2 rejected").internal()?;
+        Ok(Ticket { ticket_id })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Tickets {}
+
+/// Log lines written while the test runs on this thread (the test's current-thread runtime
+/// runs the server's tasks too).
+#[derive(Clone, Default)]
+struct Log(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Log {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Log {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id() {
+    let log = Log::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = Tickets.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("initialize");
+    let cases = [
+        (
+            "read_ticket",
+            "No such file or directory",
+            json!({"status": "failed", "errorKind": "not_found", "retrySafe": false,
+                   "message": "No ticket `T-9`."}),
+            "Error (not_found): No ticket `T-9`. Do not retry unchanged.",
+        ),
+        (
+            "sync_ticket",
+            "ticket store request failed: connection refused by tickets-db-7.internal:5432",
+            json!({"status": "failed", "errorKind": "upstream_unavailable", "retrySafe": true,
+                   "message": "The upstream is unavailable."}),
+            "Error (upstream_unavailable): The upstream is unavailable. Safe to retry.",
+        ),
+        (
+            "assign_ticket",
+            "ticket store request failed: 403 for token sk-live-4242",
+            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": false,
+                   "message": "Permission denied: this call needs the `tickets:assign` scope.",
+                   "requiredScope": "tickets:assign"}),
+            "Error (permission_denied): Permission denied: this call needs the `tickets:assign` scope. Do not retry until the caller has that scope.",
+        ),
+        (
+            "score_ticket",
+            "ticket store request failed: password=hunter2 rejected",
+            json!({"status": "failed", "errorKind": "internal", "retrySafe": false,
+                   "message": "Internal error (correlation id <id>)."}),
+            "Error (internal): Internal error (correlation id <id>). Do not retry automatically: the call may have taken effect.",
+        ),
+    ];
+    for (tool, cause, envelope, summary) in cases {
+        let result = checked_call(&client, tool, json!({"ticketId": "T-9"})).await;
+        assert_eq!(result.is_error, Some(true), "{tool}");
+        let mut structured = result.structured_content.clone().unwrap();
+        let id = structured["correlationId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{tool}: a correlationId"))
+            .to_owned();
+        assert_eq!(id.len(), 36, "{tool}: a UUIDv7 {id}");
+        structured.as_object_mut().unwrap().remove("correlationId");
+        let envelope_text = serde_json::to_string(&envelope).unwrap().replace("<id>", &id);
+        assert_eq!(
+            structured,
+            serde_json::from_str::<Value>(&envelope_text).unwrap(),
+            "{tool}"
+        );
+        assert_eq!(text(&result, 0), summary.replace("<id>", &id), "{tool}");
+        // The cause: in the log, once, under the id; nowhere in the answer.
+        let wire = serde_json::to_string(&result).unwrap();
+        for secret in cause.split(": ") {
+            assert!(!wire.contains(secret), "{tool}: `{secret}` leaked: {wire}");
+        }
+        let log = log.text();
+        let lines: Vec<&str> = log.lines().filter(|line| line.contains(&id)).collect();
+        assert_eq!(lines.len(), 1, "{tool}: one log line under {id}: {log}");
+        assert!(lines[0].contains(cause), "{tool}: the cause chain: {}", lines[0]);
+        assert!(
+            lines[0].contains(&format!("error_kind=\"{}\"", envelope["errorKind"].as_str().unwrap()))
+                || lines[0].contains(&format!("error_kind={}", envelope["errorKind"].as_str().unwrap())),
+            "{tool}: the kind: {}",
+            lines[0]
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
+/// With the feature `anyhow`: `anyhow::Error` and `Box<dyn Error + Send + Sync>` are
+/// `internal` errors, by `?` and as a tool's error type.
+#[cfg(feature = "anyhow")]
+mod with_anyhow {
+    use super::*;
+    use anyhow::Context as _;
+
+    #[derive(Clone)]
+    struct Jobs;
+
+    #[mcp_tools]
+    impl Jobs {
+        /// Returns `anyhow::Result`.
+        #[mcp_tool(read_only)]
+        async fn run_job(&self) -> anyhow::Result<Answer> {
+            let value: u32 = "forty-two"
+                .parse()
+                .context("parsing the job's answer from db-7")?;
+            Ok(Answer { value })
+        }
+
+        /// `?` on a boxed error in a `ToolError` tool.
+        #[mcp_tool(read_only)]
+        async fn run_boxed(&self) -> Result<Answer, ToolError> {
+            let boxed: Result<u32, Box<dyn std::error::Error + Send + Sync>> =
+                Err("queue jobs-3 unreachable".into());
+            Ok(Answer { value: boxed? })
+        }
+    }
+
+    #[mcp_handler]
+    impl ServerHandler for Jobs {}
+
+    #[tokio::test]
+    async fn anyhow_and_boxed_errors_are_internal_with_the_cause_logged() {
+        let log = Log::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        tokio::spawn(async move {
+            if let Ok(running) = Jobs.serve(server_io).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = ().serve(client_io).await.expect("initialize");
+        for (tool, cause) in [
+            (
+                "run_job",
+                "parsing the job's answer from db-7: invalid digit found in string",
+            ),
+            ("run_boxed", "queue jobs-3 unreachable"),
+        ] {
+            let result = checked_call(&client, tool, json!({})).await;
+            let structured = result.structured_content.clone().unwrap();
+            let id = structured["correlationId"].as_str().unwrap().to_owned();
+            assert_eq!(
+                structured,
+                json!({"status": "failed", "errorKind": "internal", "retrySafe": false,
+                       "message": format!("Internal error (correlation id {id})."),
+                       "correlationId": id}),
+                "{tool}"
+            );
+            assert!(!serde_json::to_string(&result).unwrap().contains("db-7"));
+            assert!(!serde_json::to_string(&result).unwrap().contains("jobs-3"));
+            let log = log.text();
+            let line = log.lines().find(|line| line.contains(&id)).unwrap();
+            assert!(line.contains(cause), "{tool}: {line}");
+        }
+        client.cancel().await.unwrap();
+    }
 }

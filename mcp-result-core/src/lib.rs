@@ -37,6 +37,7 @@ pub use server::{
     probe::SuccessOutput,
     registry::{RegistryError, ToolDef, ToolRegistry},
     result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
+    result_ext::ResultExt,
     schema,
     secret::{Redacts, Secret, SecretField},
     store,

@@ -24,6 +24,7 @@ mod panics;
 pub(crate) mod probe;
 pub mod registry;
 pub mod result;
+pub(crate) mod result_ext;
 pub mod schema;
 pub mod secret;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

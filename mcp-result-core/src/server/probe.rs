@@ -135,8 +135,10 @@ pub trait ErrorViaConversion {
 impl<E> ErrorViaConversion for &&ErrorProbe<E> where ToolError: From<E> {}
 
 /// The error types a user reaches for that no crate but this one could convert: text, the
-/// JSON-RPC error, a boxed `dyn Error`. Each kind has its own fix, named by the
-/// `on_unimplemented` message of its `ToolErrorInsteadOf*` trait.
+/// JSON-RPC error, a boxed `dyn Error` (with the feature `anyhow`, a
+/// `Box<dyn Error + Send + Sync>` converts, so the conversion level answers first). Each
+/// kind has its own fix, named by the `on_unimplemented` message of its
+/// `ToolErrorInsteadOf*` trait.
 mod known_error {
     pub trait Text {}
     impl Text for String {}
@@ -162,7 +164,7 @@ mod known_error {
 #[diagnostic::on_unimplemented(
     message = "a `{Self}` cannot be a tool's error: return `Result<T, mcp_result::ToolError>`",
     label = "return `Result<T, ToolError>` here",
-    note = "build the error with a constructor that names its kind, so the client and the model can act on it: `ToolError::not_found(message)`, `ToolError::conflict(message)`, `ToolError::policy_blocked(reason)`, ..."
+    note = "text carries no kind the client and the model can act on: build the error with a constructor that names its kind (`ToolError::not_found(message)`, `ToolError::conflict(message)`, `ToolError::policy_blocked(reason)`, ...), or name the kind of a failed call's error where it happens with `mcp_result::ResultExt` (`.not_found(\"No ticket `T-9`.\")?`, `.conflict(..)?`, `.internal()?`)"
 )]
 pub trait ToolErrorInsteadOfText {}
 #[diagnostic::do_not_recommend]
@@ -172,7 +174,7 @@ impl ToolErrorInsteadOfText for known_error::Never {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is a protocol error; a tool's execution error is a `mcp_result::ToolError`",
     label = "return `Result<T, ToolError>` here",
-    note = "an `ErrorData` fails the JSON-RPC request, and the model never reads it; a `ToolError` is an `isError` result it can act on: build it with `ToolError::not_found(..)`, `ToolError::conflict(..)`, `ToolError::permission_denied(..)`, ..."
+    note = "an `ErrorData` fails the JSON-RPC request, and the model never reads it; a `ToolError` is an `isError` result it can act on: build it with `ToolError::not_found(..)`, `ToolError::conflict(..)`, `ToolError::permission_denied(..)`, ..., or name the kind of a failed call's error where it happens with `mcp_result::ResultExt` (`.not_found(..)?`, `.internal()?`)"
 )]
 pub trait ToolErrorInsteadOfProtocolError {}
 #[diagnostic::do_not_recommend]
@@ -182,7 +184,7 @@ impl ToolErrorInsteadOfProtocolError for known_error::Never {}
 #[diagnostic::on_unimplemented(
     message = "a `{Self}` cannot be a tool's error: return `Result<T, mcp_result::ToolError>`",
     label = "return `Result<T, ToolError>` here",
-    note = "build the error with a constructor that names its kind (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...), or with `.map_err(ToolError::internal_logged)` for a failure the caller cannot act on (logged under a correlation id)"
+    note = "name the kind of a failed call's error where it happens with `mcp_result::ResultExt` (`.not_found(..)?`, `.upstream_unavailable(..)?`, or `.internal()?` for a failure the caller cannot act on: the cause is logged under a correlation id), or build the error with a constructor (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...); with the feature `anyhow`, a `Box<dyn Error + Send + Sync>` and an `anyhow::Error` convert into an `internal` error"
 )]
 pub trait ToolErrorInsteadOfBoxedError {}
 #[diagnostic::do_not_recommend]
@@ -192,7 +194,7 @@ impl ToolErrorInsteadOfBoxedError for known_error::Never {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned as a tool execution error",
     label = "no conversion into `mcp_result::ToolError`",
-    note = "implement `From<{Self}> for mcp_result::ToolError` if your crate defines `{Self}`, choosing an error kind (`not_found`, `conflict`, `policy_blocked`, ...) per variant; otherwise return `Result<T, ToolError>` and build the error with a constructor (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...) or `.map_err(ToolError::internal_logged)`"
+    note = "return `Result<T, ToolError>` and name the kind where the error happens with `mcp_result::ResultExt` (`.not_found(..)?`, `.or_tool_error(ErrorKind::UpstreamUnavailable)?`, `.internal()?`: the cause is logged, never returned), or build it with a constructor (`ToolError::not_found(..)`, ...); if your crate defines `{Self}`, you may instead implement `From<{Self}> for mcp_result::ToolError`, choosing an error kind per variant"
 )]
 pub trait ConvertsIntoToolError {}
 #[diagnostic::do_not_recommend]

@@ -403,13 +403,16 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
 ///
 /// Implemented for every `E` where `ToolError: From<E>`: implement
 /// `From<YourError> for mcp_result::ToolError` and a tool may return
-/// `Result<T, YourError>`. A type from another crate (`String`, `rmcp::ErrorData`,
-/// `anyhow::Error`, ...) cannot get that impl: such a tool returns `Result<T, ToolError>`
-/// and builds the error with a constructor ([`ToolError::not_found`], ...).
+/// `Result<T, YourError>`. A type from another crate (`io::Error`, `String`,
+/// `rmcp::ErrorData`, ...) cannot get that impl: such a tool returns `Result<T, ToolError>`
+/// and names the kind where the error happens with [`crate::ResultExt`]
+/// (`.not_found("...")?`, `.internal()?`) or builds the error with a constructor
+/// ([`ToolError::not_found`], ...). With the feature `anyhow`, `anyhow::Error` and
+/// `Box<dyn Error + Send + Sync>` convert (an `internal` error).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned as a tool execution error",
     label = "no conversion into `mcp_result::ToolError`",
-    note = "implement `From<{Self}> for mcp_result::ToolError` if your crate defines `{Self}`, choosing an error kind (`not_found`, `conflict`, `policy_blocked`, ...) per variant; otherwise return `Result<T, ToolError>` and build the error with a constructor (`ToolError::not_found(..)`, `ToolError::conflict(..)`, ...) or `.map_err(ToolError::internal_logged)`"
+    note = "return `Result<T, ToolError>` and name the kind where the error happens with `mcp_result::ResultExt` (`.not_found(..)?`, `.or_tool_error(ErrorKind::UpstreamUnavailable)?`, `.internal()?`: the cause is logged, never returned), or build it with a constructor (`ToolError::not_found(..)`, ...); if your crate defines `{Self}`, you may instead implement `From<{Self}> for mcp_result::ToolError`, choosing an error kind per variant"
 )]
 pub trait IntoToolError {
     /// Performs the conversion.

@@ -43,6 +43,30 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Whether an error of this kind is retry-safe unless said otherwise (the default of
+    /// [`ToolError::of_kind`] and of [`crate::ResultExt::or_tool_error`]):
+    ///
+    /// | kind | `retrySafe` | why |
+    /// |---|---|---|
+    /// | `upstream_unavailable` | `true` | the upstream was down or refused the request, so the call had no effect; a later retry may succeed |
+    /// | `in_progress` | `true` | the first call is still running; a retry with the same idempotency key returns its outcome |
+    /// | `upstream_timeout`, `internal`, `outcome_unknown` | `false` | the call may have taken effect: an automatic retry could run a write twice |
+    /// | `validation_error`, `not_found`, `conflict`, `permission_denied`, `policy_blocked` | `false` | the same call gets the same answer: change it first |
+    pub const fn default_retry_safe(self) -> bool {
+        matches!(self, ErrorKind::UpstreamUnavailable | ErrorKind::InProgress)
+    }
+
+    /// The `status` an error of this kind reports: `blocked` for `policy_blocked`,
+    /// `unknown` for `in_progress` and `outcome_unknown` (it may still take effect), `failed`
+    /// for the others.
+    pub const fn status(self) -> Status {
+        match self {
+            ErrorKind::PolicyBlocked => Status::Blocked,
+            ErrorKind::InProgress | ErrorKind::OutcomeUnknown => Status::Unknown,
+            _ => Status::Failed,
+        }
+    }
+
     /// The serialized form, e.g. `"validation_error"`.
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -163,6 +187,19 @@ impl ToolError {
             requires_human_review: None,
             approval_request_id: None,
         }
+    }
+
+    /// An error of `kind` with `message`, its `status` ([`ErrorKind::status`]) and its
+    /// default retry safety ([`ErrorKind::default_retry_safe`]; change it with
+    /// [`Self::with_retry_safe`]). The kind's own constructor says more where the kind has
+    /// more to say (`permission_denied`'s scope, `policy_blocked`'s reason, `internal`'s
+    /// correlation id).
+    pub fn of_kind(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ToolErrorEnvelope {
+            status: kind.status(),
+            ..Self::new(kind, kind.default_retry_safe(), message)
+        }
+        .boxed()
     }
 
     /// `validation_error`: the arguments are invalid; `fields` lists every failing field.
@@ -377,6 +414,18 @@ impl ToolError {
         self
     }
 
+    /// Sets `retrySafe`: whether an automatic retry may run the same call again unchanged.
+    pub fn with_retry_safe(mut self, retry_safe: bool) -> Self {
+        self.retry_safe = retry_safe;
+        self
+    }
+
+    /// Sets `correlationId`: the id under which the server logged what caused the error.
+    pub fn with_correlation_id(mut self, id: impl Into<String>) -> Self {
+        self.correlation_id = Some(id.into());
+        self
+    }
+
     /// Sets `auditEventId`: the audit event a failed or blocked write recorded.
     pub fn with_audit_event_id(mut self, id: AuditEventId) -> Self {
         self.audit_event_id = Some(id);
@@ -457,7 +506,7 @@ fn display_pointer(pointer: &str) -> String {
 
 /// A correlation id unique across processes and instances: a UUIDv7 (RFC 9562, time-ordered),
 /// so ids sort by time and never repeat after a restart.
-fn new_correlation_id() -> String {
+pub(crate) fn new_correlation_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 

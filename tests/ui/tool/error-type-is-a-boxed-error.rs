@@ -10,11 +10,13 @@ struct Found {
 #[derive(Clone)]
 struct Server;
 
+// Not `Send + Sync`: no feature converts it (with the feature `anyhow`, a
+// `Box<dyn Error + Send + Sync>` is an `internal` error).
 #[mcp_tools]
 impl Server {
     /// Looks up.
     #[mcp_tool(read_only)]
-    fn lookup(&self) -> Result<Found, Box<dyn std::error::Error + Send + Sync>> {
+    async fn lookup(&self) -> Result<Found, Box<dyn std::error::Error>> {
         Err("upstream failed".into())
     }
 }
