@@ -116,6 +116,7 @@ where
         .iter()
         .map(|&name| ToolDef {
             name,
+            method: "search",
             title: None,
             description: DESCRIPTION,
             annotations: ToolAnnotations::new().read_only(true),

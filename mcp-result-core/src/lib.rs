@@ -35,7 +35,7 @@ pub use server::{
     impls::Structured,
     key, meta, pagination,
     probe::SuccessOutput,
-    registry::{RegistryError, ToolDef, ToolRegistry},
+    registry::{RegistryError, ToolBlock, ToolDef, ToolRegistry},
     result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
     result_ext::ResultExt,
     schema,
@@ -66,8 +66,8 @@ pub mod __private {
         ToolCall, ToolExtension,
     };
     pub use crate::server::handler::{
-        call_tool, custom_request, initialize, list_tools, read_resource, server_info, tool_for,
-        ServerClone,
+        assert_included, call_tool, custom_request, initialize, list_tools, read_resource,
+        server_info, tool_for, IncludesBlock, ServerClone, ToolBlockOf,
     };
     pub use crate::server::probe::{
         assert_tool_output, assert_tool_result, ConvertsIntoToolError, ErrorProbe,
@@ -75,7 +75,10 @@ pub mod __private {
         ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
-    pub use crate::server::registry::ToolFuture;
+    pub use crate::server::registry::{registry_per_type, ToolFuture};
+    pub use crate::server::rmcp_tools::{
+        call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,
+    };
     pub use crate::server::result::error_result;
     pub use crate::server::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
     pub use ::core;

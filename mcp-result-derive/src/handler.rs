@@ -1,17 +1,51 @@
 //! `#[mcp_handler]` on `impl rmcp::ServerHandler for T`: adds the tool methods that
 //! delegate to `T`'s `#[mcp_tools]` registry, `get_info` (the `tools` capability and the
 //! user's crate as `serverInfo`), `initialize` (which first checks the tools) and
-//! `on_custom_request` (a malformed `tools/call` gets `-32602`), leaving any the user wrote. `#[mcp_handler(crate = "...")]` names the runtime
-//! crate for a crate that re-exports it.
+//! `on_custom_request` (a malformed `tools/call` gets `-32602`), leaving any the user wrote.
+//! `#[mcp_handler(crate = "...")]` names the runtime crate for a crate that re-exports it;
+//! `#[mcp_handler(rmcp_router)]` (the router of `Self::tool_router()`) or
+//! `#[mcp_handler(rmcp_router = <expression>)]` serves an rmcp `ToolRouter<Self>` beside the
+//! `#[mcp_tools]` tools, evaluated per request as rmcp's `#[tool_handler(router = ...)]`
+//! does.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned as _;
 use syn::{ImplItem, ItemImpl};
 
 use crate::{
-    attr::{self, Attr, CRATE},
+    attr::{self, Attr, Symbol, CRATE},
     ctxt::Ctxt,
 };
+
+const RMCP_ROUTER: Symbol = Symbol("rmcp_router");
+
+/// `rmcp_router` or `rmcp_router = <expression>`: the expression, `Self::tool_router()` when
+/// none is given (rmcp's `#[tool_handler]` default).
+fn rmcp_router(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::Expr> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse()
+    } else {
+        Ok(syn::parse_quote_spanned!(attr::key_span(meta)=> Self::tool_router()))
+    }
+}
+
+/// The router expression as messages name it: `Self::tool_router()`, `self.tools`.
+fn router_text(router: &syn::Expr) -> String {
+    let spaced = quote::ToTokens::to_token_stream(router).to_string();
+    let tight = |c: char| matches!(c, ':' | '.' | '(' | ')' | '[' | ']' | '<' | '>' | '&' | '!');
+    let chars: Vec<char> = spaced.chars().collect();
+    let mut text = String::with_capacity(spaced.len());
+    for (i, c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1).copied();
+        if *c == ' ' && (before.is_some_and(tight) || after.is_some_and(tight)) {
+            continue;
+        }
+        text.push(*c);
+    }
+    text
+}
 
 pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut item: ItemImpl = match syn::parse2(input) {
@@ -20,15 +54,21 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let cx = Ctxt::default();
     let mut krate = Attr::none(&cx, CRATE);
+    let mut router = Attr::none(&cx, RMCP_ROUTER);
     attr::parse_args(&cx, args, |meta| {
         if meta.path == CRATE {
             krate.set(attr::key_span(meta), attr::crate_path(meta)?);
+            Ok(())
+        } else if meta.path == RMCP_ROUTER {
+            router.set(attr::key_span(meta), rmcp_router(meta)?);
             Ok(())
         } else {
             Err(attr::key_error(
                 meta,
                 format!(
-                    "unknown `mcp_handler` argument `{}`: expected {}",
+                    "unknown `mcp_handler` argument `{}`: expected `rmcp_router` (serve the \
+                     rmcp `ToolRouter` of `Self::tool_router()` too) or `rmcp_router = \
+                     <expression>` (of another `ToolRouter<Self>`), or {}",
                     attr::key_name(meta),
                     attr::CRATE_HELP
                 ),
@@ -36,9 +76,36 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     });
     let krate = krate.get().unwrap_or_else(attr::default_crate);
+    let router = router.get();
     if let Err(error) = cx.check() {
         return crate::ctxt::with_stub(error, quote!(#item));
     }
+    // Each answer, from the `#[mcp_tools]` registry alone or, with `rmcp_router`, from it
+    // and the rmcp router (evaluated per request, spanned at the user's expression so a
+    // wrong type is reported there).
+    let (call, list, get, initialize) = match &router {
+        None => (
+            quote!(#krate::__private::call_tool(self, request, context).await),
+            quote!(#krate::__private::list_tools::<Self>()),
+            quote!(#krate::__private::tool_for::<Self>(name)),
+            quote!(#krate::__private::initialize(self, request, context)),
+        ),
+        Some(expr) => {
+            let text = router_text(expr);
+            let routes = quote_spanned!(expr.span()=> &(#expr));
+            (
+                quote! {
+                    #krate::__private::call_tool_with_rmcp(self, #routes, #text, request, context)
+                        .await
+                },
+                quote!(#krate::__private::list_tools_with_rmcp::<Self>(#routes, #text)),
+                quote!(#krate::__private::tool_with_rmcp::<Self>(#routes, name)),
+                quote! {
+                    #krate::__private::initialize_with_rmcp(self, #routes, #text, request, context)
+                },
+            )
+        }
+    };
     let has = |name: &str| {
         item.items
             .iter()
@@ -57,7 +124,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 #krate::__private::rmcp::model::CallToolResponse,
                 #krate::__private::rmcp::ErrorData,
             > {
-                #krate::__private::call_tool(self, request, context).await
+                #call
             }
         });
     }
@@ -75,7 +142,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 #krate::__private::rmcp::model::ListToolsResult,
                 #krate::__private::rmcp::ErrorData,
             > {
-                #krate::__private::list_tools::<Self>()
+                #list
             }
         });
     }
@@ -84,7 +151,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             fn get_tool(&self, name: &str)
                 -> ::core::option::Option<#krate::__private::rmcp::model::Tool>
             {
-                #krate::__private::tool_for::<Self>(name)
+                #get
             }
         });
     }
@@ -129,7 +196,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 #krate::__private::rmcp::model::InitializeResult,
                 #krate::__private::rmcp::ErrorData,
             > {
-                #krate::__private::initialize(self, request, context)
+                #initialize
             }
         });
     }

@@ -20,11 +20,14 @@ use crate::server::{
     audit::{AuditSink, TracingSink},
     idempotency::{IdempotencyStore, MemoryIdempotencyStore},
     identity::Identity,
-    registry::{RegistryError, ToolRegistry},
+    registry::{RegistryError, ToolBlock, ToolRegistry},
     store::{read_artifact, ArtifactAccess},
 };
 
-/// A server type whose tools were declared with `#[mcp_tools]`; implemented by that macro.
+/// A server type whose tools were declared with `#[mcp_tools]`; implemented by that macro,
+/// on the server's main block (the one without `block = ...`), with the tools of that block
+/// and of every block it names in `#[mcp_tools(include(...))]`. A generic server type
+/// (`impl<Db: Store> Server<Db>`) gets one registry per concrete type.
 ///
 /// The server is `Clone`: every call runs on a clone of it (keep shared state behind an
 /// `Arc`), so that a synchronous tool runs on a blocking thread, and a write outlives a
@@ -60,6 +63,34 @@ pub trait ToolSet: Sized + Send + Sync + 'static {
         None
     }
 }
+
+/// The tools of `Self`'s block `#[mcp_tools(block = name)]`, for the main block that
+/// includes it. `BLOCK` is a hash of the block's name (FNV-1a, 64 bits), computed by
+/// `#[mcp_tools]` on both sides.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `#[mcp_tools(block = ...)]` impl block of this name",
+    label = "no block of this name",
+    note = "a block is an `impl {Self} {{ ... }}` of `#[mcp_tool]` methods under `#[mcp_tools(block = name)]`; `include(...)` lists the names of such blocks"
+)]
+pub trait ToolBlockOf<const BLOCK: u64>: Sized {
+    /// The block's tool definitions.
+    fn tool_block() -> ToolBlock<Self>;
+}
+
+/// Implemented by the main `#[mcp_tools]` block of `Self` for each block it includes, so that
+/// a block nobody includes is a compile error, not tools silently never served.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this `#[mcp_tools(block = ...)]` block of `{Self}` is never served",
+    label = "not listed in `include(...)` of the main `#[mcp_tools]` block",
+    note = "list it on the server's main block: `#[mcp_tools(include(name))] impl {Self} {{ ... }}` (the one `#[mcp_tools]` block without `block = ...`)"
+)]
+pub trait IncludesBlock<const BLOCK: u64> {}
+
+/// Compile-time check that the main block of `S` includes block `BLOCK`.
+#[doc(hidden)]
+pub const fn assert_included<S: IncludesBlock<BLOCK>, const BLOCK: u64>() {}
 
 /// Where a server's write-safety state lives and who calls it. Implement it (every method
 /// has a default) and declare `#[mcp_tools(services)]` to replace a default.
@@ -378,6 +409,6 @@ async fn read_approval<S: ToolSet>(
     .into())
 }
 
-fn registry_error(error: &RegistryError) -> ErrorData {
+pub(crate) fn registry_error(error: &RegistryError) -> ErrorData {
     ErrorData::internal_error(error.to_string(), None)
 }

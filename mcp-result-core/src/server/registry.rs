@@ -62,6 +62,9 @@ pub struct ToolDef<S> {
     pub name: &'static str,
     /// Human-readable title, if any.
     pub title: Option<&'static str>,
+    /// The method that implements the tool (`search_tickets`), for messages that must tell
+    /// two tools of one name apart.
+    pub method: &'static str,
     /// Description (the method's doc comment or `description = "..."`).
     pub description: &'static str,
     /// Tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
@@ -91,6 +94,34 @@ pub struct ToolDef<S> {
 
 /// A problem with a server's tool definitions found when its registry is built (at server
 /// start, on the first `tools/list` or `tools/call`).
+/// The tools of one `#[mcp_tools]` impl block: the server's main block (`#[mcp_tools]`, the
+/// one that implements [`ToolSet`]) or a named block it includes
+/// (`#[mcp_tools(block = billing)]`, listed in `#[mcp_tools(include(billing))]` on the main
+/// block). Built by generated code; [`ToolRegistry::from_blocks`] makes one registry of all
+/// of a server's blocks.
+pub struct ToolBlock<S> {
+    /// The server type as written (`Desk`), for messages.
+    pub server: &'static str,
+    /// `None` for the main block, `Some("billing")` for `#[mcp_tools(block = billing)]`.
+    pub block: Option<&'static str>,
+    /// The block's tools, in declaration order.
+    pub tools: Vec<ToolDef<S>>,
+}
+
+impl<S> ToolBlock<S> {
+    /// Where a tool of this block comes from, as messages name it:
+    /// `` `Desk::refund` (`#[mcp_tools(block = billing)]`) ``.
+    fn origin(&self, method: &str) -> String {
+        match self.block {
+            None => format!("`{}::{method}` (`#[mcp_tools]`)", self.server),
+            Some(block) => format!(
+                "`{}::{method}` (`#[mcp_tools(block = {block})]`)",
+                self.server
+            ),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryError {
     /// The tool whose definition is broken.
@@ -111,6 +142,8 @@ struct Route<S> {
     name: &'static str,
     arguments: Arc<ArgumentSchema>,
     timeout: Option<Duration>,
+    /// Its method and block, as [`ToolBlock::origin`] names them.
+    origin: String,
     read_only: bool,
     idempotent: bool,
     takes_arguments: bool,
@@ -143,17 +176,45 @@ impl<S> ToolRegistry<S> {
     /// A [`RegistryError`] naming the tool when an `inputSchema` root is not
     /// `type: "object"` (MCP requires it) or is a composition with no portable form (a
     /// `#[serde(flatten)]` enum: [`crate::schema::RootComposition`] names the type and the
-    /// fix), a schema does not compile, or schema definitions collide.
+    /// fix), or a schema does not compile.
     pub fn new(defs: Vec<ToolDef<S>>) -> Result<Self, RegistryError> {
-        let mut tools = Vec::with_capacity(defs.len());
-        let mut routes = HashMap::with_capacity(defs.len());
-        for def in defs {
+        Self::from_blocks(vec![ToolBlock {
+            server: std::any::type_name::<S>(),
+            block: None,
+            tools: defs,
+        }])
+    }
+
+    /// Builds one registry of every block of a server (its main `#[mcp_tools]` block and
+    /// the named blocks it includes), each tool as [`Self::new`] does; `tools/list` lists
+    /// them block by block, in declaration order.
+    ///
+    /// # Errors
+    /// As [`Self::new`]; and a [`RegistryError`] naming both tools and both blocks when two
+    /// blocks define a tool of the same name (tool names are unique within a server; within
+    /// one block that is a compile error already).
+    pub fn from_blocks(blocks: Vec<ToolBlock<S>>) -> Result<Self, RegistryError> {
+        let count = blocks.iter().map(|block| block.tools.len()).sum();
+        let mut tools = Vec::with_capacity(count);
+        let mut routes: HashMap<&'static str, Route<S>> = HashMap::with_capacity(count);
+        for (block, def) in blocks
+            .iter()
+            .flat_map(|block| block.tools.iter().map(move |def| (block, def)))
+        {
             let error = |message: String| RegistryError {
                 tool: def.name,
                 message,
             };
             let input = (def.input_schema)();
             if input.get("type") != Some(&Value::String("object".into())) {
+            let origin = block.origin(def.method);
+            if let Some(first) = routes.get(def.name) {
+                return Err(error(format!(
+                    "defined twice, by {} and by {origin}: tool names are unique within a \
+                     server; rename one with `#[mcp_tool(name = \"...\")]`",
+                    first.origin
+                )));
+            }
                 return Err(error(
                     "the argument type's schema root is not `type: \"object\"`; MCP requires \
                      arguments to be an object: use a struct with named fields"
@@ -204,9 +265,7 @@ impl<S> ToolRegistry<S> {
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
             }
-            let mut tool = ToolOutputSchema::new(&(def.output)())
-                .write(tool)
-                .map_err(error)?;
+            let mut tool = ToolOutputSchema::new(&(def.output)()).write(tool);
             if !read_only {
                 Advertised::new(def.idempotency_key).write(&mut tool);
             }
@@ -222,6 +281,7 @@ impl<S> ToolRegistry<S> {
                     name: def.name,
                     arguments: Arc::new(arguments),
                     timeout: def.timeout,
+                    origin,
                     read_only,
                     idempotent,
                     takes_arguments,
@@ -258,6 +318,19 @@ impl<S> ToolRegistry<S> {
 
     /// The time limit of tool `name` (`#[mcp_tool(timeout_ms = N)]`), if it has one. Not part
     /// of the `tools/list` payload; the docs document it.
+    /// Whether the server has a tool named `name` (one hash lookup).
+    pub fn contains(&self, name: &str) -> bool {
+        self.routes.contains_key(name)
+    }
+
+    /// Tool `name` as the registry keeps it, and where it is defined, as messages name it:
+    /// `` `Desk::refund` (`#[mcp_tools(block = billing)]`) ``.
+    pub(crate) fn origin(&self, name: &str) -> Option<(&'static str, &str)> {
+        self.routes
+            .get(name)
+            .map(|route| (route.name, route.origin.as_str()))
+    }
+
     pub fn timeout(&self, name: &str) -> Option<Duration> {
         self.routes.get(name)?.timeout
     }
@@ -599,6 +672,48 @@ fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {
 /// `openWorldHint` true), except that a read-only tool is neither destructive nor anything
 /// but idempotent (`destructiveHint: false`, `idempotentHint: true`).
 fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
+/// The registry of a generic server type (`impl<Db: Store> ToolSet for Server<Db>`), built
+/// by `build` on first use and kept for the life of the process, one per concrete type.
+///
+/// A `static` cannot name a type parameter, so the registries of generic servers live in
+/// one map keyed by [`TypeId`](std::any::TypeId); a non-generic server keeps its registry
+/// in a `static` of its own (what `#[mcp_tools]` generates for it).
+///
+/// # Errors
+/// The [`RegistryError`] of a broken tool definition, every time.
+pub fn registry_per_type<S: Send + Sync + 'static>(
+    build: impl FnOnce() -> Result<ToolRegistry<S>, RegistryError>,
+) -> Result<&'static ToolRegistry<S>, &'static RegistryError> {
+    per_type::<Result<ToolRegistry<S>, RegistryError>>(build).as_ref()
+}
+
+/// One value of type `T` for the life of the process, built by `init` on first use.
+fn per_type<T: Send + Sync + 'static>(init: impl FnOnce() -> T) -> &'static T {
+    use std::{
+        any::{Any, TypeId},
+        sync::{OnceLock, PoisonError, RwLock},
+    };
+    type Cells = HashMap<TypeId, &'static (dyn Any + Send + Sync)>;
+    static CELLS: std::sync::LazyLock<RwLock<Cells>> = std::sync::LazyLock::new(Default::default);
+    let id = TypeId::of::<T>();
+    let found = CELLS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&id)
+        .copied();
+    let cell = found.unwrap_or_else(|| {
+        *CELLS
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id)
+            .or_insert_with(|| Box::leak(Box::new(OnceLock::<T>::new())))
+    });
+    // The lock is not held while `init` runs: building one registry may need another cell.
+    cell.downcast_ref::<OnceLock<T>>()
+        .expect("the cell of a TypeId holds that type")
+        .get_or_init(init)
+}
+
     let read_only = *hints.read_only_hint.get_or_insert(false);
     hints.destructive_hint.get_or_insert(!read_only);
     hints.idempotent_hint.get_or_insert(read_only);

@@ -8,7 +8,13 @@ use crate::ctxt::Ctxt;
 
 pub struct Server {
     pub self_ty: Type,
-    /// `#[mcp_tools(...)]`: `artifacts`, `services`, `spec_names`, `crate`.
+    /// The impl block's generics (`impl<Db: Store> Server<Db>`): the generated impls and
+    /// call glue take the same ones.
+    pub generics: syn::Generics,
+    /// The server type's name as messages give it: the last segment of its path (`Desk`).
+    pub type_name: String,
+    /// `#[mcp_tools(...)]`: `artifacts`, `services`, `spec_names`, `block`, `include`,
+    /// `crate`.
     pub attrs: ServerAttrs,
     pub tools: Vec<Tool>,
 }
@@ -53,6 +59,13 @@ impl Tool {
 }
 
 impl Server {
+    /// Whether the impl block has type, lifetime or const parameters: its registry then
+    /// lives in a map keyed by the concrete type (a `static` cannot name a parameter) and its
+    /// compile-time checks in its call glue.
+    pub fn is_generic(&self) -> bool {
+        !self.generics.params.is_empty()
+    }
+
     /// Reads the `#[mcp_tools(...)]` arguments and every `#[mcp_tool]` method of `item`,
     /// removing the attributes it consumes (also on error, so the methods keep compiling).
     /// Errors are recorded in `cx`.
@@ -63,13 +76,6 @@ impl Server {
                 path,
                 "`#[mcp_tools]` goes on an inherent impl block (`impl MyServer { ... }`), \
                  not on a trait impl",
-            );
-        }
-        if !item.generics.params.is_empty() {
-            cx.error_spanned_by(
-                &item.generics,
-                "`#[mcp_tools]` does not support generic server types yet: the tool router is \
-                 stored once per concrete type",
             );
         }
         let mut tools = Vec::new();
@@ -115,14 +121,22 @@ impl Server {
                 output,
             });
         }
-        if tools.is_empty() {
+        // A main block that includes others may hold no tool of its own.
+        if tools.is_empty() && attrs.include.is_empty() {
             cx.error_spanned_by(
                 &item.self_ty,
                 "`#[mcp_tools]` found no `#[mcp_tool]` method in this impl block",
             );
         }
+        let type_name = match &*item.self_ty {
+            Type::Path(path) => path.path.segments.last().map(|last| last.ident.to_string()),
+            _ => None,
+        }
+        .unwrap_or_else(|| quote::ToTokens::to_token_stream(&item.self_ty).to_string());
         Server {
             self_ty: (*item.self_ty).clone(),
+            generics: item.generics.clone(),
+            type_name,
             attrs,
             tools,
         }

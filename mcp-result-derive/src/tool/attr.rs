@@ -12,6 +12,8 @@ use crate::{
 const ARTIFACTS: Symbol = Symbol("artifacts");
 const SERVICES: Symbol = Symbol("services");
 const SPEC_NAMES: Symbol = Symbol("spec_names");
+const BLOCK: Symbol = Symbol("block");
+const INCLUDE: Symbol = Symbol("include");
 
 const NAME: Symbol = Symbol("name");
 const TITLE: Symbol = Symbol("title");
@@ -54,6 +56,74 @@ pub struct ServerAttrs {
     pub spec_names: bool,
     /// `crate = "..."`, else `::mcp_result`.
     pub krate: syn::Path,
+    /// `block = name`: this impl block is one named part of the server's tools, served by
+    /// the main block that includes it. `None`: this is the main block.
+    pub block: Option<BlockName>,
+    /// `include(name, ...)`: the named blocks the main block serves too, in order.
+    pub include: Vec<BlockName>,
+    /// Where each server-wide key was set, to report it on a named block.
+    pub server_wide: Vec<(Symbol, proc_macro2::Span)>,
+}
+
+/// A block's name as written (`billing`), and its hash: both sides of an inclusion (the
+/// block's `block = billing`, the main block's `include(billing)`) compute the same one, and
+/// the generated code matches them through it (`ToolBlockOf<HASH>`).
+pub struct BlockName {
+    pub ident: syn::Ident,
+    pub hash: u64,
+}
+
+impl BlockName {
+    fn new(ident: syn::Ident) -> Self {
+        let name = ident.to_string();
+        let name = name.strip_prefix("r#").unwrap_or(&name);
+        // FNV-1a, 64 bits: stable across compilers and runs, unlike `DefaultHasher`.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in name.bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        BlockName { ident, hash }
+    }
+
+    /// The name as messages and the registry give it.
+    pub fn name(&self) -> String {
+        let name = self.ident.to_string();
+        name.strip_prefix("r#").unwrap_or(&name).to_owned()
+    }
+}
+
+/// `key = name`: one identifier.
+fn block_name(meta: &syn::meta::ParseNestedMeta) -> syn::Result<BlockName> {
+    let expected = "`block` takes the block's name, an identifier: `block = billing`";
+    if !meta.input.peek(syn::Token![=]) {
+        return Err(attr::key_error(meta, expected));
+    }
+    let value = meta.value()?;
+    let ident: syn::Ident = value
+        .parse()
+        .map_err(|error| syn::Error::new(error.span(), expected))?;
+    Ok(BlockName::new(ident))
+}
+
+/// `include(name, ...)`: identifiers, each reported at itself when it is something else.
+fn included(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<BlockName>> {
+    let expected = "`include` lists the names of the `#[mcp_tools(block = name)]` blocks this \
+                    main block serves too: `include(billing, tickets)`";
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(attr::key_error(meta, expected));
+    }
+    let mut names = Vec::new();
+    meta.parse_nested_meta(|inner| {
+        match inner.path.get_ident() {
+            Some(ident) if inner.input.is_empty() || inner.input.peek(syn::Token![,]) => {
+                names.push(BlockName::new(ident.clone()));
+                Ok(())
+            }
+            _ => Err(syn::Error::new(attr::key_span(&inner), expected)),
+        }
+    })?;
+    Ok(names)
 }
 
 /// `#[mcp_tool(...)]`.
@@ -85,11 +155,21 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
     let mut services = Attr::none(cx, SERVICES);
     let mut spec_names = Attr::none(cx, SPEC_NAMES);
     let mut krate = Attr::none(cx, CRATE);
+    let mut block = Attr::none(cx, BLOCK);
+    let mut include = Attr::none(cx, INCLUDE);
+    let mut server_wide = Vec::new();
     attr::parse_args(cx, args, |meta| {
         if meta.path == ARTIFACTS {
             artifacts.set(attr::key_span(meta), attr::flag(meta)?);
+            server_wide.push((ARTIFACTS, attr::key_span(meta)));
         } else if meta.path == SERVICES {
             services.set(attr::key_span(meta), attr::flag(meta)?);
+            server_wide.push((SERVICES, attr::key_span(meta)));
+        } else if meta.path == BLOCK {
+            block.set(attr::key_span(meta), block_name(meta)?);
+        } else if meta.path == INCLUDE {
+            include.set(attr::key_span(meta), included(meta)?);
+            server_wide.push((INCLUDE, attr::key_span(meta)));
         } else if meta.path == SPEC_NAMES {
             spec_names.set(attr::key_span(meta), attr::flag(meta)?);
         } else if meta.path == CRATE {
@@ -102,7 +182,9 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
                      implements `mcp_result::store::ArtifactAccess` and stores payloads), \
                      `services` (it implements `mcp_result::ServerServices`), `spec_names` \
                      (tool names may use the MCP spec's wider rule: dots, up to 128 \
-                     characters) or {}",
+                     characters), `block = name` (this block is a named part of the \
+                     server's tools), `include(name, ...)` (the main block serves those \
+                     blocks too) or {}",
                     attr::key_name(meta),
                     attr::CRATE_HELP
                 ),
@@ -115,6 +197,9 @@ pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
         services: services.get().unwrap_or(false),
         spec_names: spec_names.get().unwrap_or(false),
         krate: krate.get().unwrap_or_else(attr::default_crate),
+        block: block.get(),
+        include: include.get().unwrap_or_default(),
+        server_wide,
     }
 }
 

@@ -11,6 +11,61 @@ use super::ast::{Server, Tool};
 pub fn expand(server: &Server) -> TokenStream {
     let krate = &server.attrs.krate;
     let self_ty = &server.self_ty;
+    let glue = server.tools.iter().map(|tool| call_glue(server, tool));
+    let defs: Vec<TokenStream> = server.tools.iter().map(|tool| tool_def(server, tool)).collect();
+    let type_name = &server.type_name;
+    let (impl_generics, _, _) = server.generics.split_for_impl();
+    let implemented = match &server.attrs.block {
+        None => tool_set(server, &defs),
+        // A named block: its tools, for the main block that includes it, and a check that
+        // one does (else they would never be served), reported at the block's name.
+        Some(block) => {
+            let hash = block.hash;
+            let name = block.name();
+            let where_clause = glue_where(server);
+            let included = {
+                let krate = crate::attr::respanned(krate, block.ident.span());
+                quote_spanned! {block.ident.span()=>
+                    #[allow(dead_code)]
+                    fn __included #impl_generics () #where_clause {
+                        let () = #krate::__private::assert_included::<#self_ty, #hash>();
+                    }
+                }
+            };
+            quote! {
+                #[automatically_derived]
+                impl #impl_generics #krate::__private::ToolBlockOf<#hash> for #self_ty
+                #where_clause
+                {
+                    fn tool_block() -> #krate::ToolBlock<Self> {
+                        #krate::ToolBlock {
+                            server: #type_name,
+                            block: ::core::option::Option::Some(#name),
+                            tools: ::std::vec![#(#defs),*],
+                        }
+                    }
+                }
+
+                #included
+            }
+        }
+    };
+    quote! {
+        const _: () = {
+            #(#glue)*
+
+            #implemented
+        };
+    }
+}
+
+/// The `ToolSet` impl of the server's main block: its own tools and those of every block it
+/// includes, in one registry built once per server type.
+fn tool_set(server: &Server, defs: &[TokenStream]) -> TokenStream {
+    let krate = &server.attrs.krate;
+    let self_ty = &server.self_ty;
+    let type_name = &server.type_name;
+    let (impl_generics, _, where_clause) = server.generics.split_for_impl();
     let artifacts = server.attrs.artifacts.then(|| {
         quote! {
             fn artifact_access(&self) -> ::core::option::Option<&dyn #krate::store::ArtifactAccess> {
@@ -27,11 +82,6 @@ pub fn expand(server: &Server) -> TokenStream {
             }
         }
     });
-    let glue = server
-        .tools
-        .iter()
-        .map(|tool| call_glue(krate, self_ty, tool));
-    let defs = server.tools.iter().map(|tool| tool_def(krate, tool));
     let clone = {
         let krate = crate::attr::respanned(krate, self_ty.span());
         quote_spanned! {self_ty.span()=>
@@ -40,41 +90,103 @@ pub fn expand(server: &Server) -> TokenStream {
             }
         }
     };
-    quote! {
-        const _: () = {
-            #(#glue)*
-
+    // Each included block, spanned at its name in `include(...)`: a name no block has is
+    // reported there.
+    let included = server.attrs.include.iter().map(|block| {
+        let hash = block.hash;
+        let krate = crate::attr::respanned(krate, block.ident.span());
+        quote_spanned! {block.ident.span()=>
+            <Self as #krate::__private::ToolBlockOf<#hash>>::tool_block()
+        }
+    });
+    let marks = server.attrs.include.iter().map(|block| {
+        let hash = block.hash;
+        quote! {
             #[automatically_derived]
-            impl #krate::ToolSet for #self_ty {
-                #clone
+            impl #impl_generics #krate::__private::IncludesBlock<#hash> for #self_ty #where_clause {}
+        }
+    });
+    let build = quote! {
+        || #krate::ToolRegistry::from_blocks(::std::vec![
+            #krate::ToolBlock {
+                server: #type_name,
+                block: ::core::option::Option::None,
+                tools: ::std::vec![#(#defs),*],
+            },
+            #(#included),*
+        ])
+    };
+    // A `static` cannot name the parameters of a generic server: its registries live in a
+    // map keyed by the concrete type.
+    let registry = if server.is_generic() {
+        quote! {
+            #krate::__private::registry_per_type::<Self>(#build)
+        }
+    } else {
+        quote! {
+            static __REGISTRY: ::std::sync::OnceLock<
+                ::core::result::Result<
+                    #krate::ToolRegistry<#self_ty>,
+                    #krate::RegistryError,
+                >,
+            > = ::std::sync::OnceLock::new();
+            __REGISTRY.get_or_init(#build).as_ref()
+        }
+    };
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::ToolSet for #self_ty #where_clause {
+            #clone
 
-                fn tool_registry() -> ::core::result::Result<
-                    &'static #krate::ToolRegistry<Self>,
-                    &'static #krate::RegistryError,
-                > {
-                    static __REGISTRY: ::std::sync::OnceLock<
-                        ::core::result::Result<
-                            #krate::ToolRegistry<#self_ty>,
-                            #krate::RegistryError,
-                        >,
-                    > = ::std::sync::OnceLock::new();
-                    __REGISTRY
-                        .get_or_init(|| #krate::ToolRegistry::new(::std::vec![#(#defs),*]))
-                        .as_ref()
-                }
-
-                #artifacts
-                #services
+            fn tool_registry() -> ::core::result::Result<
+                &'static #krate::ToolRegistry<Self>,
+                &'static #krate::RegistryError,
+            > {
+                #registry
             }
-        };
+
+            #artifacts
+            #services
+        }
+
+        #(#marks)*
     }
+}
+
+/// The where clause of a generic server's call glue and block impls: the impl block's own,
+/// and `Self: ToolSet` (which brings `Send + Sync + 'static`, what a tool's future needs).
+/// A non-generic server needs nothing added.
+fn glue_where(server: &Server) -> Option<syn::WhereClause> {
+    let mut generics = server.generics.clone();
+    if server.is_generic() {
+        let krate = &server.attrs.krate;
+        let self_ty = &server.self_ty;
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#self_ty: #krate::ToolSet));
+    }
+    generics.where_clause
 }
 
 fn glue_ident(tool: &Tool) -> syn::Ident {
     format_ident!("__mcp_tool_{}", tool.method)
 }
 
-fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream {
+/// A compile-time check of a tool: an item (`const _: () = ...;`) beside the call glue, or,
+/// in a generic server, an inline `const` in the glue, where the impl's parameters are in
+/// scope (a free item cannot name them; the check then runs for each concrete type).
+fn compile_check(server: &Server, span: proc_macro2::Span, expr: TokenStream) -> TokenStream {
+    if server.is_generic() {
+        quote_spanned! {span=> const { #expr }; }
+    } else {
+        quote_spanned! {span=> const _: () = #expr; }
+    }
+}
+
+fn call_glue(server: &Server, tool: &Tool) -> TokenStream {
+    let krate = &server.attrs.krate;
+    let self_ty = &server.self_ty;
     let glue = glue_ident(tool);
     let method = &tool.method;
     let output = &tool.output;
@@ -91,10 +203,14 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
             ResultParts::Written(ok, err) => {
                 let span = name_span(err);
                 (
-                    quote_spanned! {output.span()=>
-                        const _: () = #krate::__private::assert_tool_result::<#ok, #err>();
-                    },
-                    check_error(&krate_at(span), err, span),
+                    compile_check(
+                        server,
+                        output.span(),
+                        quote_spanned! {output.span()=>
+                            #krate::__private::assert_tool_result::<#ok, #err>()
+                        },
+                    ),
+                    check_error(server, &krate_at(span), err, span),
                     quote!(::core::result::Result<#ok, #krate::ToolError>),
                     name_span(ok),
                 )
@@ -108,25 +224,33 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
                 };
                 let span = name_span(output);
                 (
-                    quote_spanned! {output.span()=>
-                        const _: () = #krate::__private::assert_tool_result::<#ok, #err>();
-                    },
-                    check_error(&krate_at(span), &err, span),
+                    compile_check(
+                        server,
+                        output.span(),
+                        quote_spanned! {output.span()=>
+                            #krate::__private::assert_tool_result::<#ok, #err>()
+                        },
+                    ),
+                    check_error(server, &krate_at(span), &err, span),
                     quote!(::core::result::Result<#ok, #krate::ToolError>),
                     span,
                 )
             }
             ResultParts::None => (
-                quote_spanned! {output.span()=>
-                    const _: () = #krate::__private::assert_tool_output::<#output>();
-                },
+                compile_check(
+                    server,
+                    output.span(),
+                    quote_spanned! {output.span()=>
+                        #krate::__private::assert_tool_output::<#output>()
+                    },
+                ),
                 TokenStream::new(),
                 quote!(#output),
                 name_span(output),
             ),
         };
         let check_write = (!tool.is_read_only())
-            .then(|| check_write(&krate_at(success_span), &success, success_span));
+            .then(|| check_write(server, &krate_at(success_span), &success, success_span));
         quote! {
             #read
             #check_error
@@ -158,17 +282,21 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
         });
         let span = tool.params[1].span();
         let krate = krate_at(span);
-        quote_spanned! {span=>
-            const _: () = #krate::__private::assert_one_arguments(&[#(#flags),*]);
-        }
+        compile_check(
+            server,
+            span,
+            quote_spanned! {span=> #krate::__private::assert_one_arguments(&[#(#flags),*]) },
+        )
     });
     // Each parameter's own configuration check (a `Pager`'s page policy), evaluated here at
     // compile time and reported at the parameter's type.
     let checks = tool.params.iter().map(|ty| {
         let krate = krate_at(ty.span());
-        quote_spanned! {ty.span()=>
-            const _: () = <#ty as #krate::__private::FromToolCall<_>>::CHECK;
-        }
+        compile_check(
+            server,
+            ty.span(),
+            quote_spanned! {ty.span()=> <#ty as #krate::__private::FromToolCall<_>>::CHECK },
+        )
     });
     // An `async` method runs on the call's task; a synchronous one on a blocking thread, so
     // it never stalls the async workers and its time limit holds.
@@ -190,16 +318,27 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
             };
         }
     };
-    quote! {
+    let checks = quote! {
         #assert_output
         #one_arguments
         #(#checks)*
+    };
+    let (outside, inside) = if server.is_generic() {
+        (TokenStream::new(), checks)
+    } else {
+        (checks, TokenStream::new())
+    };
+    let (impl_generics, _, _) = server.generics.split_for_impl();
+    let where_clause = glue_where(server);
+    quote! {
+        #outside
 
         #[allow(unused_mut, unused_variables)]
-        fn #glue(
+        fn #glue #impl_generics (
             __server: #self_ty,
             mut __call: #krate::__private::ToolCall,
-        ) -> #krate::__private::ToolFuture {
+        ) -> #krate::__private::ToolFuture #where_clause {
+            #inside
             ::std::boxed::Box::pin(async move {
                 #(#extract)*
                 #run
@@ -213,9 +352,14 @@ fn call_glue(krate: &syn::Path, self_ty: &syn::Type, tool: &Tool) -> TokenStream
     }
 }
 
-fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
+fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
+    let krate = &server.attrs.krate;
     let name = tool.name();
+    let method = tool.method.to_string();
+    let method = method.strip_prefix("r#").unwrap_or(&method);
     let glue = glue_ident(tool);
+    let (_, ty_generics, _) = server.generics.split_for_impl();
+    let turbofish = ty_generics.as_turbofish();
     let output = &tool.output;
     let title = match &tool.attrs.title {
         Some(title) => quote!(::core::option::Option::Some(#title)),
@@ -237,22 +381,41 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
     let idempotent = hint(tool.attrs.idempotent, "idempotent");
     let open_world = hint(tool.attrs.open_world, "open_world");
     let params = &tool.params;
-    let input_schema = quote! {{
-        fn __input_schema() -> ::std::sync::Arc<#krate::__private::rmcp::model::JsonObject> {
-            #krate::__private::tool_input_schema(&[
-                #(<#params as #krate::__private::FromToolCall<_>>::input_schema),*
-            ])
-        }
-        __input_schema
-    }};
-    let extensions = quote! {{
-        fn __extensions() -> ::std::vec::Vec<#krate::__private::ToolExtension> {
-            #krate::__private::tool_extensions(&[
-                #(<#params as #krate::__private::FromToolCall<_>>::tool_extension),*
-            ])
-        }
-        __extensions
-    }};
+    // In a generic server the parameter types may name the impl's parameters, which a
+    // nested `fn` cannot see: a closure that captures nothing is the same `fn` pointer.
+    let (input_schema, extensions) = if server.is_generic() {
+        (
+            quote! {
+                || #krate::__private::tool_input_schema(&[
+                    #(<#params as #krate::__private::FromToolCall<_>>::input_schema),*
+                ])
+            },
+            quote! {
+                || #krate::__private::tool_extensions(&[
+                    #(<#params as #krate::__private::FromToolCall<_>>::tool_extension),*
+                ])
+            },
+        )
+    } else {
+        (
+            quote! {{
+                fn __input_schema() -> ::std::sync::Arc<#krate::__private::rmcp::model::JsonObject> {
+                    #krate::__private::tool_input_schema(&[
+                        #(<#params as #krate::__private::FromToolCall<_>>::input_schema),*
+                    ])
+                }
+                __input_schema
+            }},
+            quote! {{
+                fn __extensions() -> ::std::vec::Vec<#krate::__private::ToolExtension> {
+                    #krate::__private::tool_extensions(&[
+                        #(<#params as #krate::__private::FromToolCall<_>>::tool_extension),*
+                    ])
+                }
+                __extensions
+            }},
+        )
+    };
     let timeout = match &tool.attrs.timeout_ms {
         Some(ms) => quote!(::core::option::Option::Some(::core::time::Duration::from_millis(#ms))),
         None => quote!(::core::option::Option::None),
@@ -269,6 +432,7 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
     quote! {
         #krate::ToolDef {
             name: #name,
+            method: #method,
             title: #title,
             description: #description,
             annotations: #krate::__private::rmcp::model::ToolAnnotations::new()
@@ -286,7 +450,7 @@ fn tool_def(krate: &syn::Path, tool: &Tool) -> TokenStream {
             timeout: #timeout,
             idempotency_key: #idempotency_key,
             approval: #approval,
-            call: #glue,
+            call: #glue #turbofish,
         }
     }
 }
@@ -349,16 +513,25 @@ fn name_span(ty: &syn::Type) -> proc_macro2::Span {
 /// require the contract of a tool output, and report nothing for a type that is none (its
 /// own check says what to return instead). In a closure for the same reason as
 /// [`check_error`].
-fn check_write(krate: &TokenStream, output: &TokenStream, span: proc_macro2::Span) -> TokenStream {
-    quote_spanned! {span=>
-        const _: () = {
-            let _ = || {
-                #[allow(unused_imports)]
-                use #krate::__private::{WriteViaContract as _, WriteViaNothing as _};
-                (&&#krate::__private::WriteProbe::<#output>::new()).check_write();
-            };
-        };
-    }
+fn check_write(
+    server: &Server,
+    krate: &TokenStream,
+    output: &TokenStream,
+    span: proc_macro2::Span,
+) -> TokenStream {
+    compile_check(
+        server,
+        span,
+        quote_spanned! {span=>
+            {
+                let _ = || {
+                    #[allow(unused_imports)]
+                    use #krate::__private::{WriteViaContract as _, WriteViaNothing as _};
+                    (&&#krate::__private::WriteProbe::<#output>::new()).check_write();
+                };
+            }
+        },
+    )
 }
 
 /// The check of a tool's error type, spanned at it: `ErrorProbe`'s autoref levels pick the
@@ -366,20 +539,25 @@ fn check_write(krate: &TokenStream, output: &TokenStream, span: proc_macro2::Spa
 /// `dyn Error`, anything else without a conversion into `ToolError`). A method call cannot
 /// run in a constant, so it sits in a closure that is never called.
 fn check_error(
+    server: &Server,
     krate: &TokenStream,
     err: &dyn quote::ToTokens,
     span: proc_macro2::Span,
 ) -> TokenStream {
-    quote_spanned! {span=>
-        const _: () = {
-            let _ = || {
-                #[allow(unused_imports)]
-                use #krate::__private::{
-                    ErrorViaAnything as _, ErrorViaBoxed as _, ErrorViaConversion as _,
-                    ErrorViaProtocol as _, ErrorViaText as _,
+    compile_check(
+        server,
+        span,
+        quote_spanned! {span=>
+            {
+                let _ = || {
+                    #[allow(unused_imports)]
+                    use #krate::__private::{
+                        ErrorViaAnything as _, ErrorViaBoxed as _, ErrorViaConversion as _,
+                        ErrorViaProtocol as _, ErrorViaText as _,
+                    };
+                    (&&&#krate::__private::ErrorProbe::<#err>::new()).check_error();
                 };
-                (&&&#krate::__private::ErrorProbe::<#err>::new()).check_error();
-            };
-        };
-    }
+            }
+        },
+    )
 }

@@ -9,6 +9,7 @@ use crate::ctxt::Ctxt;
 
 pub fn validate(server: &Server) -> syn::Result<()> {
     let cx = Ctxt::default();
+    blocks(&cx, server);
     let mut seen: HashMap<String, ()> = HashMap::new();
     for tool in &server.tools {
         let name = tool.name();
@@ -84,6 +85,33 @@ pub fn validate(server: &Server) -> syn::Result<()> {
         }
     }
     cx.check()
+}
+
+/// Named blocks: the server-wide keys (`artifacts`, `services`, `include`) belong to the
+/// main block, which implements `ToolSet`; a name is included once.
+fn blocks(cx: &Ctxt, server: &Server) {
+    if let Some(block) = &server.attrs.block {
+        for (key, span) in &server.attrs.server_wide {
+            cx.error_at(
+                *span,
+                format!(
+                    "`{key}` is for the server's main `#[mcp_tools]` block (the one without \
+                     `block = ...`), which serves every block: move it there; block `{}` only \
+                     contributes its tools",
+                    block.name()
+                ),
+            );
+        }
+    }
+    let mut seen = HashMap::new();
+    for name in &server.attrs.include {
+        if seen.insert(name.name(), ()).is_some() {
+            cx.error_spanned_by(
+                &name.ident,
+                format!("block `{}` is included twice: list it once", name.name()),
+            );
+        }
+    }
 }
 
 /// What is wrong with tool name `name`, if anything: by default against the portable rule
