@@ -971,9 +971,7 @@ fn a_wrapped_tool_whose_value_lacks_the_property_is_invalid() {
         envelope: None,
         wrapped: Some("result".into()),
     };
-    let tool = output
-        .write(Tool::new("ids", "Ids.", empty_input_schema()))
-        .unwrap();
+    let tool = output.write(Tool::new("ids", "Ids.", empty_input_schema()));
     let mut result = CallToolResult::success(vec![]);
     result.structured_content = Some(json!({"ids": ["a"]}));
     let view = ResultView::with_tool(&tool, result);

@@ -690,12 +690,10 @@ fn a_wrapped_result_is_shown() {
         envelope: None,
         wrapped: Some("result".into()),
     };
-    let tool = output
-        .write(
-            Tool::new("ids", "List ids.", Arc::new(serde_json::Map::new()))
-                .with_annotations(ToolAnnotations::new().read_only(true)),
-        )
-        .unwrap();
+    let tool = output.write(
+        Tool::new("ids", "List ids.", Arc::new(serde_json::Map::new()))
+            .with_annotations(ToolAnnotations::new().read_only(true)),
+    );
     let docs = ServerDocs::from_tools("s", &[tool]);
     let wrap = docs.tools[0].wrap.as_ref().expect("wrap documented");
     assert_eq!(wrap.meta_key, WRAP_META_KEY);

@@ -3,7 +3,12 @@
 mod common;
 
 use common::*;
-use mcp_result::rmcp::{model::CallToolRequestParams, model::ErrorCode, ServiceError};
+use std::sync::Arc;
+
+use mcp_result::{
+    rmcp::{model::CallToolRequestParams, model::ErrorCode, ServiceError},
+    schema::ToolOutputSchema,
+};
 use serde_json::{json, Value};
 
 /// Every success and error result the server produces for `tools/call`s that reach a tool.
@@ -91,6 +96,53 @@ async fn every_output_schema_is_a_valid_2020_12_object_schema() {
     assert_eq!(
         note.annotations.as_ref().unwrap().destructive_hint,
         Some(false)
+    );
+    client.cancel().await.unwrap();
+}
+
+/// The byte budget of the error envelope in `tools/list` (issue 21): each tool's
+/// `outputSchema` grows by at most 700 bytes of compact JSON for accepting error results
+/// (against the same tool served with its success schema alone), and the whole list is at
+/// most 1.6× the success-only list.
+#[tokio::test]
+async fn the_error_envelope_costs_at_most_700_bytes_a_tool_in_tools_list() {
+    let client = connect("helpdesk").await;
+    let tools = client.list_all_tools().await.unwrap();
+    fn bytes(value: &impl serde::Serialize) -> usize {
+        serde_json::to_vec(value).unwrap().len()
+    }
+    let mut success_only = Vec::new();
+    for tool in &tools {
+        let served = ToolOutputSchema::read(tool).expect("an outputSchema");
+        assert!(served.envelope.is_some(), "{}: no envelope", tool.name);
+        let (bare, _) = ToolOutputSchema {
+            envelope: None,
+            ..served
+        }
+        .to_served();
+        let cost = bytes(&**tool.output_schema.as_ref().unwrap()) - bytes(&bare);
+        assert!(
+            cost <= 700,
+            "{}: the envelope adds {cost} bytes to the outputSchema",
+            tool.name
+        );
+        let mut bare_tool = tool.clone();
+        bare_tool.output_schema = Some(Arc::new(bare));
+        success_only.push(bare_tool);
+    }
+    // The README shows the advertised envelope as it is served.
+    let readme = include_str!("../README.md");
+    let section = &readme[readme.find("### The error envelope, advertised lean").unwrap()..];
+    let block = &section[section.find("```json\n").unwrap() + 8..];
+    let shown: Value = serde_json::from_str(&block[..block.find("```").unwrap()]).unwrap();
+    for tool in &tools {
+        assert_eq!(output_schema(tool)["anyOf"][1], shown, "{}", tool.name);
+    }
+    let (listed, bare) = (bytes(&tools), bytes(&success_only));
+    assert!(
+        listed * 10 <= bare * 16,
+        "tools/list is {listed} bytes, {:.2}× the {bare} bytes with success-only schemas",
+        listed as f64 / bare as f64
     );
     client.cancel().await.unwrap();
 }

@@ -50,10 +50,6 @@ pub const AUDIT_EVENT_ID: &str = "auditEventId";
 /// `true` by the framework.
 pub const REDACTION_APPLIED: &str = "redactionApplied";
 
-/// The `$defs` name of the tool error envelope in every tool `outputSchema`. Namespaced so
-/// that no user type can share it.
-pub const ENVELOPE_DEF: &str = "mcp-result.ToolError";
-
 /// The `_meta` key of a `tools/call` request that carries the idempotency key.
 pub const IDEMPOTENCY_KEY_META: &str = "io.github.mcp-result/idempotencyKey";
 

@@ -1,6 +1,6 @@
-use std::fmt;
+use std::{borrow::Cow, fmt};
 
-use schemars::JsonSchema;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 /// The outcome of a tool call, as a machine can branch on it (`status` in
@@ -10,9 +10,12 @@ use serde::{Deserialize, Serialize};
 ///
 /// The framework never reports `failed` for a write that may have happened: that is
 /// `unknown` (mcp-result write contract, rule 12).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+///
+/// Its schema (`$defs` `mcp-result.Status` in a write tool's `outputSchema`) is a plain
+/// `enum` of the five strings with a short description: it is in the `tools/list` entry of
+/// every write tool, so the meaning of each value is told once, in a few words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-#[schemars(rename = "mcp-result.Status")]
 pub enum Status {
     /// `"succeeded"`: everything the call asked for happened.
     Succeeded,
@@ -31,7 +34,17 @@ pub enum Status {
 }
 
 impl Status {
-    /// The serialized form: `"succeeded"`, `"partial"`, `"blocked"` or `"failed"`.
+    /// Every value, in declaration order (the schema's `enum`).
+    const ALL: [Status; 5] = [
+        Status::Succeeded,
+        Status::Partial,
+        Status::Blocked,
+        Status::Failed,
+        Status::Unknown,
+    ];
+
+    /// The serialized form: `"succeeded"`, `"partial"`, `"blocked"`, `"failed"` or
+    /// `"unknown"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Status::Succeeded => "succeeded",
@@ -40,6 +53,29 @@ impl Status {
             Status::Failed => "failed",
             Status::Unknown => "unknown",
         }
+    }
+}
+
+impl JsonSchema for Status {
+    fn schema_name() -> Cow<'static, str> {
+        Cow::Borrowed("mcp-result.Status")
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        Cow::Borrowed("mcp_result::Status")
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let values: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+        json_schema!({
+            "type": "string",
+            "enum": values,
+            "description": "The outcome of a tool call, as a machine can branch on it (`status` \
+                in `structuredContent`). Required on every write tool's result (mcp-result \
+                write contract).\n\n`partial`: retry only the rest; `blocked`: stop and hand \
+                over, do not work around it; `unknown`: it may have taken effect, learn the \
+                outcome before acting."
+        })
     }
 }
 

@@ -200,7 +200,9 @@ pub fn empty_input_schema() -> Arc<JsonObject> {
 }
 
 pub use input::{portable_input, RootComposition};
-pub use output::{output_shape, output_validator, OutputShape, ToolOutputSchema};
+pub use output::{
+    advertised_envelope, output_shape, output_validator, OutputShape, ToolOutputSchema,
+};
 pub use resolve::{def_name, is_null, union, Resolver, MAX_DEPTH};
 
 #[cfg(test)]

@@ -9,10 +9,14 @@ use rmcp::model::{JsonObject, MetaObject, Tool};
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::{cached, resolve::Resolver, serialized_schema, Cache};
+use super::{
+    cached,
+    resolve::{union, Resolver},
+    serialized_schema, Cache,
+};
 use crate::wire::{
     envelope::ToolError,
-    keys::{ENVELOPE_DEF, WRAP_META_KEY, WRAP_PROPERTY},
+    keys::{WRAP_META_KEY, WRAP_PROPERTY},
 };
 
 /// The `$defs` name a self-referencing result type's own schema moves to, so that its
@@ -143,19 +147,144 @@ fn retarget_root_refs(schema: &mut Value) {
     }
 }
 
+/// The optional properties of the error envelope that `tools/list` declares, beside the
+/// required ones (`status`, `errorKind`, `retrySafe`, `message`): those a client acts on
+/// without reading them to the model. Which arguments to fix, when to retry, the write
+/// contract's audit event, and the approval a retry must name. The others (`requiredScope`,
+/// `reason`, `correlationId`, and any field added later) are sentences and ids for people,
+/// repeated in the error's text; the full envelope documents them
+/// ([`ToolOutputSchema::envelope`]), and the advertised one, which does not set
+/// `additionalProperties`, accepts them.
+const ADVERTISED_OPTIONAL: [&str; 5] = [
+    "fieldErrors",
+    "retryAfterMs",
+    "auditEventId",
+    "requiresHumanReview",
+    "approvalRequestId",
+];
+
+/// The error envelope as every tool's `outputSchema` advertises it, in `tools/list`: the
+/// lean form ([`advertise`]) of the full schema of [`ToolError`]. Built once.
+///
+/// `{"properties": {"status": {"enum": [...]}, "errorKind": {"enum": [...]}, "retrySafe":
+/// {"type": "boolean"}, "message": {"type": "string"}, "fieldErrors": ..., "retryAfterMs":
+/// ..., "auditEventId": ..., "requiresHumanReview": ..., "approvalRequestId": ...},
+/// "required": ["status", "errorKind", "retrySafe", "message"]}` (637 bytes of compact
+/// JSON): no descriptions, enums as plain `enum` arrays, nothing in `$defs`, and no `type`,
+/// since it is a branch of an `outputSchema` whose root says `"type": "object"`. It accepts
+/// every envelope the framework writes. The full schema, with each field's and each kind's
+/// description, is [`serialized_schema::<ToolError>()`](serialized_schema); the tool docs
+/// (feature `docs`) render it.
+pub fn advertised_envelope() -> Arc<JsonObject> {
+    static ADVERTISED: LazyLock<Arc<JsonObject>> =
+        LazyLock::new(|| Arc::new(advertise(&serialized_schema::<ToolError>())));
+    ADVERTISED.clone()
+}
+
+/// The lean form of an envelope schema: its required properties and those of
+/// [`ADVERTISED_OPTIONAL`] it has, each reduced to what a validator checks ([`lean`]).
+fn advertise(envelope: &JsonObject) -> JsonObject {
+    let root = Value::Object(envelope.clone());
+    let resolver = Resolver::new(&root);
+    let (core, _) = resolver.deref(&root);
+    let required: Vec<&str> = core
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut properties = JsonObject::new();
+    for (name, schema) in core
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if required.contains(&name.as_str()) || ADVERTISED_OPTIONAL.contains(&name.as_str()) {
+            properties.insert(name.clone(), lean(&resolver, schema, false));
+        }
+    }
+    // No `type`: the branch sits under the tool's root `type: "object"`.
+    let mut lean = JsonObject::new();
+    lean.insert("properties".into(), Value::Object(properties));
+    lean.insert(
+        "required".into(),
+        Value::Array(required.into_iter().map(Value::from).collect()),
+    );
+    lean
+}
+
+/// What a validator checks of one envelope property: `$ref`s followed, a union of `const`s
+/// as one `enum`, `type` without `"null"` (the envelope skips every absent field, it never
+/// writes `null`), `minimum`, and array `items`; an object below the top level keeps its
+/// `required` keys only. Descriptions and the integer-width `maximum` go.
+fn lean(resolver: &Resolver<'_>, schema: &Value, nested: bool) -> Value {
+    let (schema, _) = resolver.non_null(schema);
+    let mut out = JsonObject::new();
+    if let Some(branches) = union(schema) {
+        let values: Option<Vec<Value>> = branches.iter().map(|b| b.get("const").cloned()).collect();
+        if let Some(values) = values {
+            out.insert("enum".into(), Value::Array(values));
+            return Value::Object(out);
+        }
+    }
+    let Some(object) = schema.as_object() else {
+        return schema.clone();
+    };
+    match object.get("type") {
+        Some(Value::Array(types)) => {
+            let mut types = types.iter().filter(|t| *t != "null");
+            if let (Some(only), None) = (types.next(), types.next()) {
+                out.insert("type".into(), only.clone());
+            }
+        }
+        Some(other) => {
+            out.insert("type".into(), other.clone());
+        }
+        None => {}
+    }
+    if let Some(values) = object.get("enum") {
+        // The values say the type.
+        out.remove("type");
+        out.insert("enum".into(), values.clone());
+    }
+    if let Some(minimum) = object.get("minimum") {
+        out.insert("minimum".into(), minimum.clone());
+    }
+    if let Some(items) = object.get("items") {
+        out.insert("items".into(), lean(resolver, items, true));
+    }
+    if nested {
+        if let Some(required) = object.get("required") {
+            out.insert("required".into(), required.clone());
+        }
+    } else if let Some(Value::Object(properties)) = object.get("properties") {
+        let properties = properties
+            .iter()
+            .map(|(name, schema)| (name.clone(), lean(resolver, schema, true)))
+            .collect();
+        out.insert("properties".into(), Value::Object(properties));
+    }
+    Value::Object(out)
+}
+
 /// A tool's `outputSchema` as mcp-result serves it, typed.
 ///
-/// Served as `{"type": "object", "anyOf": [<success>, {"$ref": "#/$defs/mcp-result.ToolError"}],
-/// "$defs": {...}}`: real clients validate the `structuredContent` of `isError` results
-/// against the advertised `outputSchema` too (TypeScript SDK 1.x, MCP Inspector), so it
-/// must accept both; the root stays `type: "object"` (MCP 2025-06-18 and 2025-11-25 require
-/// it). A wrapped result also gets `_meta: {"io.github.mcp-result/wrapped": "result"}` on
-/// its `tools/list` entry.
+/// Served as `{"type": "object", "anyOf": [<success>, <envelope>], "$defs": {...}}`: real
+/// clients validate the `structuredContent` of `isError` results against the advertised
+/// `outputSchema` too (TypeScript SDK 1.x, MCP Inspector), so it must accept both; the root
+/// stays `type: "object"` (MCP 2025-06-18 and 2025-11-25 require it). The envelope branch
+/// is the lean [`advertised_envelope`] (637 bytes, in every tool), inline, so the
+/// root `$defs` are the success type's alone. A wrapped result also gets `_meta:
+/// {"io.github.mcp-result/wrapped": "result"}` on its `tools/list` entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutputSchema {
     /// The schema of a success `structuredContent`: object root, self-contained.
     pub success: Arc<JsonObject>,
-    /// The schema of the error envelope (self-contained); `None` for a tool that was not
+    /// The full schema of the error envelope (self-contained, every field and every kind
+    /// described: [`serialized_schema::<ToolError>()`](serialized_schema)), which `tools/list`
+    /// advertises in its lean form ([`advertised_envelope`]); `None` for a tool that was not
     /// served by mcp-result (its whole `outputSchema` is then `success`).
     pub envelope: Option<Arc<JsonObject>>,
     /// The property a non-object success value is wrapped under ([`WRAP_PROPERTY`]).
@@ -174,46 +303,21 @@ impl ToolOutputSchema {
     }
 
     /// The served `outputSchema` and the tool's `_meta` (the wrap key, when wrapped).
-    ///
-    /// # Errors
-    /// When the success schema defines a `$defs` entry that the envelope defines too, with
-    /// other content: the message names the definition. (The envelope's definitions are
-    /// namespaced `mcp-result.*`, so only a `#[schemars(rename = "mcp-result.…")]` can.)
-    pub fn to_served(&self) -> Result<(JsonObject, Option<MetaObject>), String> {
-        let mut defs = JsonObject::new();
-        let mut merge = |own: Option<&Value>| -> Result<(), String> {
-            for (name, def) in own.and_then(Value::as_object).into_iter().flatten() {
-                match defs.get(name) {
-                    Some(existing) if existing != def => {
-                        return Err(format!(
-                            "two different types share the schema definition name `{name}`; \
-                             rename one with `#[schemars(rename = \"...\")]`"
-                        ));
-                    }
-                    Some(_) => {}
-                    None => {
-                        defs.insert(name.clone(), def.clone());
-                    }
-                }
-            }
-            Ok(())
-        };
+    pub fn to_served(&self) -> (JsonObject, Option<MetaObject>) {
         let mut success = (*self.success).clone();
-        merge(success.shift_remove("$defs").as_ref())?;
+        let defs = success.shift_remove("$defs");
         let mut root = JsonObject::new();
         root.insert("type".into(), "object".into());
         match &self.envelope {
             Some(envelope) => {
-                let mut envelope = (**envelope).clone();
-                merge(envelope.shift_remove("$defs").as_ref())?;
-                envelope.shift_remove("title");
-                let mut single = JsonObject::new();
-                single.insert(ENVELOPE_DEF.into(), Value::Object(envelope));
-                merge(Some(&Value::Object(single)))?;
-                let envelope_ref = ref_object(format!("#/$defs/{ENVELOPE_DEF}").into());
+                let advertised = if Arc::ptr_eq(envelope, &serialized_schema::<ToolError>()) {
+                    (*advertised_envelope()).clone()
+                } else {
+                    advertise(envelope)
+                };
                 root.insert(
                     "anyOf".into(),
-                    Value::Array(vec![Value::Object(success), envelope_ref]),
+                    Value::Array(vec![Value::Object(success), Value::Object(advertised)]),
                 );
             }
             None => {
@@ -221,8 +325,8 @@ impl ToolOutputSchema {
                 root.extend(success);
             }
         }
-        if !defs.is_empty() {
-            root.insert("$defs".into(), Value::Object(defs));
+        if let Some(defs) = defs {
+            root.insert("$defs".into(), defs);
         }
         let meta = self.wrapped.as_ref().map(|property| {
             let mut meta = MetaObject::default();
@@ -230,25 +334,24 @@ impl ToolOutputSchema {
                 .insert(WRAP_META_KEY.into(), Value::String(property.clone()));
             meta
         });
-        Ok((root, meta))
+        (root, meta)
     }
 
     /// `tool` with this `outputSchema` and its `_meta` set (see [`Self::to_served`]).
-    ///
-    /// # Errors
-    /// As [`Self::to_served`].
-    pub fn write(&self, tool: Tool) -> Result<Tool, String> {
-        let (schema, meta) = self.to_served()?;
+    pub fn write(&self, tool: Tool) -> Tool {
+        let (schema, meta) = self.to_served();
         let mut tool = tool.with_raw_output_schema(Arc::new(schema));
         if let Some(meta) = meta {
             tool = tool.with_meta(meta);
         }
-        Ok(tool)
+        tool
     }
 
     /// Reads a served tool's output schema back: the inverse of [`Self::write`] for tools
-    /// mcp-result served, and the whole schema as `success` (no envelope) for any other.
-    /// `None` when the tool advertises no `outputSchema`.
+    /// mcp-result served (an `anyOf` of the success schema and [`advertised_envelope`],
+    /// which reads back as the full envelope, descriptions included), and the whole schema
+    /// as `success` (no envelope) for any other: another server's, or one whose envelope
+    /// branch is not this version's. `None` when the tool advertises no `outputSchema`.
     pub fn read(tool: &Tool) -> Option<Self> {
         let root = tool.output_schema.as_ref()?;
         let wrapped = tool
@@ -257,34 +360,25 @@ impl ToolOutputSchema {
             .and_then(|meta| meta.0.get(WRAP_META_KEY))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let defs = root.get("$defs");
-        let envelope_ref = format!("#/$defs/{ENVELOPE_DEF}");
-        let served = match root.get("anyOf").and_then(Value::as_array) {
-            Some(branches) if branches.len() == 2 => match (&branches[0], &branches[1]) {
-                (Value::Object(success), Value::Object(envelope))
-                    if envelope.get("$ref").and_then(Value::as_str)
-                        == Some(envelope_ref.as_str()) =>
-                {
-                    defs.and_then(|d| d.get(ENVELOPE_DEF))
-                        .and_then(Value::as_object)
-                        .map(|envelope| (success.clone(), envelope.clone()))
-                }
-                _ => None,
-            },
+        let served = match root.get("anyOf").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([Value::Object(success), Value::Object(envelope)])
+                if *envelope == *advertised_envelope() =>
+            {
+                Some(success.clone())
+            }
             _ => None,
         };
-        let with_defs = |mut schema: JsonObject| {
-            if let Some(defs) = defs {
-                schema.insert("$defs".into(), defs.clone());
-            }
-            Arc::new(schema)
-        };
         Some(match served {
-            Some((success, envelope)) => Self {
-                success: with_defs(success),
-                envelope: Some(with_defs(envelope)),
-                wrapped,
-            },
+            Some(mut success) => {
+                if let Some(defs) = root.get("$defs") {
+                    success.insert("$defs".into(), defs.clone());
+                }
+                Self {
+                    success: Arc::new(success),
+                    envelope: Some(serialized_schema::<ToolError>()),
+                    wrapped,
+                }
+            }
             None => Self {
                 success: root.clone(),
                 envelope: None,
@@ -341,18 +435,16 @@ mod tests {
     #[test]
     fn served_schemas_read_back_to_what_was_written() {
         let written = ToolOutputSchema::new(&shape(json!({"type": "string"})));
-        let tool = written
-            .write(Tool::new(
-                Cow::Borrowed("t"),
-                Cow::Borrowed("d"),
-                Arc::new(JsonObject::new()),
-            ))
-            .unwrap();
+        let tool = written.write(Tool::new(
+            Cow::Borrowed("t"),
+            Cow::Borrowed("d"),
+            Arc::new(JsonObject::new()),
+        ));
         let read = ToolOutputSchema::read(&tool).unwrap();
-        assert_eq!(read.wrapped.as_deref(), Some("result"));
-        assert_eq!(read.success["properties"], written.success["properties"]);
-        assert!(read.envelope.unwrap()["properties"]
-            .get("errorKind")
+        assert_eq!(read, written);
+        // The full envelope reads back, with every kind's description.
+        assert!(read.envelope.unwrap()["$defs"]["mcp-result.ErrorKind"]["oneOf"][0]
+            .get("description")
             .is_some());
         // A foreign schema is all success.
         let foreign = Tool::new(
@@ -371,15 +463,64 @@ mod tests {
     }
 
     #[test]
-    fn conflicting_definitions_are_reported() {
-        let mut success = JsonObject::new();
-        success.insert("$defs".into(), json!({ENVELOPE_DEF: {"type": "string"}}));
-        let schema = ToolOutputSchema {
-            success: Arc::new(success),
-            envelope: Some(serialized_schema::<ToolError>()),
-            wrapped: None,
-        };
-        let error = schema.to_served().unwrap_err();
-        assert!(error.contains(ENVELOPE_DEF), "{error}");
+    fn the_advertised_envelope_is_lean() {
+        let advertised = Value::Object((*advertised_envelope()).clone());
+        assert_eq!(
+            advertised,
+            json!({"properties": {
+                "status": {"enum": ["succeeded", "partial", "blocked", "failed", "unknown"]},
+                "errorKind": {"enum": ["validation_error", "upstream_timeout",
+                    "upstream_unavailable", "permission_denied", "policy_blocked", "not_found",
+                    "conflict", "internal", "in_progress", "outcome_unknown"]},
+                "retrySafe": {"type": "boolean"},
+                "message": {"type": "string"},
+                "fieldErrors": {"type": "array",
+                    "items": {"type": "object", "required": ["pointer", "message"]}},
+                "retryAfterMs": {"type": "integer", "minimum": 0},
+                "auditEventId": {"type": "string"},
+                "requiresHumanReview": {"type": "boolean"},
+                "approvalRequestId": {"type": "string"}},
+                "required": ["status", "errorKind", "retrySafe", "message"]})
+        );
+        assert_eq!(serde_json::to_string(&advertised).unwrap().len(), 637);
+        // Every advertised property is one the envelope has.
+        let full = serialized_schema::<ToolError>();
+        for name in advertised["properties"].as_object().unwrap().keys() {
+            assert!(full["properties"].get(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_envelope_the_framework_writes_fits_the_advertised_one() {
+        use std::time::Duration;
+
+        use crate::wire::{envelope::FieldError, status::AuditEventId};
+        let mut advertised = (*advertised_envelope()).clone();
+        advertised.insert("type".into(), "object".into());
+        let validator = jsonschema::validator_for(&Value::Object(advertised)).unwrap();
+        let second = Duration::from_secs(1);
+        let errors = [
+            ToolError::validation(vec![FieldError::new("/a", "x"), FieldError::new("", "y")]),
+            ToolError::upstream_timeout(second, false),
+            ToolError::upstream_unavailable("down", true),
+            ToolError::permission_denied("tickets:write"),
+            ToolError::unauthenticated(),
+            ToolError::quota_exceeded("too many", "Wait."),
+            ToolError::policy_blocked("locked"),
+            ToolError::not_found("no"),
+            ToolError::conflict("no"),
+            ToolError::internal("c-1"),
+            ToolError::write_timeout(second, true),
+            ToolError::in_progress(second),
+            ToolError::outcome_unknown(),
+            ToolError::idempotency_key_reused(),
+            ToolError::approval_required("a-1", "close T-1")
+                .with_audit_event_id(AuditEventId::new("e-1")),
+        ];
+        for error in errors {
+            let value = serde_json::to_value(&error).unwrap();
+            assert!(validator.is_valid(&value), "{value}");
+            assert!(!value.as_object().unwrap().values().any(Value::is_null), "{value}");
+        }
     }
 }
