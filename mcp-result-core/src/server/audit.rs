@@ -183,8 +183,11 @@ pub struct TracingSink;
 impl AuditSink for TracingSink {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let json = serde_json::to_string(record).map_err(|e| StoreError(e.to_string()))?;
-            tracing::info!(target: "mcp_result::audit", record = %json, "audit");
+            // Serialized only when a subscriber takes the record.
+            if tracing::enabled!(target: "mcp_result::audit", tracing::Level::INFO) {
+                let json = serde_json::to_string(record).map_err(|e| StoreError(e.to_string()))?;
+                tracing::info!(target: "mcp_result::audit", record = %json, "audit");
+            }
             Ok(())
         })
     }
