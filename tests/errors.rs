@@ -472,10 +472,24 @@ impl Tickets {
 #[mcp_handler]
 impl ServerHandler for Tickets {}
 
-/// Log lines written while the test runs on this thread (the test's current-thread runtime
-/// runs the server's tasks too).
+/// Every log line of this test binary: one global subscriber (a thread's own default would
+/// miss the lines of other threads, and `tracing` caches a callsite's interest process-wide),
+/// so each test finds its lines by what is unique to them (a correlation id, a tool).
 #[derive(Clone, Default)]
 struct Log(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+fn log() -> &'static Log {
+    static LOG: std::sync::OnceLock<Log> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let log = Log::default();
+        let writer = log.clone();
+        tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .init();
+        log
+    })
+}
 
 impl std::io::Write for Log {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -495,13 +509,7 @@ impl Log {
 
 #[tokio::test]
 async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id() {
-    let log = Log::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let log = log();
 
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
@@ -612,13 +620,7 @@ mod with_anyhow {
 
     #[tokio::test]
     async fn anyhow_and_boxed_errors_are_internal_with_the_cause_logged() {
-        let log = Log::default();
-        let writer = log.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        let _guard = tracing::subscriber::set_default(subscriber);
+        let log = log();
         let (server_io, client_io) = tokio::io::duplex(64 * 1024);
         tokio::spawn(async move {
             if let Ok(running) = Jobs.serve(server_io).await {

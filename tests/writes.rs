@@ -21,7 +21,8 @@ use mcp_result::{
         service::{PeerRequestOptions, RoleClient, RunningService, ServiceExt},
         ServerHandler,
     },
-    AuditEventId, Status, ToolResult,
+    extract::WriteContext,
+    AuditEventId, Status, ToolResult, WriteReceipt,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -514,5 +515,117 @@ async fn a_caller_past_its_live_keys_is_refused_and_nothing_runs() {
         structured(&first)
     );
     assert_eq!(executions.load(Ordering::SeqCst), 2);
+    client.cancel().await.unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// `WriteReceipt`: the write contract, ready-made, flattened into a result and filled by the
+// framework.
+
+/// A note was filed.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct NoteFiled {
+    note_id: String,
+    #[serde(flatten)]
+    receipt: WriteReceipt,
+}
+
+#[derive(Clone)]
+struct Filing;
+
+#[mcp_tools]
+impl Filing {
+    /// Files a note; the receipt says only what happened.
+    #[mcp_tool(idempotency_key = "requestId")]
+    async fn file_note(&self, args: NoteArgs) -> NoteFiled {
+        NoteFiled {
+            note_id: format!("{}-N1", args.ticket_id),
+            receipt: WriteReceipt::succeeded(),
+        }
+    }
+
+    /// Files part of a note; the receipt is built from the call's write context.
+    #[mcp_tool]
+    fn file_partly(&self, args: NoteArgs, write: WriteContext) -> NoteFiled {
+        NoteFiled {
+            note_id: format!("{}-N2", args.ticket_id),
+            receipt: WriteReceipt::from(&write).with_status(Status::Partial),
+        }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Filing {}
+
+#[tokio::test]
+async fn a_write_receipt_is_filled_by_the_framework() {
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = Filing.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client: Client = ().serve(client_io).await.expect("initialize");
+    let tools = client.list_all_tools().await.unwrap();
+    for (tool, arguments, key, status, retry_safe) in [
+        ("file_note", note(), None, "succeeded", false),
+        ("file_note", note(), Some("file-1"), "succeeded", true),
+        ("file_partly", note(), None, "partial", false),
+    ] {
+        let result = call(&client, tool, arguments, key).await;
+        assert_eq!(result.is_error, Some(false), "{tool}: {result:?}");
+        let mut value = structured(&result);
+        let id = value["auditEventId"].as_str().unwrap().to_owned();
+        // The id the framework minted and recorded: a UUIDv7, not the receipt's placeholder.
+        assert_eq!(id.len(), 36, "{tool}: {id}");
+        assert_eq!(&id[14..15], "7", "{tool}: {id}");
+        value["auditEventId"] = json!("<minted>");
+        let note_id = if tool == "file_note" { "T-1-N1" } else { "T-1-N2" };
+        assert_eq!(
+            value,
+            json!({"noteId": note_id, "status": status, "retrySafe": retry_safe,
+                   "auditEventId": "<minted>"}),
+            "{tool} key {key:?}"
+        );
+        assert_eq!(
+            result.content[0].as_text().unwrap().text,
+            format!("A note was filed (status: {status})")
+        );
+        // The advertised outputSchema accepts it, and has the receipt's keys as its own.
+        let schema = Value::Object(
+            tools
+                .iter()
+                .find(|t| t.name == tool)
+                .unwrap()
+                .output_schema
+                .as_ref()
+                .unwrap()
+                .as_ref()
+                .clone(),
+        );
+        let validator = jsonschema::draft202012::new(&schema).unwrap();
+        assert!(validator.is_valid(&structured(&result)), "{tool}: {schema}");
+        let success = &schema["anyOf"][0];
+        for key in ["noteId", "status", "retrySafe", "auditEventId", "approvalId"] {
+            assert!(
+                success["properties"].get(key).is_some(),
+                "{tool}: `{key}` in {success}"
+            );
+        }
+        for key in ["noteId", "status", "retrySafe", "auditEventId"] {
+            assert!(
+                success["required"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&json!(key)),
+                "{tool}: `{key}` required in {success}"
+            );
+        }
+    }
+    // A keyed repeat is the stored answer: the same audit event.
+    let first = call(&client, "file_note", note(), Some("file-2")).await;
+    let again = call(&client, "file_note", note(), Some("file-2")).await;
+    assert_eq!(first.structured_content, again.structured_content);
     client.cancel().await.unwrap();
 }

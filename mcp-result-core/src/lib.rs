@@ -35,6 +35,7 @@ pub use server::{
     impls::Structured,
     key, meta, pagination,
     probe::SuccessOutput,
+    receipt::WriteReceipt,
     registry::{RegistryError, ToolBlock, ToolDef, ToolRegistry},
     result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
     result_ext::ResultExt,

@@ -16,8 +16,12 @@
 //! `#[derive(ToolResult)]` implements [`HasStatus`], [`HasRetrySafe`], [`HasAuditEventId`]
 //! and [`WriteCompanions`] from the serialized field names (after serde's `rename` and
 //! `rename_all`), and `#[mcp_tools]` requires them of every write tool's return type, so a
-//! broken contract is a compile error at that return type. The bounds of those impls carry
-//! the field-level checks; the traits below say, in their error messages, what to change.
+//! broken contract is a compile error at that return type. The bounds of those impls carry the field-level checks; the traits below say, in
+//! their error messages, what to change.
+//!
+//! The three keys may also come from a `#[serde(flatten)]` field whose type
+//! [`ProvidesContractKeys`] (serde merges its keys into the result):
+//! [`WriteReceipt`](crate::WriteReceipt) is the ready-made one.
 
 use crate::wire::status::{AuditEventId, Status};
 
@@ -25,25 +29,25 @@ use crate::wire::status::{AuditEventId, Status};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is returned by a write tool but has no `status` field",
     label = "write tools must return `status`, `retrySafe` and `auditEventId`",
-    note = "add `pub status: mcp_result::Status` (serialized as `status`), or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
+    note = "add `pub status: mcp_result::Status` (serialized as `status`), or embed the ready-made receipt with all three keys, `#[serde(flatten)] pub receipt: mcp_result::WriteReceipt` (filled by the framework: `WriteReceipt::succeeded()`); or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
 )]
-pub trait HasStatus {}
+pub trait HasStatus<Via = via::OwnFields> {}
 
 /// The result type serializes a `retrySafe` field of type `bool`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is returned by a write tool but has no `retrySafe` field",
     label = "write tools must return `status`, `retrySafe` and `auditEventId`",
-    note = "add `pub retry_safe: bool` serialized as `retrySafe` (e.g. with `#[serde(rename_all = \"camelCase\")]`), or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
+    note = "add `pub retry_safe: bool` serialized as `retrySafe` (e.g. with `#[serde(rename_all = \"camelCase\")]`), or embed the ready-made receipt with all three keys, `#[serde(flatten)] pub receipt: mcp_result::WriteReceipt` (filled by the framework: `WriteReceipt::succeeded()`); or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
 )]
-pub trait HasRetrySafe {}
+pub trait HasRetrySafe<Via = via::OwnFields> {}
 
 /// The result type serializes an `auditEventId` field of type [`AuditEventId`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is returned by a write tool but has no `auditEventId` field",
     label = "write tools must return `status`, `retrySafe` and `auditEventId`",
-    note = "add `pub audit_event_id: mcp_result::AuditEventId` serialized as `auditEventId` (e.g. with `#[serde(rename_all = \"camelCase\")]`), or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
+    note = "add `pub audit_event_id: mcp_result::AuditEventId` serialized as `auditEventId` (e.g. with `#[serde(rename_all = \"camelCase\")]`), or embed the ready-made receipt with all three keys, `#[serde(flatten)] pub receipt: mcp_result::WriteReceipt` (filled by the framework: `WriteReceipt::succeeded()`); or declare the tool `#[mcp_tool(read_only)]` if it changes nothing"
 )]
-pub trait HasAuditEventId {}
+pub trait HasAuditEventId<Via = via::OwnFields> {}
 
 /// The optional companions the type declares (`externalId`, `approvalId`, `requiresHumanReview`,
 /// `redactionApplied`) have their contract types and always serialize.
@@ -136,6 +140,34 @@ pub mod markers {
     impl ContractName for ConditionallySkipped {}
 }
 
+/// Where a write result's contract key comes from, the `Via` of [`HasStatus`],
+/// [`HasRetrySafe`] and [`HasAuditEventId`]: the result's own field, or its `N`th
+/// `#[serde(flatten)]` field, whose type [`ProvidesContractKeys`]. `#[derive(ToolResult)]`
+/// implements the `Flattened` source of a key for each flattened field of a type that does
+/// not serialize the key itself, and `#[mcp_tools]` infers the source: exactly one must hold.
+pub mod via {
+    /// The result's own field.
+    #[derive(Debug)]
+    pub enum OwnFields {}
+    /// The result's `N`th `#[serde(flatten)]` field (in declaration order, from 0).
+    #[derive(Debug)]
+    pub enum Flattened<const N: usize> {}
+}
+
+/// A type that, flattened into a write result with `#[serde(flatten)]`, serializes all three
+/// contract keys, always and under exactly their names: `status` ([`Status`]), `retrySafe`
+/// (`bool`) and `auditEventId` ([`AuditEventId`]).
+///
+/// [`WriteReceipt`](crate::WriteReceipt) implements it. Implement it for your own type only
+/// when that holds for every value (no `skip`, no `skip_serializing_if` on those fields):
+/// the compiler checks the fields of a result type, but it takes this impl at its word.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is flattened into a write tool's result but does not provide `status`, `retrySafe` and `auditEventId`",
+    label = "the result has no write-contract fields of its own",
+    note = "flatten the ready-made receipt instead, `#[serde(flatten)] pub receipt: mcp_result::WriteReceipt` (filled by the framework: `WriteReceipt::succeeded()`), or add the fields `status`, `retrySafe` and `auditEventId` to the result itself"
+)]
+pub trait ProvidesContractKeys {}
+
 /// Compile-time check `#[mcp_tools]` emits for every write tool, spanned at its success
 /// type: `(&&WriteProbe::<R>::new()).check_write()`, `R` the return type with its error type
 /// replaced by [`ToolError`](crate::ToolError) (the error type is checked apart). Autoref picks
@@ -155,9 +187,9 @@ impl<R> WriteProbe<R> {
 
 #[doc(hidden)]
 pub trait WriteViaContract<R: crate::server::result::IntoToolOutput> {
-    fn check_write(&self)
+    fn check_write<S, T, A>(&self)
     where
-        R::Output: HasStatus + HasRetrySafe + HasAuditEventId + WriteCompanions,
+        R::Output: HasStatus<S> + HasRetrySafe<T> + HasAuditEventId<A> + WriteCompanions,
     {
     }
 }

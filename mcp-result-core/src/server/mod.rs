@@ -20,6 +20,7 @@ pub mod impls;
 pub mod key;
 pub mod meta;
 pub mod pagination;
+pub(crate) mod receipt;
 mod panics;
 pub(crate) mod probe;
 pub mod registry;

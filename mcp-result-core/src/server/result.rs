@@ -237,6 +237,13 @@ pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> Cal
     if let Some(id) = &scope.approval_id {
         if let Some(field) = object.get_mut(crate::wire::keys::APPROVAL_ID) {
             *field = Value::String(id.clone());
+        } else if declares::<T>(crate::wire::keys::APPROVAL_ID) {
+            // An optional `approvalId` the value left out (a `WriteReceipt` built without the
+            // call's `WriteContext`): the framework knows it.
+            object.insert(
+                crate::wire::keys::APPROVAL_ID.to_owned(),
+                Value::String(id.clone()),
+            );
         }
     }
     let mut structured = Value::Object(object);
@@ -267,6 +274,17 @@ pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> Cal
     );
     result.content.append(&mut collected.blocks);
     result
+}
+
+/// Whether `T`'s own (unwrapped) schema declares the top-level property `key`.
+fn declares<T: ToolResult>(key: &str) -> bool {
+    let shape = crate::schema::output_shape::<T>();
+    !shape.wrapped
+        && shape
+            .schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|properties| properties.contains_key(key))
 }
 
 /// Builds the `isError: true` result for a tool execution error.

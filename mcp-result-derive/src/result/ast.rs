@@ -33,6 +33,10 @@ pub struct Input<'a> {
     /// The fields meant as write-contract fields ([`Shape::Named`] only), in
     /// [`ContractKey::ALL`] order.
     pub contract: Vec<ContractField>,
+    /// The `#[serde(flatten)]` fields that serialize ([`Shape::Named`] only), as indices
+    /// into [`Input::fields`] in declaration order: their keys are merged into the result,
+    /// so one of them may provide the write contract (`WriteReceipt`).
+    pub flattened: Vec<usize>,
 }
 
 /// What the derive input is, as serde serializes it.
@@ -101,9 +105,17 @@ impl<'a> Input<'a> {
             fields,
             summary: None,
             contract: Vec::new(),
+            flattened: Vec::new(),
             attrs,
         };
         input.contract = contract(&input);
+        input.flattened = input
+            .top_level()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.serde.flatten && !f.serde.skip)
+            .map(|(index, _)| index)
+            .collect();
         input.summary = input.attrs.summary.as_ref().map(|lit| {
             template::parse(cx, lit, |name| {
                 input.top_level().iter().position(|f| f.name == name)

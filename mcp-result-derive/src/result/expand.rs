@@ -161,6 +161,26 @@ fn contract(input: &Input) -> TokenStream {
         quote!(#contract::WriteCompanions),
         companion_bounds,
     ));
+    // A required key the type does not serialize itself may come from a flattened field:
+    // one source per flattened field, each requiring its type to provide the keys.
+    // `#[mcp_tools]` infers the source, so exactly one must hold.
+    for (key, has_trait) in [
+        (ContractKey::Status, quote!(#contract::HasStatus)),
+        (ContractKey::RetrySafe, quote!(#contract::HasRetrySafe)),
+        (ContractKey::AuditEventId, quote!(#contract::HasAuditEventId)),
+    ] {
+        if input.contract.iter().any(|field| field.key == key) {
+            continue;
+        }
+        for (n, index) in input.flattened.iter().enumerate() {
+            let ty = input.fields[*index].ty;
+            let n = proc_macro2::Literal::usize_unsuffixed(n);
+            out.extend(impl_with(
+                quote!(#has_trait<#contract::via::Flattened<#n>>),
+                vec![quote!(for<'__c> #ty: #contract::ProvidesContractKeys)],
+            ));
+        }
+    }
     out
 }
 
