@@ -34,6 +34,7 @@ pub use server::{
     identity::{self, Identity},
     impls::Structured,
     key, meta, pagination,
+    progress::{self, Progress},
     probe::SuccessOutput,
     receipt::WriteReceipt,
     registry::{RegistryError, ToolBlock, ToolDef, ToolRegistry},

@@ -417,7 +417,11 @@ pub async fn run_blocking<R: Send + 'static>(
     tool: &'static str,
     method: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, rmcp::model::CallToolResult> {
+    // The call's span (the registry's `tools/call` span), so the method's own log lines on
+    // the blocking thread belong to the call.
+    let span = tracing::Span::current();
     let run = move || {
+        let _call = span.enter();
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panics::as_tool(method)))
             .map_err(|panic| (panics::message(&*panic), panics::take_location()))
     };

@@ -22,6 +22,7 @@ use rmcp::{
     ErrorData, RoleServer,
 };
 use serde_json::Value;
+use tracing::Instrument;
 
 use crate::{
     server::{
@@ -37,6 +38,7 @@ use crate::{
         panics::{self, Guarded},
         result::error_result,
         schema::{portable_input, OutputShape, ToolOutputSchema},
+        telemetry,
         write::{
             approval_request_id, audit_failed, gate, idempotency_key, new_event_id, store_failed,
             Audit, InFlight, Round, Running,
@@ -398,8 +400,19 @@ impl<S: ToolSet> ToolRegistry<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let span = telemetry::call_span(
+            &request.name,
+            self.routes.contains_key(request.name.as_ref()),
+            &context,
+        );
+        let started = std::time::Instant::now();
         let mut question = None;
-        let result = self.answer(server, request, context, &mut question).await?;
+        let answer = self
+            .answer(server, request, context, &mut question)
+            .instrument(span.clone())
+            .await;
+        telemetry::record_answer(&span, answer.as_ref(), started);
+        let result = answer?;
         Ok(match question {
             Some(question) => CallToolResponse::InputRequired(question),
             None => CallToolResponse::Complete(result),
@@ -635,7 +648,8 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
             drop(running);
             result
-        });
+        }
+        .in_current_span());
         let joined = match route.timeout {
             Some(limit) => match tokio::time::timeout(limit, task).await {
                 Ok(joined) => joined,
