@@ -171,6 +171,11 @@ pub fn default_crate() -> syn::Path {
 /// `path` with every token at `span`, for a `quote_spanned!` whose tokens must all point
 /// at one place of the user's code (a type that fails a bound).
 pub fn respanned(path: &syn::Path, span: Span) -> TokenStream {
+    respanned_tokens(quote::ToTokens::to_token_stream(path), span)
+}
+
+/// `tokens` with every token at `span` (see [`respanned`]).
+pub fn respanned_tokens(tokens: TokenStream, span: Span) -> TokenStream {
     fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         tokens
             .into_iter()
@@ -187,7 +192,7 @@ pub fn respanned(path: &syn::Path, span: Span) -> TokenStream {
             })
             .collect()
     }
-    respan(quote::ToTokens::to_token_stream(path), span)
+    respan(tokens, span)
 }
 
 /// An error about a key (unknown, or missing its value), reported at the key.

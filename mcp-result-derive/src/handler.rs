@@ -92,7 +92,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         ),
         Some(expr) => {
             let text = router_text(expr);
-            let routes = quote_spanned!(expr.span()=> &(#expr));
+            let routes = quote!(&Self::__mcp_rmcp_router(self));
             (
                 quote! {
                     #krate::__private::call_tool_with_rmcp(self, #routes, #text, request, context)
@@ -217,5 +217,27 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         });
     }
     item.items.extend(added);
-    quote!(#item)
+    // The router expression is written once, in a method of the server's own, so a wrong
+    // type is one error at the expression. It is evaluated per request, like rmcp's
+    // `#[tool_handler(router = ...)]`; a router held in a field is cloned (its routes are
+    // `Arc`s).
+    let router = router.map(|expr| {
+        let self_ty = &item.self_ty;
+        let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+        let router_type = quote_spanned! {expr.span()=>
+            #krate::__private::rmcp::handler::server::router::tool::ToolRouter<Self>
+        };
+        let borrowed = quote_spanned!(expr.span()=> &(#expr));
+        quote! {
+            #[automatically_derived]
+            impl #impl_generics #self_ty #where_clause {
+                #[doc(hidden)]
+                fn __mcp_rmcp_router(&self) -> #router_type {
+                    let __router: &#router_type = #borrowed;
+                    ::core::clone::Clone::clone(__router)
+                }
+            }
+        }
+    });
+    quote!(#item #router)
 }

@@ -24,11 +24,13 @@ pub fn expand(server: &Server) -> TokenStream {
             let name = block.name();
             let where_clause = glue_where(server);
             let included = {
-                let krate = crate::attr::respanned(krate, block.ident.span());
-                quote_spanned! {block.ident.span()=>
+                let span = block.ident.span();
+                let krate = crate::attr::respanned(krate, span);
+                let server = crate::attr::respanned_tokens(quote!(#self_ty), span);
+                quote_spanned! {span=>
                     #[allow(dead_code)]
                     fn __included #impl_generics () #where_clause {
-                        let () = #krate::__private::assert_included::<#self_ty, #hash>();
+                        let () = #krate::__private::assert_included::<#server, #hash>();
                     }
                 }
             };
