@@ -1,8 +1,10 @@
 //! README.md's quickstart is true: its `Cargo.toml` and `src/main.rs`, copied into a fresh
 //! crate, build offline from this workspace's lockfile (with `mcp-result` pointed at this
 //! checkout) and serve over stdio: rmcp's client sees the `tools` capability, the server
-//! named after the crate, the tool, and both of its outcomes. (Every other `rust` block of
-//! the README is compiled as a doctest of the `mcp-result` crate, which includes README.md.)
+//! named after the crate, the tool, and both of its outcomes. So is the migration guide's
+//! middle step, with the `rmcp-macros` feature and no `rmcp` dependency of its own. (Every
+//! other `rust` block of the README is compiled as a doctest of the `mcp-result` crate,
+//! which includes README.md.)
 
 use std::{path::PathBuf, process::Command};
 
@@ -18,26 +20,20 @@ fn block<'a>(readme: &'a str, heading: &str, info: &str) -> &'a str {
     &readme[start..=end]
 }
 
-#[tokio::test]
-async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
+/// Builds `main` as `src/main.rs` of a fresh crate with `manifest` (its `mcp-result = "0.1"`
+/// or `version = "0.1"` pointed at this checkout) under `target/tests/<dir>`, offline from
+/// this workspace's lockfile, and returns the binary.
+fn build_fresh_crate(dir: &str, manifest: &str, main: &str, binary: &str) -> PathBuf {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(workspace.join("README.md")).unwrap();
-    let manifest = block(&readme, "## Quickstart", "toml");
-    let main = block(&readme, "## Quickstart", "rust,no_run");
-    assert!(manifest.contains("mcp-result = \"0.1\""), "{manifest}");
-
     // Shares trybuild's target directory: built crates are reused, and the build does not
     // wait on the lock of the target directory this test runs from.
     let target = workspace.join("target/tests/trybuild");
-    let dir = workspace.join("target/tests/readme-quickstart");
+    let dir = workspace.join("target/tests").join(dir);
     std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = manifest.replace(
-        "mcp-result = \"0.1\"",
-        &format!(
-            "mcp-result = {{ path = {:?} }}",
-            workspace.display().to_string()
-        ),
-    );
+    let path = format!("path = {:?}", workspace.display().to_string());
+    let manifest = manifest
+        .replace("mcp-result = \"0.1\"", &format!("mcp-result = {{ {path} }}"))
+        .replace("mcp-result = { version = \"0.1\"", &format!("mcp-result = {{ {path}"));
     // Its own workspace root: it lives under this workspace's directory.
     std::fs::write(dir.join("Cargo.toml"), format!("{manifest}\n[workspace]\n")).unwrap();
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
@@ -50,11 +46,21 @@ async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
         .expect("cargo runs");
     assert!(
         build.status.success(),
-        "the quickstart does not build:\n{}",
+        "{} does not build:\n{}",
+        dir.display(),
         String::from_utf8_lossy(&build.stderr)
     );
+    target.join("debug").join(binary)
+}
 
-    let binary = target.join("debug/desk");
+#[tokio::test]
+async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(workspace.join("README.md")).unwrap();
+    let manifest = block(&readme, "## Quickstart", "toml");
+    let main = block(&readme, "## Quickstart", "rust,no_run");
+    assert!(manifest.contains("mcp-result = \"0.1\""), "{manifest}");
+    let binary = build_fresh_crate("readme-quickstart", manifest, main, "desk");
     let client =
         ().serve(TokioChildProcess::new(tokio::process::Command::new(binary)).unwrap())
             .await
@@ -82,5 +88,54 @@ async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
     let empty = client.call_tool(call("")).await.unwrap();
     assert_eq!(empty.is_error, Some(true));
     assert_eq!(empty.structured_content.unwrap()["errorKind"], "not_found");
+    client.cancel().await.unwrap();
+}
+
+/// The migration guide's middle step (two tools moved, one still rmcp's) builds with
+/// mcp-result's `rmcp-macros` feature and no `rmcp` dependency of its own, and serves the
+/// three tools from both routers over stdio.
+#[tokio::test]
+async fn the_migration_guide_halfway_builds_with_rmcp_macros_alone_and_serves_all_three() {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(workspace.join("README.md")).unwrap();
+    let dependencies = block(&readme, "### Two tools moved", "toml");
+    let main = block(&readme, "### Two tools moved", "rust,no_run");
+    assert!(dependencies.contains("features = [\"rmcp-macros\"]"), "{dependencies}");
+    assert!(!dependencies.contains("rmcp ="), "{dependencies}");
+    assert!(main.contains("#[mcp_handler(rmcp_router)]"), "{main}");
+    let manifest = format!(
+        "[package]\nname = \"desk-halfway\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         {dependencies}"
+    );
+    let binary = build_fresh_crate("readme-migration", &manifest, main, "desk-halfway");
+
+    let client =
+        ().serve(TokioChildProcess::new(tokio::process::Command::new(binary)).unwrap())
+            .await
+            .expect("initialize over stdio");
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+    assert_eq!(names, ["search_tickets", "get_ticket", "add_note"]);
+    let call = |name: &str, arguments: serde_json::Value| {
+        CallToolRequestParams::new(name.to_owned())
+            .with_arguments(arguments.as_object().unwrap().clone())
+    };
+    let found = client
+        .call_tool(call("search_tickets", json!({"query": "printer"})))
+        .await
+        .unwrap();
+    assert_eq!(found.structured_content.unwrap(), json!({"total": 0, "ids": []}));
+    let missing = client
+        .call_tool(call("get_ticket", json!({"id": "T-9"})))
+        .await
+        .unwrap();
+    assert_eq!(missing.structured_content.unwrap()["errorKind"], "not_found");
+    // Still rmcp's: a plain text result, no structuredContent.
+    let note = client
+        .call_tool(call("add_note", json!({"ticket_id": "T-1", "body": "Tried"})))
+        .await
+        .unwrap();
+    assert_eq!(note.structured_content, None);
+    assert_eq!(note.content[0].as_text().unwrap().text, "Added a note to T-1.");
     client.cancel().await.unwrap();
 }
