@@ -223,44 +223,52 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
     client.cancel().await.unwrap();
 }
 
+// With the test harness (feature `testing`): the server in-process, rmcp's client, every
+// result checked against its outputSchema and the tools list against the host lint.
+#[cfg(feature = "testing")]
 #[tokio::test]
 async fn a_user_error_enum_converts_through_from() {
-    let (client, _server) = kinds_client().await;
-    let declined = checked_call(&client, "charge", json!({"kind": "declined"})).await;
+    let kinds = mcp_result::testing::TestServer::start(Kinds).await;
+    let declined = kinds.call("charge", json!({"kind": "declined"})).await;
     assert_eq!(
-        declined.structured_content.unwrap(),
-        json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
-               "message": "The card was declined; ask for another card."})
+        declined.result().structured_content,
+        Some(json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
+                    "message": "The card was declined; ask for another card."}))
     );
-    let down = checked_call(&client, "charge", json!({"kind": "down"})).await;
+    let down = kinds.call("charge", json!({"kind": "down"})).await;
+    let error = down.error().expect("an isError result");
     assert_eq!(
-        down.structured_content.unwrap(),
-        json!({"status": "failed", "errorKind": "upstream_unavailable", "retrySafe": true,
-               "message": "The ledger is down.", "retryAfterMs": 30000})
+        error.details.as_ref().unwrap().kind(),
+        Some(mcp_result::ErrorKind::UpstreamUnavailable)
     );
-    client.cancel().await.unwrap();
+    assert_eq!(
+        down.result().structured_content,
+        Some(json!({"status": "failed", "errorKind": "upstream_unavailable", "retrySafe": true,
+                    "message": "The ledger is down.", "retryAfterMs": 30000}))
+    );
+    kinds.close().await;
 }
 
+#[cfg(feature = "testing")]
 #[tokio::test]
 async fn a_panic_is_an_internal_error_and_the_connection_keeps_serving() {
-    let (client, _server) = kinds_client().await;
-    let result = checked_call(&client, "explode", json!({})).await;
-    assert_eq!(result.is_error, Some(true));
-    let envelope = result.structured_content.clone().unwrap();
-    assert_eq!(envelope["errorKind"], "internal");
-    let correlation = envelope["correlationId"].as_str().unwrap();
+    let kinds = mcp_result::testing::TestServer::start(Kinds).await;
+    let exploded = kinds.call("explode", json!({})).await;
+    let details = exploded.error().and_then(|e| e.details.clone()).unwrap();
+    assert_eq!(details.error_kind, "internal");
+    let correlation = details.correlation_id.unwrap();
     // A UUIDv7 (RFC 9562): unique across processes and restarts, time-ordered.
     assert_eq!(correlation.len(), 36, "{correlation}");
     assert_eq!(&correlation[14..15], "7", "{correlation}");
-    let wire = serde_json::to_string(&result).unwrap();
+    let wire = serde_json::to_string(exploded.result()).unwrap();
     assert!(
         !wire.contains("hunter2"),
         "the panic message leaked: {wire}"
     );
-    let next = checked_call(&client, "answer", json!({})).await;
-    assert_eq!(next.is_error, Some(false));
-    assert_eq!(next.structured_content.unwrap(), json!({"value": 42}));
-    client.cancel().await.unwrap();
+    let next = kinds.call("answer", json!({})).await;
+    assert!(next.error().is_none());
+    assert_eq!(next.structured_value().unwrap(), &json!({"value": 42}));
+    kinds.close().await;
 }
 
 #[tokio::test]

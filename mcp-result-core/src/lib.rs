@@ -11,6 +11,7 @@
 //! | client half | [`view`]: a received result split into the checked structured value, the model context, the user display and the error view (feature `client`) | `view/` |
 //! | docs | [`docs`]: Markdown and JSON docs of every tool (feature `docs`) | `docs/` |
 //! | host lint | [`lint`]: what each MCP host rejects in a `tools/list` payload, as data, with the findings of a server's tools | `lint/` |
+//! | test harness | [`testing`]: a server in-process with rmcp's client, every answer checked, `insta` snapshots (feature `testing`) | `testing.rs` |
 
 mod server;
 mod wire;
@@ -18,6 +19,8 @@ mod wire;
 #[cfg(feature = "docs")]
 pub mod docs;
 pub mod lint;
+#[cfg(feature = "testing")]
+pub mod testing;
 #[cfg(feature = "client")]
 pub mod view;
 
