@@ -23,6 +23,8 @@ pub const MAX_FIELD_ERRORS: usize = 20;
 pub struct ArgumentSchema {
     schema: Value,
     validator: jsonschema::Validator,
+    /// Some schema in it is `writeOnly` (a secret): only then are pointers resolved.
+    has_secrets: bool,
 }
 
 impl std::fmt::Debug for ArgumentSchema {
@@ -40,7 +42,18 @@ impl ArgumentSchema {
     /// The validator's message when the schema does not compile.
     pub fn new(schema: Value) -> Result<Self, String> {
         let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
-        Ok(Self { schema, validator })
+        let has_secrets = any_write_only(&schema);
+        Ok(Self {
+            schema,
+            validator,
+            has_secrets,
+        })
+    }
+
+    /// Whether any schema in it is `writeOnly` (so some argument may be a secret). `false`
+    /// lets callers skip the per-field [`Self::is_secret`] walk.
+    pub fn has_secrets(&self) -> bool {
+        self.has_secrets
     }
 
     /// Every schema violation of `arguments` (at most [`MAX_FIELD_ERRORS`]), as field errors
@@ -68,7 +81,7 @@ impl ArgumentSchema {
             }
             let instance = error.instance();
             let message = error.to_string();
-            let shown = if self.is_secret(&pointer) {
+            let shown = if self.has_secrets && self.is_secret(&pointer) {
                 "the value".to_owned()
             } else {
                 text::echo(instance)
@@ -178,6 +191,18 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
         }
     }
     pointer
+}
+
+
+/// Whether `schema` has `"writeOnly": true` anywhere.
+fn any_write_only(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.get("writeOnly") == Some(&Value::Bool(true)) || map.values().any(any_write_only)
+        }
+        Value::Array(items) => items.iter().any(any_write_only),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

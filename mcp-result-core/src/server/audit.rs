@@ -308,12 +308,11 @@ impl AuditSink for JsonLinesSink {
 pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
     let mut arguments = arguments.clone();
     crate::server::arguments::normalize_integers(&mut arguments);
-    remove_secrets(&mut arguments, "", schema);
+    if schema.has_secrets() {
+        remove_secrets(&mut arguments, "", schema);
+    }
     let canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
-    Sha256::digest(&canonical)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::server::idempotency::hex(&Sha256::digest(&canonical))
 }
 
 fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {
@@ -345,7 +344,13 @@ pub fn now_rfc3339() -> String {
 
 /// This server instance: `MCP_RESULT_INSTANCE`, else `pid-<process id>`.
 pub fn instance() -> String {
-    std::env::var("MCP_RESULT_INSTANCE").unwrap_or_else(|_| format!("pid-{}", std::process::id()))
+    static INSTANCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    INSTANCE
+        .get_or_init(|| {
+            std::env::var("MCP_RESULT_INSTANCE")
+                .unwrap_or_else(|_| format!("pid-{}", std::process::id()))
+        })
+        .clone()
 }
 
 #[cfg(test)]

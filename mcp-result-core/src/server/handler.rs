@@ -278,7 +278,9 @@ pub async fn call_tool<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<CallToolResponse, ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    registry.call(server, request, context).await
+    // Boxed: the call's state machine (validation, idempotency, approval, audit) is large,
+    // and rmcp moves the request's future into a task of its own; a pointer moves cheaply.
+    Box::pin(registry.call(server, request, context)).await
 }
 
 /// One tool's definition (used by `#[mcp_handler]` for `ServerHandler::get_tool`).
