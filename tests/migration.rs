@@ -303,7 +303,9 @@ async fn a_name_in_both_sets_is_refused_when_the_server_starts_naming_both_tools
         server_io,
     ));
     // The client's handshake gets the reason...
-    let refused = ().serve(client_io).await.err().expect("initialize refused");
+    let Err(refused) = ().serve(client_io).await else {
+        panic!("initialize accepted")
+    };
     assert!(refused.to_string().contains(CLASH), "{refused}");
     // ...and the server stops with it (a JSON-RPC internal error, as for any broken tool).
     let stopped = server.await.unwrap().unwrap_err();

@@ -66,6 +66,12 @@ pub fn derive_redact(input: TokenStream) -> TokenStream {
 }
 
 /// Registers the `#[mcp_tool]` methods of an `impl` block as the server's tools.
+///
+/// A server's tools may live in several blocks: the main block (`#[mcp_tools]`, which
+/// implements `ToolSet` and holds the server-wide keys) lists the named ones it serves,
+/// `#[mcp_tools(include(billing))]`, and each of those is `#[mcp_tools(block = billing)]`.
+/// The impl block may be generic (`impl<Db: Store> Server<Db>`): each concrete type gets its
+/// own registry.
 #[proc_macro_attribute]
 pub fn mcp_tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::mcp_tools(args.into(), input.into()).into()
@@ -81,6 +87,10 @@ pub fn mcp_tool(args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Fills in `list_tools`, `call_tool`, `get_tool` and `on_custom_request` (when absent) of an
 /// `impl rmcp::ServerHandler for T` block from `T`'s `#[mcp_tools]`.
+///
+/// `#[mcp_handler(rmcp_router)]` also serves the rmcp `ToolRouter<T>` of `Self::tool_router()`
+/// (`rmcp_router = <expression>` for another one, evaluated per request): the union of both
+/// sets, a name in both refused when the server starts.
 #[proc_macro_attribute]
 pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     handler::mcp_handler(args.into(), input.into()).into()
