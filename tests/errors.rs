@@ -232,8 +232,10 @@ async fn a_user_error_enum_converts_through_from() {
     let declined = kinds.call("charge", json!({"kind": "declined"})).await;
     assert_eq!(
         declined.result().structured_content,
-        Some(json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
-                    "message": "The card was declined; ask for another card."}))
+        Some(
+            json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
+                    "message": "The card was declined; ask for another card."})
+        )
     );
     let down = kinds.call("charge", json!({"kind": "down"})).await;
     let error = down.error().expect("an isError result");
@@ -243,8 +245,10 @@ async fn a_user_error_enum_converts_through_from() {
     );
     assert_eq!(
         down.result().structured_content,
-        Some(json!({"status": "failed", "errorKind": "upstream_unavailable", "retrySafe": true,
-                    "message": "The ledger is down.", "retryAfterMs": 30000}))
+        Some(
+            json!({"status": "failed", "errorKind": "upstream_unavailable", "retrySafe": true,
+                    "message": "The ledger is down.", "retryAfterMs": 30000})
+        )
     );
     kinds.close().await;
 }
@@ -449,8 +453,8 @@ impl Tickets {
     #[mcp_tool(read_only)]
     async fn read_ticket(&self, args: TicketRef) -> Result<Ticket, ToolError> {
         let path = format!("/nonexistent/tickets/{}.json", args.ticket_id);
-        let _text = std::fs::read_to_string(&path)
-            .not_found(format!("No ticket `{}`.", args.ticket_id))?;
+        let _text =
+            std::fs::read_to_string(&path).not_found(format!("No ticket `{}`.", args.ticket_id))?;
         unreachable!()
     }
 
@@ -459,13 +463,16 @@ impl Tickets {
     async fn sync_ticket(&self, args: TicketRef) -> Result<Ticket, ToolError> {
         let ticket_id = upstream("connection refused by tickets-db-7.internal:5432")
             .or_tool_error(ErrorKind::UpstreamUnavailable)?;
-        Ok(Ticket { ticket_id: ticket_id + &args.ticket_id })
+        Ok(Ticket {
+            ticket_id: ticket_id + &args.ticket_id,
+        })
     }
 
     /// Assigns a ticket.
     #[mcp_tool(read_only)]
     async fn assign_ticket(&self, _args: TicketRef) -> Result<Ticket, ToolError> {
-        let ticket_id = upstream("403 for token sk-live-4242").permission_denied("tickets:assign")?;
+        let ticket_id =
+            upstream("403 for token sk-live-4242").permission_denied("tickets:assign")?;
         Ok(Ticket { ticket_id })
     }
 
@@ -567,7 +574,9 @@ async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id()
             .to_owned();
         assert_eq!(id.len(), 36, "{tool}: a UUIDv7 {id}");
         structured.as_object_mut().unwrap().remove("correlationId");
-        let envelope_text = serde_json::to_string(&envelope).unwrap().replace("<id>", &id);
+        let envelope_text = serde_json::to_string(&envelope)
+            .unwrap()
+            .replace("<id>", &id);
         assert_eq!(
             structured,
             serde_json::from_str::<Value>(&envelope_text).unwrap(),
@@ -582,10 +591,19 @@ async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id()
         let log = log.text();
         let lines: Vec<&str> = log.lines().filter(|line| line.contains(&id)).collect();
         assert_eq!(lines.len(), 1, "{tool}: one log line under {id}: {log}");
-        assert!(lines[0].contains(cause), "{tool}: the cause chain: {}", lines[0]);
         assert!(
-            lines[0].contains(&format!("error_kind=\"{}\"", envelope["errorKind"].as_str().unwrap()))
-                || lines[0].contains(&format!("error_kind={}", envelope["errorKind"].as_str().unwrap())),
+            lines[0].contains(cause),
+            "{tool}: the cause chain: {}",
+            lines[0]
+        );
+        assert!(
+            lines[0].contains(&format!(
+                "error_kind=\"{}\"",
+                envelope["errorKind"].as_str().unwrap()
+            )) || lines[0].contains(&format!(
+                "error_kind={}",
+                envelope["errorKind"].as_str().unwrap()
+            )),
             "{tool}: the kind: {}",
             lines[0]
         );

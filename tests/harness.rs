@@ -9,8 +9,8 @@ use mcp_result::{
     assert_result_snapshot, assert_tools_snapshot, mcp_handler, mcp_tools,
     rmcp::{
         model::{
-            CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-            ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+            CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+            PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
         },
         service::RequestContext,
         ErrorData, RoleServer, ServerHandler,
@@ -91,10 +91,15 @@ impl ServerHandler for Desk {}
 #[tokio::test]
 async fn a_call_returns_the_checked_client_view() {
     let desk = TestServer::start(Desk).await;
-    let view = desk.call("search_tickets", json!({"query": "printer"})).await;
+    let view = desk
+        .call("search_tickets", json!({"query": "printer"}))
+        .await;
     let found: TicketSearch = view.structured().unwrap();
     assert_eq!(found.ids, ["T-1", "T-2"]);
-    assert!(view.model_context().to_text().starts_with("Found 2 tickets"));
+    assert!(view
+        .model_context()
+        .to_text()
+        .starts_with("Found 2 tickets"));
     assert!(view
         .user_display(&DisplayOptions::budget(500))
         .to_text()
@@ -103,7 +108,10 @@ async fn a_call_returns_the_checked_client_view() {
 
     let missing = desk.call("search_tickets", json!({"query": ""})).await;
     let error = missing.error().expect("an isError result");
-    assert_eq!(error.details.as_ref().unwrap().kind(), Some(ErrorKind::NotFound));
+    assert_eq!(
+        error.details.as_ref().unwrap().kind(),
+        Some(ErrorKind::NotFound)
+    );
     desk.close().await;
 }
 
@@ -113,7 +121,9 @@ async fn results_and_the_tools_list_snapshot_with_volatile_ids_replaced() {
     assert_tools_snapshot!(desk);
     let closed = desk.call("close_ticket", json!({"ticketId": "T-1"})).await;
     assert_result_snapshot!("close_ticket_succeeded", closed);
-    let missing = desk.call("close_ticket", json!({"ticketId": "T-404"})).await;
+    let missing = desk
+        .call("close_ticket", json!({"ticketId": "T-404"}))
+        .await;
     assert_result_snapshot!("close_ticket_not_found", missing);
     desk.close().await;
 }
@@ -167,14 +177,22 @@ impl ServerHandler for Lying {
 }
 
 #[tokio::test]
-#[should_panic(expected = "tool `count_tickets`: structuredContent breaks the advertised outputSchema")]
+#[should_panic(
+    expected = "tool `count_tickets`: structuredContent breaks the advertised outputSchema"
+)]
 async fn a_result_that_breaks_its_output_schema_fails_the_test() {
-    let server = TestServer::start(Lying { name: "count_tickets" }).await;
+    let server = TestServer::start(Lying {
+        name: "count_tickets",
+    })
+    .await;
     server.call("count_tickets", json!({})).await;
 }
 
 #[tokio::test]
 #[should_panic(expected = "host finding")]
 async fn a_tools_list_a_host_rejects_fails_the_test() {
-    TestServer::start(Lying { name: "tickets.count" }).await;
+    TestServer::start(Lying {
+        name: "tickets.count",
+    })
+    .await;
 }

@@ -57,7 +57,11 @@ impl Importer {
         for done in 1..=args.rows {
             tokio::time::sleep(Duration::from_millis(1)).await;
             progress
-                .report(done, args.rows, format!("imported {done} of {} rows", args.rows))
+                .report(
+                    done,
+                    args.rows,
+                    format!("imported {done} of {} rows", args.rows),
+                )
                 .await;
         }
         Imported { rows: args.rows }
@@ -102,7 +106,9 @@ impl ClientHandler for Recorder {
     }
 }
 
-async fn connect(recorder: Recorder) -> mcp_result::rmcp::service::RunningService<RoleClient, Recorder> {
+async fn connect(
+    recorder: Recorder,
+) -> mcp_result::rmcp::service::RunningService<RoleClient, Recorder> {
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(running) = Importer.serve(server_io).await {
@@ -176,7 +182,10 @@ async fn without_a_progress_token_nothing_is_sent() {
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                "params": {"name": "import_rows", "arguments": {"rows": 50}}}),
     ] {
-        write.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
     }
     loop {
         let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
@@ -207,7 +216,7 @@ fn log() -> &'static Log {
         tracing_subscriber::fmt()
             .with_writer(move || writer.clone())
             .with_ansi(false)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
             .init();
         log
     })

@@ -12,6 +12,7 @@ use std::{
 };
 
 use mcp_result::{
+    extract::WriteContext,
     mcp_handler, mcp_tools,
     rmcp::{
         model::{
@@ -21,7 +22,6 @@ use mcp_result::{
         service::{PeerRequestOptions, RoleClient, RunningService, ServiceExt},
         ServerHandler,
     },
-    extract::WriteContext,
     AuditEventId, Status, ToolResult, WriteReceipt,
 };
 use schemars::JsonSchema;
@@ -581,7 +581,11 @@ async fn a_write_receipt_is_filled_by_the_framework() {
         assert_eq!(id.len(), 36, "{tool}: {id}");
         assert_eq!(&id[14..15], "7", "{tool}: {id}");
         value["auditEventId"] = json!("<minted>");
-        let note_id = if tool == "file_note" { "T-1-N1" } else { "T-1-N2" };
+        let note_id = if tool == "file_note" {
+            "T-1-N1"
+        } else {
+            "T-1-N2"
+        };
         assert_eq!(
             value,
             json!({"noteId": note_id, "status": status, "retrySafe": retry_safe,
@@ -607,7 +611,13 @@ async fn a_write_receipt_is_filled_by_the_framework() {
         let validator = jsonschema::draft202012::new(&schema).unwrap();
         assert!(validator.is_valid(&structured(&result)), "{tool}: {schema}");
         let success = &schema["anyOf"][0];
-        for key in ["noteId", "status", "retrySafe", "auditEventId", "approvalId"] {
+        for key in [
+            "noteId",
+            "status",
+            "retrySafe",
+            "auditEventId",
+            "approvalId",
+        ] {
             assert!(
                 success["properties"].get(key).is_some(),
                 "{tool}: `{key}` in {success}"

@@ -111,7 +111,10 @@ impl TestServer {
             .filter_map(|tool| {
                 let schema = Value::Object(tool.output_schema.as_deref()?.clone());
                 let validator = jsonschema::draft202012::new(&schema).unwrap_or_else(|error| {
-                    panic!("tool `{}`: its outputSchema does not compile: {error}", tool.name)
+                    panic!(
+                        "tool `{}`: its outputSchema does not compile: {error}",
+                        tool.name
+                    )
                 });
                 Some((tool.name.to_string(), validator))
             })
@@ -190,7 +193,10 @@ impl TestServer {
             .await
     }
 
-    async fn try_call_with(&self, params: CallToolRequestParams) -> Result<ResultView, ServiceError> {
+    async fn try_call_with(
+        &self,
+        params: CallToolRequestParams,
+    ) -> Result<ResultView, ServiceError> {
         let name = params.name.to_string();
         let result = self.client.call_tool(params).await?;
         self.check(&name, &result);

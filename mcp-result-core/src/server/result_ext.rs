@@ -150,10 +150,9 @@ impl<T, E: Into<Cause>> ResultExt<T, E> for Result<T, E> {
                 "Permission denied: the caller may not do this. Do not retry until it may.",
             ),
             ErrorKind::PolicyBlocked => ToolError::policy_blocked("refused by policy"),
-            ErrorKind::ValidationError => ToolError::validation(vec![FieldError::new(
-                "",
-                "the arguments were refused",
-            )]),
+            ErrorKind::ValidationError => {
+                ToolError::validation(vec![FieldError::new("", "the arguments were refused")])
+            }
             _ => ToolError::of_kind(kind, generic_message(kind)),
         })
     }
@@ -306,13 +305,41 @@ mod tests {
         let failed = || -> Result<(), std::io::Error> { Err(std::io::Error::other("secret host")) };
         let cases: Vec<(ToolError, ErrorKind, bool)> = vec![
             (failed().internal().unwrap_err(), ErrorKind::Internal, false),
-            (failed().not_found("No ticket `T-9`.").unwrap_err(), ErrorKind::NotFound, false),
-            (failed().conflict("Closed.").unwrap_err(), ErrorKind::Conflict, false),
-            (failed().upstream_unavailable("Down.").unwrap_err(), ErrorKind::UpstreamUnavailable, true),
-            (failed().upstream_timeout("Slow.").unwrap_err(), ErrorKind::UpstreamTimeout, false),
-            (failed().permission_denied("tickets:write").unwrap_err(), ErrorKind::PermissionDenied, false),
-            (failed().policy_blocked("frozen").unwrap_err(), ErrorKind::PolicyBlocked, false),
-            (failed().invalid_argument("/id", "unknown").unwrap_err(), ErrorKind::ValidationError, false),
+            (
+                failed().not_found("No ticket `T-9`.").unwrap_err(),
+                ErrorKind::NotFound,
+                false,
+            ),
+            (
+                failed().conflict("Closed.").unwrap_err(),
+                ErrorKind::Conflict,
+                false,
+            ),
+            (
+                failed().upstream_unavailable("Down.").unwrap_err(),
+                ErrorKind::UpstreamUnavailable,
+                true,
+            ),
+            (
+                failed().upstream_timeout("Slow.").unwrap_err(),
+                ErrorKind::UpstreamTimeout,
+                false,
+            ),
+            (
+                failed().permission_denied("tickets:write").unwrap_err(),
+                ErrorKind::PermissionDenied,
+                false,
+            ),
+            (
+                failed().policy_blocked("frozen").unwrap_err(),
+                ErrorKind::PolicyBlocked,
+                false,
+            ),
+            (
+                failed().invalid_argument("/id", "unknown").unwrap_err(),
+                ErrorKind::ValidationError,
+                false,
+            ),
         ];
         for (error, kind, retry_safe) in cases {
             assert_eq!(error.error_kind, kind);
