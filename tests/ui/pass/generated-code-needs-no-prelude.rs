@@ -68,6 +68,43 @@ mod shadowed {
 
     #[mcp_handler]
     impl ServerHandler for Server {}
+
+    // A generic server of two blocks, with an rmcp router beside them.
+    pub trait Store:
+        ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static
+    {
+    }
+
+    #[derive(Clone)]
+    pub struct Generic<Db: Store> {
+        db: Db,
+    }
+
+    #[mcp_tools(include(more))]
+    impl<Db: Store> Generic<Db> {
+        /// Look.
+        #[mcp_tool(read_only)]
+        fn look(&self, args: Args) -> ::std::vec::Vec<u8> {
+            let _ = (&self.db, args.name);
+            ::std::vec::Vec::new()
+        }
+    }
+
+    #[mcp_tools(block = more)]
+    impl<Db: Store> Generic<Db> {
+        /// More.
+        #[mcp_tool(read_only)]
+        async fn more(&self) -> bool {
+            true
+        }
+
+        fn legacy() -> mcp_result::rmcp::handler::server::router::tool::ToolRouter<Self> {
+            mcp_result::rmcp::handler::server::router::tool::ToolRouter::new()
+        }
+    }
+
+    #[mcp_handler(rmcp_router = Self::legacy())]
+    impl<Db: Store> ServerHandler for Generic<Db> {}
 }
 
 fn main() {}
