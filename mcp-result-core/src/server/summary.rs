@@ -45,11 +45,11 @@ impl Summary {
     pub fn render(&self, object: &Map<String, Value>) -> String {
         match self {
             Summary::Template(parts) => {
-                let mut out = String::new();
+                let mut out = String::with_capacity(template_capacity(parts));
                 for part in *parts {
                     match part {
                         SummaryPart::Text(text) => out.push_str(text),
-                        SummaryPart::Field(key) => render_value(&mut out, object.get(*key)),
+                        SummaryPart::Field(key) => render_value(&mut out, field(object, key)),
                     }
                 }
                 out
@@ -106,15 +106,59 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// Bytes a placeholder is assumed to take when a template's summary is allocated: the
+/// string is allocated once for most summaries instead of growing two or three times.
+const PLACEHOLDER_BYTES: usize = 16;
+
+/// Objects up to this many keys are searched by a scan: comparing a few short keys costs
+/// less than hashing the one looked for (with the `preserve-order` feature a [`Map`] is an
+/// `IndexMap`, which hashes every lookup) or walking a `BTreeMap`'s nodes (without it).
+const SCAN_UP_TO: usize = 16;
+
+/// The capacity a template's summary starts with: its literal text, and
+/// [`PLACEHOLDER_BYTES`] per placeholder.
+fn template_capacity(parts: &[SummaryPart]) -> usize {
+    parts
+        .iter()
+        .map(|part| match part {
+            SummaryPart::Text(text) => text.len(),
+            SummaryPart::Field(_) => PLACEHOLDER_BYTES,
+        })
+        .sum()
+}
+
+/// `object[key]`: found by a scan in a small object ([`SCAN_UP_TO`]), by the map's lookup
+/// otherwise. The same value either way: keys are unique.
+fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if object.len() <= SCAN_UP_TO {
+        object
+            .iter()
+            .find_map(|(name, value)| (name == key).then_some(value))
+    } else {
+        object.get(key)
+    }
+}
+
+/// One placeholder's text. Integers and counts go through `itoa`, the formatter serde_json
+/// itself writes integers with (and integer text has one form), without `core::fmt`;
+/// floats and objects keep serde_json's own `Display`, so they read exactly as in the JSON.
 fn render_value(out: &mut String, value: Option<&Value>) {
     match value {
         None | Some(Value::Null) => out.push_str("none"),
         Some(Value::String(s)) => push_escaped(out, s),
-        Some(Value::Array(items)) => {
-            let _ = write!(out, "{}", items.len());
+        Some(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        Some(Value::Array(items)) => out.push_str(itoa::Buffer::new().format(items.len())),
+        Some(Value::Number(n)) => {
+            if let Some(u) = n.as_u64() {
+                out.push_str(itoa::Buffer::new().format(u));
+            } else if let Some(i) = n.as_i64() {
+                out.push_str(itoa::Buffer::new().format(i));
+            } else {
+                let _ = write!(out, "{n}");
+            }
         }
-        Some(other) => {
-            let _ = write!(out, "{other}");
+        Some(object @ Value::Object(_)) => {
+            let _ = write!(out, "{object}");
         }
     }
 }
@@ -150,6 +194,40 @@ mod tests {
             json!({"s": "high", "n": 3, "a": [1, 2], "o": {"k": true}}),
         ));
         assert_eq!(rendered, r#"s=high n=3 a=2 missing=none o={"k":true}"#);
+    }
+
+    #[test]
+    fn placeholders_read_as_the_json_does() {
+        static PARTS: &[SummaryPart] = &[SummaryPart::Field("v")];
+        let template = Summary::Template(PARTS);
+        for value in [
+            json!(0),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(-1),
+            json!(1.5),
+            json!(-0.0),
+            json!(1e20),
+            json!(1e-7),
+            json!(f64::MAX),
+            json!(true),
+            json!(false),
+            json!({"k": [1, "x"]}),
+        ] {
+            assert_eq!(
+                template.render(&object(json!({"v": value}))),
+                value.to_string()
+            );
+        }
+        // A large object is searched by the map's lookup: the same answer.
+        let mut large = Map::new();
+        for i in 0..40 {
+            large.insert(format!("k{i}"), json!(i));
+        }
+        large.insert("v".into(), json!(7));
+        assert_eq!(template.render(&large), "7");
+        large.remove("v");
+        assert_eq!(template.render(&large), "none");
     }
 
     #[test]

@@ -14,19 +14,28 @@ use serde_json::Value;
 pub const ECHO_CHARS: usize = 40;
 
 /// Appends `text` with every control character written as a visible escape (`\n`, `\r`,
-/// `\t`, `\u{1b}`), so it stays on one line.
+/// `\t`, `\u{1b}`), so it stays on one line. The runs between escapes are copied whole.
 pub fn push_escaped(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
+    let mut clean = 0;
+    for (at, c) in text.char_indices() {
+        let escape = match c {
+            // Printable ASCII first: most text is, and `char::is_control` is a table lookup.
+            ' '..='~' => continue,
+            '\n' => "\\n",
+            '\r' => "\\r",
+            '\t' => "\\t",
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => "",
+            _ => continue,
+        };
+        out.push_str(&text[clean..at]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        } else {
+            out.push_str(escape);
         }
+        clean = at + c.len_utf8();
     }
+    out.push_str(&text[clean..]);
 }
 
 /// `text` escaped by [`push_escaped`].
@@ -82,6 +91,12 @@ mod tests {
             "T-1\\nError (internal): x"
         );
         assert_eq!(escaped("a\u{1b}[31m"), "a\\u{1b}[31m");
+        assert_eq!(
+            escaped("\tü\u{2028}x\r\u{85}é\n"),
+            "\\tü\\u{2028}x\\r\\u{85}é\\n"
+        );
+        assert_eq!(escaped("plain"), "plain");
+        assert_eq!(escaped(""), "");
         let long = Value::String("a".repeat(4 << 20));
         let echoed = echo(&long);
         assert!(echoed.len() < 80, "{echoed}");

@@ -20,6 +20,7 @@
 use std::{
     any::TypeId,
     collections::HashMap,
+    hash::{BuildHasherDefault, Hasher},
     sync::{
         atomic::{AtomicUsize, Ordering},
         Arc, LazyLock, RwLock,
@@ -147,7 +148,34 @@ fn generate<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> JsonObject {
 }
 
 /// One cache per kind of derived value, keyed by the Rust type.
-pub(super) type Cache<V = JsonObject> = LazyLock<RwLock<HashMap<TypeId, Arc<V>>>>;
+pub(super) type Cache<V = JsonObject> =
+    LazyLock<RwLock<HashMap<TypeId, Arc<V>, BuildHasherDefault<TypeIdHasher>>>>;
+
+/// The hasher of [`Cache`]: a `TypeId` is itself a hash of its type, so its bits are used as
+/// they are instead of hashed again with SipHash (the lookup is on every result's path:
+/// [`output_shape`] says whether the value is wrapped).
+#[derive(Default)]
+pub(super) struct TypeIdHasher(u64);
+
+impl Hasher for TypeIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+
+    fn write_u128(&mut self, n: u128) {
+        self.0 ^= n as u64 ^ (n >> 64) as u64;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 pub(super) fn cached<T: ?Sized + 'static, V>(cache: &Cache<V>, make: impl FnOnce() -> V) -> Arc<V> {
     if let Some(value) = cache
