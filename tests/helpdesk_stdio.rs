@@ -132,7 +132,9 @@ async fn the_error_envelope_costs_at_most_700_bytes_a_tool_in_tools_list() {
     }
     // The README shows the advertised envelope as it is served.
     let readme = include_str!("../README.md");
-    let section = &readme[readme.find("### The error envelope, advertised lean").unwrap()..];
+    let section = &readme[readme
+        .find("### The error envelope, advertised lean")
+        .unwrap()..];
     let block = &section[section.find("```json\n").unwrap() + 8..];
     let shown: Value = serde_json::from_str(&block[..block.find("```").unwrap()]).unwrap();
     for tool in &tools {

@@ -588,7 +588,7 @@ fn without_refused_nulls(validator: &jsonschema::Validator, value: &Value) -> Va
             let last = last.replace("~1", "/").replace("~0", "~");
             match value.pointer_mut(parent) {
                 Some(Value::Object(map)) => {
-                    map.shift_remove(&last);
+                    map.remove(&last);
                 }
                 Some(Value::Array(items)) => {
                     items.remove(last.parse::<usize>().expect("an index"));

@@ -89,6 +89,16 @@ struct Sum {
     total: i64,
 }
 
+/// Fields declared out of alphabetical order.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Ordered {
+    zulu: u8,
+    alpha_one: String,
+    mike: Vec<u8>,
+    bravo: Option<bool>,
+}
+
 /// A job's state, named like the framework's own `Status`.
 #[derive(Serialize, JsonSchema)]
 #[allow(dead_code)]
@@ -269,6 +279,17 @@ impl Desk {
     fn crash(&self) -> Sum {
         panic!("boom")
     }
+
+    /// Answers four fields declared out of alphabetical order.
+    #[mcp_tool(read_only)]
+    fn ordered(&self) -> Ordered {
+        Ordered {
+            zulu: 1,
+            alpha_one: "a".into(),
+            mike: vec![2, 3],
+            bravo: None,
+        }
+    }
 }
 
 impl ArtifactAccess for Desk {
@@ -387,6 +408,39 @@ async fn a_recursive_result_refers_to_itself_not_to_the_error_envelope() {
         .unwrap();
     assert!(schema_errors(&success, &good).is_empty());
     assert!(!schema_errors(&Value::Object((*served.envelope.unwrap()).clone()), &good).is_empty());
+}
+
+/// The JSON-compat text is `structuredContent`'s own text, key order included, with the
+/// `preserve-order` feature (keys in declaration order) and without it (keys sorted, as
+/// serde_json sorts them by default): it parses back equal, and writing the parsed value
+/// again gives the same text.
+#[tokio::test]
+async fn the_compat_text_is_structured_content_in_either_key_order() {
+    let client = serve(desk()).await;
+    let result = call(&client, "ordered", json!({})).await;
+    let structured = result.structured_content.clone().unwrap();
+    let compat = text(&result, 1);
+    assert_eq!(serde_json::from_str::<Value>(compat).unwrap(), structured);
+    assert_eq!(compat, serde_json::to_string(&structured).unwrap());
+    let keys: Vec<&str> = structured
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    if cfg!(feature = "preserve-order") {
+        assert_eq!(keys, ["zulu", "alphaOne", "mike", "bravo"]);
+        assert_eq!(
+            compat,
+            r#"{"zulu":1,"alphaOne":"a","mike":[2,3],"bravo":null}"#
+        );
+    } else {
+        assert_eq!(keys, ["alphaOne", "bravo", "mike", "zulu"]);
+        assert_eq!(
+            compat,
+            r#"{"alphaOne":"a","bravo":null,"mike":[2,3],"zulu":1}"#
+        );
+    }
 }
 
 #[tokio::test]

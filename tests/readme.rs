@@ -81,6 +81,20 @@ async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
     };
     let found = client.call_tool(call("printer")).await.unwrap();
     assert_eq!(found.is_error, Some(false));
+    // The two text blocks as the README shows them: with the default features, the compat
+    // text's keys are sorted.
+    let texts: Vec<&str> = found
+        .content
+        .iter()
+        .filter_map(|block| Some(block.as_text()?.text.as_str()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Found 0 findings; highest severity none",
+            r#"{"highestSeverity":null,"ids":[],"total":0}"#
+        ]
+    );
     assert_eq!(
         found.structured_content.unwrap(),
         json!({"total": 0, "highestSeverity": null, "ids": []})

@@ -40,7 +40,10 @@ use std::{
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use super::resolve::{def_name, is_null};
+use super::{
+    resolve::{def_name, is_null},
+    RemoveKey,
+};
 
 /// How deep definitions are inlined; past it a `$ref` stays (with its definition kept).
 const MAX_INLINE_DEPTH: usize = 48;
@@ -127,12 +130,12 @@ pub fn portable_input(full: &JsonObject) -> Result<JsonObject, RootComposition> 
         .into_iter()
         .find(|k| full.contains_key(*k));
     let mut root = full.clone();
-    let type_name = match root.shift_remove("title") {
+    let type_name = match root.remove_key("title") {
         Some(Value::String(name)) => Some(name),
         _ => None,
     };
-    root.shift_remove("$schema");
-    root.shift_remove("$defs");
+    root.remove_key("$schema");
+    root.remove_key("$defs");
     let Value::Object(mut out) = profile.node(&Value::Object(root), 0) else {
         unreachable!("an object schema stays an object");
     };
@@ -169,7 +172,7 @@ impl Profile {
         };
         if let Some(target) = self.inlinable(object, depth) {
             let mut siblings = object.clone();
-            siblings.shift_remove("$ref");
+            siblings.remove_key("$ref");
             let Value::Object(siblings) = self.node(&Value::Object(siblings), depth) else {
                 unreachable!("an object schema stays an object");
             };
@@ -322,7 +325,7 @@ fn simplify(mut out: JsonObject) -> JsonObject {
         }
     }
     if out.get("default") == Some(&Value::Null) {
-        out.shift_remove("default");
+        out.remove_key("default");
     }
     for keyword in ["anyOf", "oneOf"] {
         let Some(Value::Array(branches)) = out.get(keyword) else {
@@ -331,15 +334,15 @@ fn simplify(mut out: JsonObject) -> JsonObject {
         let rest: Vec<Value> = branches.iter().filter(|b| !is_null(b)).cloned().collect();
         match rest.as_slice() {
             [] => {
-                out.shift_remove(keyword);
+                out.remove_key(keyword);
             }
             [one] => {
-                out.shift_remove(keyword);
+                out.remove_key(keyword);
                 let branch = one.as_object().cloned().unwrap_or_default();
                 out = merge_or_all_of(out, branch);
             }
             _ => {
-                out.shift_remove(keyword);
+                out.remove_key(keyword);
                 match unit_enum(&rest) {
                     Some(folded) => {
                         let description = join(
@@ -361,7 +364,7 @@ fn simplify(mut out: JsonObject) -> JsonObject {
     }
     if let Some(Value::Array(parts)) = out.get("allOf") {
         let parts = parts.clone();
-        out.shift_remove("allOf");
+        out.remove_key("allOf");
         let mut unmerged = Vec::new();
         for part in parts {
             let part = part.as_object().cloned().unwrap_or_default();
@@ -374,7 +377,7 @@ fn simplify(mut out: JsonObject) -> JsonObject {
             out.insert("allOf".into(), Value::Array(unmerged));
         }
     }
-    if let Some(value) = out.shift_remove("const") {
+    if let Some(value) = out.remove_key("const") {
         out.entry("enum").or_insert_with(|| Value::Array(vec![value]));
     }
     map_keys(&mut out);
@@ -470,7 +473,7 @@ fn unit_enum(branches: &[Value]) -> Option<Folded> {
 /// `propertyNames` become `additionalProperties`, with the key rule in the description.
 fn map_keys(out: &mut JsonObject) {
     let mut rules = Vec::new();
-    if let Some(Value::Object(patterns)) = out.shift_remove("patternProperties") {
+    if let Some(Value::Object(patterns)) = out.remove_key("patternProperties") {
         let mut values: Vec<Value> = Vec::new();
         for (pattern, schema) in patterns {
             rules.push(format!("`{pattern}`"));
@@ -487,7 +490,7 @@ fn map_keys(out: &mut JsonObject) {
         out.insert("additionalProperties".into(), value);
     }
     let mut names = None;
-    if let Some(names_schema) = out.shift_remove("propertyNames") {
+    if let Some(names_schema) = out.remove_key("propertyNames") {
         names = Some(match &names_schema {
             Value::Object(o) if o.get("pattern").is_some() => {
                 format!("match `{}`", o["pattern"].as_str().unwrap_or_default())

@@ -108,14 +108,14 @@ fn portable(schema: &mut Schema) {
                     object.entry("minimum").or_insert(min);
                     object.entry("maximum").or_insert(max);
                 }
-                object.shift_remove("format");
+                object.remove_key("format");
             }
         }
         // Draft-07 ignores every keyword beside a `$ref`; 2020-12 applies them. Moving the
         // `$ref` into an `allOf` means the same in both.
         if object.contains_key("$ref") && object.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()))
         {
-            if let Some(reference) = object.shift_remove("$ref") {
+            if let Some(reference) = object.remove_key("$ref") {
                 let mut target = JsonObject::new();
                 target.insert("$ref".into(), reference);
                 match object.get_mut("allOf") {
@@ -144,6 +144,28 @@ fn generate<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> JsonObject {
             object.insert("not".into(), Value::Object(JsonObject::new()));
             object
         }
+    }
+}
+
+/// Removing a keyword from a schema object.
+pub(super) trait RemoveKey {
+    /// Removes `key` and returns its value, leaving the other keys in their order: a
+    /// `shift_remove` where serde_json keeps insertion order (feature `preserve-order`), a
+    /// plain `remove` where its maps are sorted. (Should another crate turn serde_json's
+    /// `preserve_order` on without this crate's feature, a removal may move the last key
+    /// into the gap: the schema means the same.)
+    fn remove_key(&mut self, key: &str) -> Option<Value>;
+}
+
+impl RemoveKey for JsonObject {
+    #[cfg(feature = "preserve-order")]
+    fn remove_key(&mut self, key: &str) -> Option<Value> {
+        self.shift_remove(key)
+    }
+
+    #[cfg(not(feature = "preserve-order"))]
+    fn remove_key(&mut self, key: &str) -> Option<Value> {
+        self.remove(key)
     }
 }
 

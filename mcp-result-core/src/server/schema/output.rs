@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{
     cached,
     resolve::{union, Resolver},
-    serialized_schema, Cache,
+    serialized_schema, Cache, RemoveKey,
 };
 use crate::wire::{
     envelope::ToolError,
@@ -51,8 +51,8 @@ pub fn output_shape<T: JsonSchema + ?Sized + 'static>() -> Arc<OutputShape> {
 pub(super) fn shape_of(raw: &JsonObject) -> OutputShape {
     // The root `title` is the Rust type name: noise to a client, and never the contract.
     let mut raw = raw.clone();
-    raw.shift_remove("title");
-    let mut defs = match raw.shift_remove("$defs") {
+    raw.remove_key("title");
+    let mut defs = match raw.remove_key("$defs") {
         Some(Value::Object(defs)) => defs,
         _ => JsonObject::new(),
     };
@@ -76,10 +76,10 @@ pub(super) fn shape_of(raw: &JsonObject) -> OutputShape {
     let wrapped = if only_objects {
         if raw.contains_key("$ref") {
             // Draft-07 ignores keywords beside a `$ref`: keep `type` meaningful in both.
-            let reference = raw.shift_remove("$ref").unwrap_or_default();
+            let reference = raw.remove_key("$ref").unwrap_or_default();
             raw.insert("allOf".into(), Value::Array(vec![ref_object(reference)]));
         }
-        raw.shift_remove("type");
+        raw.remove_key("type");
         schema.extend(raw);
         false
     } else {
@@ -232,22 +232,21 @@ fn lean(resolver: &Resolver<'_>, schema: &Value, nested: bool) -> Value {
     let Some(object) = schema.as_object() else {
         return schema.clone();
     };
-    match object.get("type") {
-        Some(Value::Array(types)) => {
+    match (object.get("enum"), object.get("type")) {
+        // The values say the type.
+        (Some(values), _) => {
+            out.insert("enum".into(), values.clone());
+        }
+        (None, Some(Value::Array(types))) => {
             let mut types = types.iter().filter(|t| *t != "null");
             if let (Some(only), None) = (types.next(), types.next()) {
                 out.insert("type".into(), only.clone());
             }
         }
-        Some(other) => {
+        (None, Some(other)) => {
             out.insert("type".into(), other.clone());
         }
-        None => {}
-    }
-    if let Some(values) = object.get("enum") {
-        // The values say the type.
-        out.remove("type");
-        out.insert("enum".into(), values.clone());
+        (None, None) => {}
     }
     if let Some(minimum) = object.get("minimum") {
         out.insert("minimum".into(), minimum.clone());
@@ -305,7 +304,7 @@ impl ToolOutputSchema {
     /// The served `outputSchema` and the tool's `_meta` (the wrap key, when wrapped).
     pub fn to_served(&self) -> (JsonObject, Option<MetaObject>) {
         let mut success = (*self.success).clone();
-        let defs = success.shift_remove("$defs");
+        let defs = success.remove_key("$defs");
         let mut root = JsonObject::new();
         root.insert("type".into(), "object".into());
         match &self.envelope {
@@ -321,7 +320,7 @@ impl ToolOutputSchema {
                 );
             }
             None => {
-                success.shift_remove("type");
+                success.remove_key("type");
                 root.extend(success);
             }
         }
@@ -360,7 +359,11 @@ impl ToolOutputSchema {
             .and_then(|meta| meta.0.get(WRAP_META_KEY))
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let served = match root.get("anyOf").and_then(Value::as_array).map(Vec::as_slice) {
+        let served = match root
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
             Some([Value::Object(success), Value::Object(envelope)])
                 if *envelope == *advertised_envelope() =>
             {
@@ -443,9 +446,11 @@ mod tests {
         let read = ToolOutputSchema::read(&tool).unwrap();
         assert_eq!(read, written);
         // The full envelope reads back, with every kind's description.
-        assert!(read.envelope.unwrap()["$defs"]["mcp-result.ErrorKind"]["oneOf"][0]
-            .get("description")
-            .is_some());
+        assert!(
+            read.envelope.unwrap()["$defs"]["mcp-result.ErrorKind"]["oneOf"][0]
+                .get("description")
+                .is_some()
+        );
         // A foreign schema is all success.
         let foreign = Tool::new(
             Cow::Borrowed("f"),
@@ -520,7 +525,10 @@ mod tests {
         for error in errors {
             let value = serde_json::to_value(&error).unwrap();
             assert!(validator.is_valid(&value), "{value}");
-            assert!(!value.as_object().unwrap().values().any(Value::is_null), "{value}");
+            assert!(
+                !value.as_object().unwrap().values().any(Value::is_null),
+                "{value}"
+            );
         }
     }
 }
