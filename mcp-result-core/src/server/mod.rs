@@ -26,9 +26,9 @@ mod panics;
 pub(crate) mod probe;
 pub mod registry;
 pub mod result;
+pub(crate) mod rmcp_tools;
 pub(crate) mod result_ext;
 pub mod schema;
-pub(crate) mod rmcp_tools;
 pub mod secret;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod sql;

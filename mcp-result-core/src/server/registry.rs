@@ -62,11 +62,11 @@ pub struct ToolDef<S> {
     /// Tool name (checked at compile time: `^[a-zA-Z0-9_-]{1,64}$`, or with
     /// `#[mcp_tool(spec_name)]` 1 to 128 of `A-Z a-z 0-9 _ - .`).
     pub name: &'static str,
-    /// Human-readable title, if any.
-    pub title: Option<&'static str>,
     /// The method that implements the tool (`search_tickets`), for messages that must tell
     /// two tools of one name apart.
     pub method: &'static str,
+    /// Human-readable title, if any.
+    pub title: Option<&'static str>,
     /// Description (the method's doc comment or `description = "..."`).
     pub description: &'static str,
     /// Tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
@@ -94,8 +94,6 @@ pub struct ToolDef<S> {
     pub call: CallFn<S>,
 }
 
-/// A problem with a server's tool definitions found when its registry is built (at server
-/// start, on the first `tools/list` or `tools/call`).
 /// The tools of one `#[mcp_tools]` impl block: the server's main block (`#[mcp_tools]`, the
 /// one that implements [`ToolSet`]) or a named block it includes
 /// (`#[mcp_tools(block = billing)]`, listed in `#[mcp_tools(include(billing))]` on the main
@@ -124,6 +122,8 @@ impl<S> ToolBlock<S> {
     }
 }
 
+/// A problem with a server's tool definitions found when its registry is built (at server
+/// start, on the first `tools/list` or `tools/call`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegistryError {
     /// The tool whose definition is broken.
@@ -142,10 +142,10 @@ impl std::error::Error for RegistryError {}
 
 struct Route<S> {
     name: &'static str,
-    arguments: Arc<ArgumentSchema>,
-    timeout: Option<Duration>,
     /// Its method and block, as [`ToolBlock::origin`] names them.
     origin: String,
+    arguments: Arc<ArgumentSchema>,
+    timeout: Option<Duration>,
     read_only: bool,
     idempotent: bool,
     takes_arguments: bool,
@@ -207,8 +207,6 @@ impl<S> ToolRegistry<S> {
                 tool: def.name,
                 message,
             };
-            let input = (def.input_schema)();
-            if input.get("type") != Some(&Value::String("object".into())) {
             let origin = block.origin(def.method);
             if let Some(first) = routes.get(def.name) {
                 return Err(error(format!(
@@ -217,6 +215,8 @@ impl<S> ToolRegistry<S> {
                     first.origin
                 )));
             }
+            let input = (def.input_schema)();
+            if input.get("type") != Some(&Value::String("object".into())) {
                 return Err(error(
                     "the argument type's schema root is not `type: \"object\"`; MCP requires \
                      arguments to be an object: use a struct with named fields"
@@ -281,9 +281,9 @@ impl<S> ToolRegistry<S> {
                 def.name,
                 Route {
                     name: def.name,
+                    origin,
                     arguments: Arc::new(arguments),
                     timeout: def.timeout,
-                    origin,
                     read_only,
                     idempotent,
                     takes_arguments,
@@ -318,8 +318,6 @@ impl<S> ToolRegistry<S> {
         self.tools.iter().find(|tool| tool.name == name)
     }
 
-    /// The time limit of tool `name` (`#[mcp_tool(timeout_ms = N)]`), if it has one. Not part
-    /// of the `tools/list` payload; the docs document it.
     /// Whether the server has a tool named `name` (one hash lookup).
     pub fn contains(&self, name: &str) -> bool {
         self.routes.contains_key(name)
@@ -333,6 +331,8 @@ impl<S> ToolRegistry<S> {
             .map(|route| (route.name, route.origin.as_str()))
     }
 
+    /// The time limit of tool `name` (`#[mcp_tool(timeout_ms = N)]`), if it has one. Not part
+    /// of the `tools/list` payload; the docs document it.
     pub fn timeout(&self, name: &str) -> Option<Duration> {
         self.routes.get(name)?.timeout
     }
@@ -672,20 +672,6 @@ impl<S: ToolSet> ToolRegistry<S> {
     }
 }
 
-fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {
-    let detail = panics::message(panic);
-    let at = panics::take_location().unwrap_or_else(|| "an unknown place".to_owned());
-    error_result(&ToolError::internal_logged(format_args!(
-        "tool `{name}` panicked at {at}: {detail}"
-    )))
-}
-
-/// Every hint written out: some host directories reject a tool without an explicit
-/// `destructiveHint`. Where the tool said nothing, the spec's defaults (MCP 2025-11-25
-/// "ToolAnnotations": `readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
-/// `openWorldHint` true), except that a read-only tool is neither destructive nor anything
-/// but idempotent (`destructiveHint: false`, `idempotentHint: true`).
-fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
 /// The registry of a generic server type (`impl<Db: Store> ToolSet for Server<Db>`), built
 /// by `build` on first use and kept for the life of the process, one per concrete type.
 ///
@@ -728,6 +714,20 @@ fn per_type<T: Send + Sync + 'static>(init: impl FnOnce() -> T) -> &'static T {
         .get_or_init(init)
 }
 
+fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {
+    let detail = panics::message(panic);
+    let at = panics::take_location().unwrap_or_else(|| "an unknown place".to_owned());
+    error_result(&ToolError::internal_logged(format_args!(
+        "tool `{name}` panicked at {at}: {detail}"
+    )))
+}
+
+/// Every hint written out: some host directories reject a tool without an explicit
+/// `destructiveHint`. Where the tool said nothing, the spec's defaults (MCP 2025-11-25
+/// "ToolAnnotations": `readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true), except that a read-only tool is neither destructive nor anything
+/// but idempotent (`destructiveHint: false`, `idempotentHint: true`).
+fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
     let read_only = *hints.read_only_hint.get_or_insert(false);
     hints.destructive_hint.get_or_insert(!read_only);
     hints.idempotent_hint.get_or_insert(read_only);
