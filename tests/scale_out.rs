@@ -94,10 +94,15 @@ fn body(id: u64, tool: &str, arguments: Value, meta: Option<Value>) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
 }
 
-/// One JSON-RPC request to `url` as the holder of `token`: the `result`.
-async fn rpc(http: &reqwest::Client, url: &str, token: &str, body: String) -> Value {
-    let response = http
-        .post(url)
+/// One JSON-RPC request to `url` as the holder of `token`, as a stateless MCP 2025-06-18
+/// client sends it.
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    token: &str,
+    body: String,
+) -> reqwest::Result<reqwest::Response> {
+    http.post(url)
         .bearer_auth(token)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
@@ -105,7 +110,11 @@ async fn rpc(http: &reqwest::Client, url: &str, token: &str, body: String) -> Va
         .body(body)
         .send()
         .await
-        .unwrap();
+}
+
+/// [`post`], answered: the reply's `result`.
+async fn rpc(http: &reqwest::Client, url: &str, token: &str, body: String) -> Value {
+    let response = post(http, url, token, body).await.unwrap();
     assert_eq!(response.status(), 200);
     let reply: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
     reply["result"].clone()
@@ -114,16 +123,7 @@ async fn rpc(http: &reqwest::Client, url: &str, token: &str, body: String) -> Va
 async fn read_resource(http: &reqwest::Client, url: &str, token: &str, uri: &str) -> Value {
     let request =
         json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
-    let response = http
-        .post(url)
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .body(request.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = post(http, url, token, request.to_string()).await.unwrap();
     serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
 }
 
@@ -286,15 +286,8 @@ async fn two_instances_share_one_database() {
         let url = a.url.clone();
         let payload = body(5, "email_transcript", json!({"ticketId": "T-1003"}), Some(mail_key.clone()));
         tokio::spawn(async move {
-            let _ = http
-                .post(url)
-                .bearer_auth("alice-token")
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2025-06-18")
-                .body(payload)
-                .send()
-                .await;
+            // The instance dies under it: no answer is expected.
+            let _ = post(&http, &url, "alice-token", payload).await;
         })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
