@@ -344,10 +344,22 @@ async fn main() {
     let mut servers = vec![
         Server::start("rmcp", "rmcp", None).await,
         Server::start("mcp-result", "tracing", None).await,
-        Server::start("mcp-result, JSON Lines sink", "file", Some(&dir.join("audit.jsonl"))).await,
-        Server::start("mcp-result, SQLite sink", "sqlite", Some(&dir.join("audit.db"))).await,
+        Server::start(
+            "mcp-result, JSON Lines sink",
+            "file",
+            Some(&dir.join("audit.jsonl")),
+        )
+        .await,
+        Server::start(
+            "mcp-result, SQLite sink",
+            "sqlite",
+            Some(&dir.join("audit.db")),
+        )
+        .await,
     ];
-    println!("| tool | server | calls/s (median) | vs rmcp (median of rounds) | bytes per response |");
+    println!(
+        "| tool | server | calls/s (median) | vs rmcp (median of rounds) | bytes per response |"
+    );
     println!("|---|---|---|---|---|");
     for tool in ["get_ticket", "add_note"] {
         // rates[server][round]

@@ -309,12 +309,13 @@ impl Helpdesk {
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 async fn locked_in(sql: &mcp_result::sql::SqlStores, id: &str) -> Result<bool, ToolError> {
-    let found: Option<String> =
-        mcp_result::sql::sqlx::query_scalar("SELECT ticket_id FROM helpdesk_locks WHERE ticket_id = $1")
-            .bind(id)
-            .fetch_optional(sql.pool())
-            .await
-            .map_err(unavailable)?;
+    let found: Option<String> = mcp_result::sql::sqlx::query_scalar(
+        "SELECT ticket_id FROM helpdesk_locks WHERE ticket_id = $1",
+    )
+    .bind(id)
+    .fetch_optional(sql.pool())
+    .await
+    .map_err(unavailable)?;
     Ok(found.is_some())
 }
 
@@ -785,12 +786,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             decide(store.as_deref(), decision, &args[1..]).await
         }
         Some("docs") => docs(args.into_iter().skip(1)),
-        Some(other) => {
-            Err(format!(
-                "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve` or `reject`"
-            )
-            .into())
-        }
+        Some(other) => Err(format!(
+            "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve` or `reject`"
+        )
+        .into()),
     }
 }
 
@@ -803,9 +802,12 @@ async fn decide(
     decision: &str,
     args: &[String],
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let usage = "usage: helpdesk approve --store URL ID APPROVER | reject --store URL ID APPROVER REASON";
+    let usage =
+        "usage: helpdesk approve --store URL ID APPROVER | reject --store URL ID APPROVER REASON";
     let store = store.ok_or(usage)?;
-    let approvals = mcp_result::sql::SqlStores::connect(store).await?.approvals();
+    let approvals = mcp_result::sql::SqlStores::connect(store)
+        .await?
+        .approvals();
     let outcome = match (decision, args) {
         ("approve", [id, approver]) => approvals
             .approve(id, approver)

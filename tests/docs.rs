@@ -943,7 +943,10 @@ fn paging_tools_document_cursor_page_size_and_expiry() {
         .iter()
         .filter_map(|f| f["path"].as_str())
         .collect();
-    assert!(inputs.contains(&"cursor") && inputs.contains(&"pageSize"), "{inputs:?}");
+    assert!(
+        inputs.contains(&"cursor") && inputs.contains(&"pageSize"),
+        "{inputs:?}"
+    );
     let markdown =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/helpdesk.md")).unwrap();
     assert!(markdown.contains(
@@ -982,7 +985,10 @@ fn host_compatibility_lists_each_finding_under_its_tool() {
     );
     let markdown = docs.to_markdown();
     check_markdown(&markdown).expect("well-formed");
-    assert!(markdown.contains("7 findings, each under its tool"), "{markdown}");
+    assert!(
+        markdown.contains("7 findings, each under its tool"),
+        "{markdown}"
+    );
     assert!(
         markdown.contains(
             "| Gemini | [`gemini-type-list`](https://github.com/github/copilot-cli/issues/4623) \
@@ -992,10 +998,17 @@ fn host_compatibility_lists_each_finding_under_its_tool() {
     );
     let json = docs.to_json();
     assert_eq!(json["hosts"][0], "mcp");
-    assert_eq!(json["docs"]["tickets.search"]["hostFindings"][6]["rule"], "gemini-type-list");
+    assert_eq!(
+        json["docs"]["tickets.search"]["hostFindings"][6]["rule"],
+        "gemini-type-list"
+    );
     // Strict mode on request: the optional `limit` and the open object.
     let strict = docs.with_hosts(&[Host::OpenAiStrict]);
-    let rules: Vec<&str> = strict.tools[0].host_findings.iter().map(|f| f.rule).collect();
+    let rules: Vec<&str> = strict.tools[0]
+        .host_findings
+        .iter()
+        .map(|f| f.rule)
+        .collect();
     assert_eq!(
         rules,
         [
@@ -1007,7 +1020,11 @@ fn host_compatibility_lists_each_finding_under_its_tool() {
     // A portable tool: every host checked accepts it.
     let clean = ServerDocs::from_tools(
         "s",
-        &[Tool::new("search", "Search.", mcp_result::schema::empty_input_schema())],
+        &[Tool::new(
+            "search",
+            "Search.",
+            mcp_result::schema::empty_input_schema(),
+        )],
     );
     assert!(clean
         .to_markdown()

@@ -436,8 +436,13 @@ async fn with_a_sqlite_store_the_desk_keeps_its_state_across_restarts() {
     let note = json!({"ticketId": "T-1002", "body": "Kept.", "requestId": "keep-1"});
 
     let client = connect_with_store(&url).await;
-    let first = call(&client, "add_internal_note", note.clone()).await.unwrap();
-    assert_eq!(first.structured_content.as_ref().unwrap()["status"], "succeeded");
+    let first = call(&client, "add_internal_note", note.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        first.structured_content.as_ref().unwrap()["status"],
+        "succeeded"
+    );
     client.cancel().await.unwrap();
 
     // A new process on the same file: the note is there, the keyed retry is its replay.

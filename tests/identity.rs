@@ -138,7 +138,11 @@ async fn export(client: &Client, rows: u32, meta: Option<RequestMetaObject>) -> 
     serde_json::to_value(client.call_tool(params).await.unwrap()).unwrap()
 }
 
-async fn read(client: &Client, uri: &str, meta: Option<RequestMetaObject>) -> Result<Value, String> {
+async fn read(
+    client: &Client,
+    uri: &str,
+    meta: Option<RequestMetaObject>,
+) -> Result<Value, String> {
     let mut params = ReadResourceRequestParams::new(uri);
     params.meta = meta;
     match client.read_resource(params).await {
@@ -168,7 +172,10 @@ async fn the_caller_is_the_verified_token_not_what_meta_says() {
     );
 
     let made = export(&alice, 3, None).await;
-    let uri = made["structuredContent"]["csv"].as_str().unwrap().to_owned();
+    let uri = made["structuredContent"]["csv"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(
         read(&alice, &uri, None).await.unwrap()["contents"][0]["text"],
         "0,0\n1,2\n2,4\n"
@@ -182,7 +189,10 @@ async fn the_caller_is_the_verified_token_not_what_meta_says() {
     );
     // A tenant that is not a string (the old store then kept the artifact unowned).
     let unowned = export(&bob, 1, Some(meta_tenant(json!(5)))).await;
-    let bobs = unowned["structuredContent"]["csv"].as_str().unwrap().to_owned();
+    let bobs = unowned["structuredContent"]["csv"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert!(read(&bob, &bobs, None).await.is_ok(), "bob reads his own");
     assert_eq!(
         read(&alice, &bobs, Some(meta_tenant(json!(5)))).await,
@@ -246,7 +256,10 @@ async fn artifact_uris_are_128_random_bits_and_a_guess_finds_nothing() {
         .skip("mcp-result://artifacts/".len())
         .take_while(|(a, b)| a == b)
         .count();
-    assert!(shared < 8, "{first} and {second} share a {shared}-digit prefix");
+    assert!(
+        shared < 8,
+        "{first} and {second} share a {shared}-digit prefix"
+    );
     // The next URI of the old counter scheme, and a neighbour of a real one.
     let mut neighbour = first.clone().into_bytes();
     let last = neighbour.len() - 1;

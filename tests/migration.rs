@@ -160,14 +160,20 @@ impl Desk {
             .filter(|_| !args.query.is_empty())
             .map(|id| (*id).to_owned())
             .collect();
-        Found { total: ids.len(), ids }
+        Found {
+            total: ids.len(),
+            ids,
+        }
     }
 
     /// Reads one ticket.
     #[mcp_tool(read_only)]
     async fn get_ticket(&self, args: TicketArgs) -> Result<Ticket, ToolError> {
         match args.id.as_str() {
-            "T-1" => Ok(Ticket { id: args.id, title: "Printer on fire".into() }),
+            "T-1" => Ok(Ticket {
+                id: args.id,
+                title: "Printer on fire".into(),
+            }),
             _ => Err(ToolError::not_found(format!("No ticket {}.", args.id))),
         }
     }
@@ -195,7 +201,14 @@ async fn three_rmcp_tools_and_three_mcp_result_tools_are_listed_and_answered() {
     // The `#[mcp_tools]` tools in declaration order, then the router's by name.
     assert_eq!(
         names(&client).await,
-        ["search_tickets", "get_ticket", "add_note", "echo", "ping", "sum"]
+        [
+            "search_tickets",
+            "get_ticket",
+            "add_note",
+            "echo",
+            "ping",
+            "sum"
+        ]
     );
     let tools = client.list_all_tools().await.unwrap();
     let moved = tools.iter().find(|t| t.name == "search_tickets").unwrap();
@@ -227,8 +240,16 @@ async fn three_rmcp_tools_and_three_mcp_result_tools_are_listed_and_answered() {
     );
     let missing = call(&client, "get_ticket", json!({"id": "T-9"})).await;
     assert_eq!(missing.is_error, Some(true));
-    assert_eq!(missing.structured_content.unwrap()["errorKind"], "not_found");
-    let note = call(&client, "add_note", json!({"ticket_id": "T-1", "body": "Tried"})).await;
+    assert_eq!(
+        missing.structured_content.unwrap()["errorKind"],
+        "not_found"
+    );
+    let note = call(
+        &client,
+        "add_note",
+        json!({"ticket_id": "T-1", "body": "Tried"}),
+    )
+    .await;
     let note = note.structured_content.unwrap();
     assert_eq!(
         (&note["noteId"], &note["status"], &note["retrySafe"]),
@@ -238,7 +259,10 @@ async fn three_rmcp_tools_and_three_mcp_result_tools_are_listed_and_answered() {
 
     // mcp-result's argument checks apply to its tools, not to the router's.
     let bad = call(&client, "get_ticket", json!({})).await;
-    assert_eq!(bad.structured_content.unwrap()["errorKind"], "validation_error");
+    assert_eq!(
+        bad.structured_content.unwrap()["errorKind"],
+        "validation_error"
+    );
 
     // A name neither has is a protocol error, as always.
     let unknown = client
@@ -283,7 +307,10 @@ impl Halfway {
     /// Searches tickets.
     #[mcp_tool(read_only, name = "search_tickets")]
     fn find_tickets(&self, args: SearchArgs) -> Found {
-        Found { total: 0, ids: vec![args.query] }
+        Found {
+            total: 0,
+            ids: vec![args.query],
+        }
     }
 }
 
@@ -299,7 +326,9 @@ const CLASH: &str = "tool `search_tickets`: served twice, by `Halfway::find_tick
 async fn a_name_in_both_sets_is_refused_when_the_server_starts_naming_both_tools() {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let server = tokio::spawn(mcp_result::serve(
-        Halfway { legacy: Halfway::legacy_tools() },
+        Halfway {
+            legacy: Halfway::legacy_tools(),
+        },
         server_io,
     ));
     // The client's handshake gets the reason...
@@ -309,7 +338,10 @@ async fn a_name_in_both_sets_is_refused_when_the_server_starts_naming_both_tools
     assert!(refused.to_string().contains(CLASH), "{refused}");
     // ...and the server stops with it (a JSON-RPC internal error, as for any broken tool).
     let stopped = server.await.unwrap().unwrap_err();
-    assert_eq!(stopped.to_string(), format!("initialize failed: -32603: {CLASH}"));
+    assert_eq!(
+        stopped.to_string(),
+        format!("initialize failed: -32603: {CLASH}")
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -330,7 +362,9 @@ impl Shop {
     /// Says whether the shop is open.
     #[mcp_tool(read_only)]
     fn status(&self) -> ShopStatus {
-        ShopStatus { state: "open".into() }
+        ShopStatus {
+            state: "open".into(),
+        }
     }
 }
 
@@ -352,7 +386,10 @@ impl Shop {
     /// Reads an invoice.
     #[mcp_tool(read_only)]
     fn invoice(&self, args: InvoiceArgs) -> Invoice {
-        Invoice { number: args.number, cents: 1250 }
+        Invoice {
+            number: args.number,
+            cents: 1250,
+        }
     }
 
     /// Counts unpaid invoices.
@@ -382,15 +419,24 @@ impl ServerHandler for Shop {}
 async fn several_blocks_serve_the_union_of_their_tools() {
     let client = connect(Shop).await;
     // Block by block: the main block's, then each included block's in `include` order.
-    assert_eq!(names(&client).await, ["status", "invoice", "unpaid", "products"]);
+    assert_eq!(
+        names(&client).await,
+        ["status", "invoice", "unpaid", "products"]
+    );
     let status = call(&client, "status", json!({})).await;
     assert_eq!(status.structured_content, Some(json!({"state": "open"})));
     let invoice = call(&client, "invoice", json!({"number": 3})).await;
-    assert_eq!(invoice.structured_content, Some(json!({"number": 3, "cents": 1250})));
+    assert_eq!(
+        invoice.structured_content,
+        Some(json!({"number": 3, "cents": 1250}))
+    );
     let unpaid = call(&client, "unpaid", json!({})).await;
     assert_eq!(unpaid.structured_content, Some(json!({"result": [7, 9]})));
     let products = call(&client, "products", json!({})).await;
-    assert_eq!(products.structured_content, Some(json!({"result": ["kettle"]})));
+    assert_eq!(
+        products.structured_content,
+        Some(json!({"result": ["kettle"]}))
+    );
     client.cancel().await.unwrap();
 }
 
@@ -495,7 +541,11 @@ impl<Db: Store> Records<Db> {
             .into_iter()
             .filter(|row| row.starts_with(&args.prefix))
             .collect();
-        Ok(Rows { store: self.db.name().into(), count: rows.len(), rows })
+        Ok(Rows {
+            store: self.db.name().into(),
+            count: rows.len(),
+            rows,
+        })
     }
 }
 
@@ -517,7 +567,10 @@ impl<Db: Store> ServerHandler for Records<Db> {}
 #[tokio::test]
 async fn a_generic_server_serves_each_concrete_type() {
     let memory = connect(Records { db: Memory }).await;
-    let files = connect(Records { db: Files(Arc::new(vec!["x1".into(), "y".into()])) }).await;
+    let files = connect(Records {
+        db: Files(Arc::new(vec!["x1".into(), "y".into()])),
+    })
+    .await;
     for client in [&memory, &files] {
         assert_eq!(names(client).await, ["rows", "store_name"]);
     }

@@ -158,7 +158,10 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
 }
 
 fn structured(result: &CallToolResult) -> &Value {
-    result.structured_content.as_ref().expect("structuredContent")
+    result
+        .structured_content
+        .as_ref()
+        .expect("structuredContent")
 }
 
 fn summary(result: &CallToolResult) -> &str {
@@ -186,7 +189,9 @@ async fn walk(client: &Client, tool: &str, arguments: Value, sizes: &[u64]) -> V
         }
         let result = call(client, tool, args).await;
         assert_eq!(result.is_error, Some(false), "{result:?}");
-        cursor = structured(&result)["nextCursor"].as_str().map(str::to_owned);
+        cursor = structured(&result)["nextCursor"]
+            .as_str()
+            .map(str::to_owned);
         pages.push(result);
         if cursor.is_none() {
             return pages;
@@ -198,7 +203,9 @@ async fn walk(client: &Client, tool: &str, arguments: Value, sizes: &[u64]) -> V
 fn items(pages: &[CallToolResult]) -> Vec<Ticket> {
     pages
         .iter()
-        .flat_map(|page| serde_json::from_value::<Vec<Ticket>>(structured(page)["items"].clone()).unwrap())
+        .flat_map(|page| {
+            serde_json::from_value::<Vec<Ticket>>(structured(page)["items"].clone()).unwrap()
+        })
         .collect()
 }
 
@@ -272,8 +279,7 @@ async fn a_walk_shows_every_ticket_once_in_order_and_ends_without_a_cursor() {
             }
         }
         // The JSON-compat block is the same object.
-        let compat: Value =
-            serde_json::from_str(&page.content[1].as_text().unwrap().text).unwrap();
+        let compat: Value = serde_json::from_str(&page.content[1].as_text().unwrap().text).unwrap();
         assert_eq!(&compat, page_value);
     }
 
@@ -294,7 +300,10 @@ async fn a_walk_shows_every_ticket_once_in_order_and_ends_without_a_cursor() {
     assert_eq!(expected.len(), 50);
     assert_eq!(items(&narrowed), expected);
     assert_eq!(
-        narrowed.iter().map(|p| structured(p)["items"].as_array().unwrap().len()).collect::<Vec<_>>(),
+        narrowed
+            .iter()
+            .map(|p| structured(p)["items"].as_array().unwrap().len())
+            .collect::<Vec<_>>(),
         [7, 30, 1, 7, 5]
     );
 
@@ -319,7 +328,10 @@ async fn a_walk_shows_every_ticket_once_in_order_and_ends_without_a_cursor() {
 
     // Nothing matches: one page, no cursor.
     let none = call(&client, "search_tickets", json!({"query": "nothing"})).await;
-    assert_eq!(structured(&none), &json!({"items": [], "offset": 0, "totalEstimate": 0}));
+    assert_eq!(
+        structured(&none),
+        &json!({"items": [], "offset": 0, "totalEstimate": 0})
+    );
     assert_eq!(summary(&none), "No items.");
 }
 
@@ -353,7 +365,10 @@ async fn cursor_and_page_size_are_in_the_input_schema_and_the_paging_meta() {
     assert_eq!(brief["properties"]["pageSize"]["maximum"], 5);
     assert_eq!(brief["properties"]["pageSize"]["default"], 3);
     let unpaged = tool(&tools, "search_all").meta.as_ref().unwrap();
-    assert!(!unpaged.0.contains_key("io.github.mcp-result/paging"), "a tool that does not page");
+    assert!(
+        !unpaged.0.contains_key("io.github.mcp-result/paging"),
+        "a tool that does not page"
+    );
     // The output schema: the page object, with the error envelope beside it.
     let output = Value::Object((**search.output_schema.as_ref().unwrap()).clone());
     let page = &output["anyOf"][0];
@@ -373,7 +388,10 @@ async fn every_bad_cursor_is_the_same_exact_refusal() {
     let alice = connect(desk.clone(), "alice").await;
     let args = json!({"query": "login"});
     let first = call(&alice, "search_tickets", args.clone()).await;
-    let cursor = structured(&first)["nextCursor"].as_str().unwrap().to_owned();
+    let cursor = structured(&first)["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let page = |cursor: &str| with(&args, "cursor", json!(cursor));
 
     // The cursor works, on another connection of the same caller too (no server state).
@@ -410,7 +428,12 @@ async fn every_bad_cursor_is_the_same_exact_refusal() {
 
     // Reused with other arguments (pageSize alone may change).
     assert_refused(
-        &call(&alice, "search_tickets", json!({"query": "sso", "cursor": cursor})).await,
+        &call(
+            &alice,
+            "search_tickets",
+            json!({"query": "sso", "cursor": cursor}),
+        )
+        .await,
         "the cursor was issued for other arguments (only `pageSize` may change between pages)",
     );
     assert_refused(
@@ -422,7 +445,12 @@ async fn every_bad_cursor_is_the_same_exact_refusal() {
         .await,
         "the cursor was issued for other arguments (only `pageSize` may change between pages)",
     );
-    let resized = call(&alice, "search_tickets", with(&page(&cursor), "pageSize", json!(7))).await;
+    let resized = call(
+        &alice,
+        "search_tickets",
+        with(&page(&cursor), "pageSize", json!(7)),
+    )
+    .await;
     assert_eq!(structured(&resized)["offset"], 50);
     assert_eq!(structured(&resized)["items"].as_array().unwrap().len(), 7);
 
@@ -441,7 +469,10 @@ async fn every_bad_cursor_is_the_same_exact_refusal() {
 
     // Expired: `search_brief`'s cursors last 50 ms.
     let brief = call(&alice, "search_brief", args.clone()).await;
-    let brief_cursor = structured(&brief)["nextCursor"].as_str().unwrap().to_owned();
+    let brief_cursor = structured(&brief)["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     tokio::time::sleep(Duration::from_millis(120)).await;
     assert_refused(
         &call(&alice, "search_brief", page(&brief_cursor)).await,
@@ -462,7 +493,10 @@ async fn every_bad_cursor_is_the_same_exact_refusal() {
         );
     }
     let keyset = call(&alice, "tickets_after", args.clone()).await;
-    let key_cursor = structured(&keyset)["nextCursor"].as_str().unwrap().to_owned();
+    let key_cursor = structured(&keyset)["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_refused(
         &call(&alice, "search_tickets", page(&key_cursor)).await,
         "the cursor was issued by another tool",
@@ -474,12 +508,25 @@ async fn a_bad_page_size_or_a_cursor_of_the_wrong_type_is_a_validation_error() {
     let client = connect(Desk::seeded(10), "alice").await;
     let cases = [
         (json!(0), "/pageSize", "0 is less than the minimum of 1"),
-        (json!(201), "/pageSize", "201 is greater than the maximum of 200"),
-        (json!("ten"), "/pageSize", "\"ten\" is not of type \"integer\""),
+        (
+            json!(201),
+            "/pageSize",
+            "201 is greater than the maximum of 200",
+        ),
+        (
+            json!("ten"),
+            "/pageSize",
+            "\"ten\" is not of type \"integer\"",
+        ),
         (json!(2.5), "/pageSize", "2.5 is not of type \"integer\""),
     ];
     for (size, pointer, message) in cases {
-        let result = call(&client, "search_tickets", json!({"query": "", "pageSize": size})).await;
+        let result = call(
+            &client,
+            "search_tickets",
+            json!({"query": "", "pageSize": size}),
+        )
+        .await;
         assert_eq!(result.is_error, Some(true));
         assert_eq!(
             structured(&result),
@@ -492,7 +539,12 @@ async fn a_bad_page_size_or_a_cursor_of_the_wrong_type_is_a_validation_error() {
         );
     }
     // An integral float is the integer it is.
-    let two = call(&client, "search_tickets", json!({"query": "", "pageSize": 2.0})).await;
+    let two = call(
+        &client,
+        "search_tickets",
+        json!({"query": "", "pageSize": 2.0}),
+    )
+    .await;
     assert_eq!(structured(&two)["items"].as_array().unwrap().len(), 2);
     // Above a policy's own maximum.
     let six = call(&client, "search_brief", json!({"query": "", "pageSize": 6})).await;
@@ -500,7 +552,12 @@ async fn a_bad_page_size_or_a_cursor_of_the_wrong_type_is_a_validation_error() {
         structured(&six)["fieldErrors"],
         json!([{"pointer": "/pageSize", "message": "6 is greater than the maximum of 5"}])
     );
-    let number = call(&client, "search_tickets", json!({"query": "", "cursor": 42})).await;
+    let number = call(
+        &client,
+        "search_tickets",
+        json!({"query": "", "cursor": 42}),
+    )
+    .await;
     assert_eq!(
         structured(&number)["fieldErrors"],
         json!([{"pointer": "/cursor", "message": "42 is not of type \"string\""}])

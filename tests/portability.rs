@@ -743,18 +743,53 @@ fn a_bad_tools_list_gets_exactly_its_findings() {
         ("tickets.search", "claude-name", "claude-desktop", "/name"),
         ("tickets.search", "claude-name", "claude-code", "/name"),
         ("tickets.search", "openai-name", "codex", "/name"),
-        ("tickets.search", "gemini-type-list", "gemini", "/inputSchema/properties/limit/type"),
-        ("tickets.search", "codex-ref", "codex", "/inputSchema/properties/filter/$ref"),
+        (
+            "tickets.search",
+            "gemini-type-list",
+            "gemini",
+            "/inputSchema/properties/limit/type",
+        ),
+        (
+            "tickets.search",
+            "codex-ref",
+            "codex",
+            "/inputSchema/properties/filter/$ref",
+        ),
         ("archive", "description", "claude-api", "/description"),
         ("archive", "description", "claude-desktop", "/description"),
         ("archive", "description", "claude-code", "/description"),
         ("archive", "description", "gemini", "/description"),
         ("archive", "description", "codex", "/description"),
-        ("archive", "claude-root-composition", "claude-api", "/inputSchema/oneOf"),
-        ("archive", "claude-root-composition", "claude-desktop", "/inputSchema/oneOf"),
-        ("archive", "claude-root-composition", "claude-code", "/inputSchema/oneOf"),
-        ("archive", "gemini-const", "gemini", "/inputSchema/oneOf/0/properties/kind/const"),
-        ("archive", "gemini-const", "gemini", "/inputSchema/oneOf/1/properties/kind/const"),
+        (
+            "archive",
+            "claude-root-composition",
+            "claude-api",
+            "/inputSchema/oneOf",
+        ),
+        (
+            "archive",
+            "claude-root-composition",
+            "claude-desktop",
+            "/inputSchema/oneOf",
+        ),
+        (
+            "archive",
+            "claude-root-composition",
+            "claude-code",
+            "/inputSchema/oneOf",
+        ),
+        (
+            "archive",
+            "gemini-const",
+            "gemini",
+            "/inputSchema/oneOf/0/properties/kind/const",
+        ),
+        (
+            "archive",
+            "gemini-const",
+            "gemini",
+            "/inputSchema/oneOf/1/properties/kind/const",
+        ),
         ("archive", "gemini-one-of", "gemini", "/inputSchema/oneOf"),
         ("archive", "unique-name", "mcp", "/name"),
         ("archive", "unique-name", "claude-api", "/name"),
@@ -764,12 +799,27 @@ fn a_bad_tools_list_gets_exactly_its_findings() {
         ("archive", "unique-name", "codex", "/name"),
         ("archive", "input-object", "mcp", "/inputSchema/type"),
         ("archive", "input-object", "claude-api", "/inputSchema/type"),
-        ("archive", "input-object", "claude-desktop", "/inputSchema/type"),
-        ("archive", "input-object", "claude-code", "/inputSchema/type"),
+        (
+            "archive",
+            "input-object",
+            "claude-desktop",
+            "/inputSchema/type",
+        ),
+        (
+            "archive",
+            "input-object",
+            "claude-code",
+            "/inputSchema/type",
+        ),
         ("archive", "input-object", "gemini", "/inputSchema/type"),
         ("archive", "input-object", "codex", "/inputSchema/type"),
         ("2fa_check", "gemini-name", "gemini", "/name"),
-        ("2fa_check", "gemini-boolean-schema", "gemini", "/inputSchema/properties/any"),
+        (
+            "2fa_check",
+            "gemini-boolean-schema",
+            "gemini",
+            "/inputSchema/properties/any",
+        ),
         (
             "2fa_check",
             "gemini-pattern-properties",
@@ -814,15 +864,32 @@ fn assert_portable_panics_with_a_table_naming_each_finding() {
     let tool = Tool::new(
         "tickets.search",
         "Search tickets.",
-        Arc::new(object(json!({"type": "object", "properties": {"q": {"type": ["string", "null"]}}}))),
+        Arc::new(object(
+            json!({"type": "object", "properties": {"q": {"type": ["string", "null"]}}}),
+        )),
     );
-    let panic = std::panic::catch_unwind(|| assert_portable(&[tool], &[Host::Claude, Host::Gemini]))
-        .expect_err("not portable");
+    let panic =
+        std::panic::catch_unwind(|| assert_portable(&[tool], &[Host::Claude, Host::Gemini]))
+            .expect_err("not portable");
     let text = panic.downcast_ref::<String>().expect("a message");
-    assert!(text.starts_with("4 host finding(s) for Claude API, Claude Desktop, Claude Code, Gemini:"), "{text}");
-    assert!(text.contains("tickets.search  claude-desktop  claude-name       /name"), "{text}");
-    assert!(text.contains("tickets.search  gemini          gemini-type-list  /inputSchema/properties/q/type"), "{text}");
-    assert!(text.contains("    source: https://github.com/github/copilot-cli/issues/4623"), "{text}");
+    assert!(
+        text.starts_with("4 host finding(s) for Claude API, Claude Desktop, Claude Code, Gemini:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tickets.search  claude-desktop  claude-name       /name"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "tickets.search  gemini          gemini-type-list  /inputSchema/properties/q/type"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("    source: https://github.com/github/copilot-cli/issues/4623"),
+        "{text}"
+    );
 }
 
 // ----- the example and a server written the way the README teaches --------------------------
@@ -855,8 +922,10 @@ async fn the_example_lints_clean_for_every_portable_host() {
             ("close_ticket", "/inputSchema/properties/approvalRequestId"),
         ]
     );
-    assert!(strict.iter().all(|(_, rule, pointer)| *rule == "openai-strict-required"
-        || (*rule == "openai-strict-closed-objects" && pointer == "/inputSchema")));
+    assert!(strict
+        .iter()
+        .all(|(_, rule, pointer)| *rule == "openai-strict-required"
+            || (*rule == "openai-strict-closed-objects" && pointer == "/inputSchema")));
     assert_eq!(strict.len(), required.len() + tools.len());
 }
 
@@ -924,7 +993,10 @@ impl Desk {
     /// Attach data to a ticket or a customer.
     #[mcp_tool(read_only)]
     fn attach(&self, _args: AttachArgs) -> Found {
-        Found { total: 1, ids: vec![] }
+        Found {
+            total: 1,
+            ids: vec![],
+        }
     }
 }
 
@@ -954,7 +1026,11 @@ async fn a_server_as_the_readme_teaches_lists_tools_every_host_accepts() {
         .map(|f| (f.tool, f.rule))
         .collect();
     assert_eq!(left, [("attach".to_owned(), "codex-any-of")]);
-    let portable: Vec<Tool> = tools.iter().filter(|t| t.name != "attach").cloned().collect();
+    let portable: Vec<Tool> = tools
+        .iter()
+        .filter(|t| t.name != "attach")
+        .cloned()
+        .collect();
     assert_portable(&portable, Host::PORTABLE);
     let search = &tools[0].input_schema;
     assert_eq!(
@@ -966,9 +1042,13 @@ async fn a_server_as_the_readme_teaches_lists_tools_every_host_accepts() {
     );
 
     // Relaxation 1 end to end: `null` for an optional argument is absent.
-    let result = call(&client, "search_tickets", json!({"query": "x", "limit": null}))
-        .await
-        .expect("a result");
+    let result = call(
+        &client,
+        "search_tickets",
+        json!({"query": "x", "limit": null}),
+    )
+    .await
+    .expect("a result");
     assert_eq!(result.is_error, Some(false));
     let result = call(&client, "search_tickets", json!({"query": "x", "limit": 3}))
         .await
@@ -976,16 +1056,27 @@ async fn a_server_as_the_readme_teaches_lists_tools_every_host_accepts() {
     assert_eq!(result.structured_content.unwrap()["total"], 3);
     // Relaxation 2 end to end: keys outside the advertised key rule are refused by the
     // validated schema, with the field's pointer.
-    let result = call(&client, "count_tickets", json!({"byNumber": {"7": 2, "eight": 1}}))
-        .await
-        .expect("a result");
+    let result = call(
+        &client,
+        "count_tickets",
+        json!({"byNumber": {"7": 2, "eight": 1}}),
+    )
+    .await
+    .expect("a result");
     assert_eq!(result.is_error, Some(true));
     let envelope = result.structured_content.unwrap();
     assert_eq!(envelope["errorKind"], "validation_error");
-    assert_eq!(envelope["fieldErrors"][0]["pointer"], "/byNumber", "{envelope}");
-    let result = call(&client, "count_tickets", json!({"byNumber": {"7": 2, "8": 1}}))
-        .await
-        .expect("a result");
+    assert_eq!(
+        envelope["fieldErrors"][0]["pointer"], "/byNumber",
+        "{envelope}"
+    );
+    let result = call(
+        &client,
+        "count_tickets",
+        json!({"byNumber": {"7": 2, "8": 1}}),
+    )
+    .await
+    .expect("a result");
     assert_eq!(result.structured_content.unwrap()["total"], 3);
     client.cancel().await.expect("close");
 }
@@ -1006,7 +1097,10 @@ impl Archiver {
     /// Archive a ticket or a customer.
     #[mcp_tool(read_only)]
     fn archive(&self, _args: ArchiveArgs) -> Found {
-        Found { total: 0, ids: vec![] }
+        Found {
+            total: 0,
+            ids: vec![],
+        }
     }
 }
 
@@ -1034,7 +1128,10 @@ async fn a_root_composition_stops_the_server_at_the_handshake() {
         ),
         "{error}"
     );
-    assert!(error.to_string().contains("Put the enum in a named field"), "{error}");
+    assert!(
+        error.to_string().contains("Put the enum in a named field"),
+        "{error}"
+    );
 }
 
 #[test]

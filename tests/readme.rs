@@ -32,8 +32,14 @@ fn build_fresh_crate(dir: &str, manifest: &str, main: &str, binary: &str) -> Pat
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let path = format!("path = {:?}", workspace.display().to_string());
     let manifest = manifest
-        .replace("mcp-result = \"0.1\"", &format!("mcp-result = {{ {path} }}"))
-        .replace("mcp-result = { version = \"0.1\"", &format!("mcp-result = {{ {path}"));
+        .replace(
+            "mcp-result = \"0.1\"",
+            &format!("mcp-result = {{ {path} }}"),
+        )
+        .replace(
+            "mcp-result = { version = \"0.1\"",
+            &format!("mcp-result = {{ {path}"),
+        );
     // Its own workspace root: it lives under this workspace's directory.
     std::fs::write(dir.join("Cargo.toml"), format!("{manifest}\n[workspace]\n")).unwrap();
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
@@ -114,7 +120,10 @@ async fn the_migration_guide_halfway_builds_with_rmcp_macros_alone_and_serves_al
     let readme = std::fs::read_to_string(workspace.join("README.md")).unwrap();
     let dependencies = block(&readme, "### Two tools moved", "toml");
     let main = block(&readme, "### Two tools moved", "rust,no_run");
-    assert!(dependencies.contains("features = [\"rmcp-macros\"]"), "{dependencies}");
+    assert!(
+        dependencies.contains("features = [\"rmcp-macros\"]"),
+        "{dependencies}"
+    );
     assert!(!dependencies.contains("rmcp ="), "{dependencies}");
     assert!(main.contains("#[mcp_handler(rmcp_router)]"), "{main}");
     let manifest = format!(
@@ -138,18 +147,30 @@ async fn the_migration_guide_halfway_builds_with_rmcp_macros_alone_and_serves_al
         .call_tool(call("search_tickets", json!({"query": "printer"})))
         .await
         .unwrap();
-    assert_eq!(found.structured_content.unwrap(), json!({"total": 0, "ids": []}));
+    assert_eq!(
+        found.structured_content.unwrap(),
+        json!({"total": 0, "ids": []})
+    );
     let missing = client
         .call_tool(call("get_ticket", json!({"id": "T-9"})))
         .await
         .unwrap();
-    assert_eq!(missing.structured_content.unwrap()["errorKind"], "not_found");
+    assert_eq!(
+        missing.structured_content.unwrap()["errorKind"],
+        "not_found"
+    );
     // Still rmcp's: a plain text result, no structuredContent.
     let note = client
-        .call_tool(call("add_note", json!({"ticket_id": "T-1", "body": "Tried"})))
+        .call_tool(call(
+            "add_note",
+            json!({"ticket_id": "T-1", "body": "Tried"}),
+        ))
         .await
         .unwrap();
     assert_eq!(note.structured_content, None);
-    assert_eq!(note.content[0].as_text().unwrap().text, "Added a note to T-1.");
+    assert_eq!(
+        note.content[0].as_text().unwrap().text,
+        "Added a note to T-1."
+    );
     client.cancel().await.unwrap();
 }

@@ -68,7 +68,6 @@ impl ArtifactAccess for Surface {
     fn artifact_store(&self) -> &dyn ArtifactStore {
         &self.store
     }
-
 }
 
 #[mcp_tools(artifacts)]
@@ -344,7 +343,10 @@ async fn a_payload_is_spilled_linked_and_read_back_by_its_owner_whatever_meta_sa
     let other = call_as(&client, "export", Some("globex")).await;
     assert_ne!(other["structuredContent"]["csv"], json!(uri));
     for (who, target) in [
-        (Some("acme"), "mcp-result://artifacts/00000000000000000000000000000000".to_owned()),
+        (
+            Some("acme"),
+            "mcp-result://artifacts/00000000000000000000000000000000".to_owned(),
+        ),
         (Some("acme"), "mcp-result://artifacts/999-0".to_owned()),
     ] {
         let mut read = ReadResourceRequestParams::new(target.clone());

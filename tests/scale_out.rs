@@ -171,14 +171,22 @@ async fn two_instances_share_one_database() {
             &http,
             url,
             "alice-token",
-            body(i, "add_internal_note", note("T-1001", "one note", "key-1"), None),
+            body(
+                i,
+                "add_internal_note",
+                note("T-1001", "one note", "key-1"),
+                None,
+            ),
         )
     });
     let results = join_all(calls).await;
     let first = &results[0]["structuredContent"];
     assert_eq!(first["status"], "succeeded", "{}", results[0]);
     for result in &results {
-        assert_eq!(&result["structuredContent"], first, "every caller gets the same result");
+        assert_eq!(
+            &result["structuredContent"], first,
+            "every caller gets the same result"
+        );
     }
     let records = audit.records().await.unwrap();
     let key_1 = attempts(&records, "add_internal_note", "key-1");
@@ -189,7 +197,11 @@ async fn two_instances_share_one_database() {
         instances.len(),
         executions(&key_1)
     );
-    assert_eq!(instances, BTreeSet::from(["A", "B"]), "both instances answered");
+    assert_eq!(
+        instances,
+        BTreeSet::from(["A", "B"]),
+        "both instances answered"
+    );
     assert_eq!(executions(&key_1), 1, "the tool body ran once");
     assert_eq!(notes(&stores, "T-1001", "one note").await, 1);
     assert_eq!(events.len(), 100, "one audit event per attempt, in one log");
@@ -205,11 +217,19 @@ async fn two_instances_share_one_database() {
         &http,
         &b.url,
         "bob-token",
-        body(1, "add_internal_note", note("T-1001", "one note", "key-1"), None),
+        body(
+            1,
+            "add_internal_note",
+            note("T-1001", "one note", "key-1"),
+            None,
+        ),
     )
     .await;
     assert_eq!(bobs["structuredContent"]["status"], "succeeded");
-    assert_ne!(bobs["structuredContent"]["auditEventId"], first["auditEventId"]);
+    assert_ne!(
+        bobs["structuredContent"]["auditEventId"],
+        first["auditEventId"]
+    );
     assert_ne!(bobs["structuredContent"]["noteId"], first["noteId"]);
     assert_eq!(notes(&stores, "T-1001", "one note").await, 2);
 
@@ -217,7 +237,12 @@ async fn two_instances_share_one_database() {
     // read; the write runs to its end, and the retry with the key gets its result.
     {
         use tokio::io::AsyncWriteExt as _;
-        let payload = body(1, "add_internal_note", note("T-1002", "lost", "key-2"), None);
+        let payload = body(
+            1,
+            "add_internal_note",
+            note("T-1002", "lost", "key-2"),
+            None,
+        );
         let request = format!(
             "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer alice-token\r\n\
              Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
@@ -236,12 +261,23 @@ async fn two_instances_share_one_database() {
         &http,
         &b.url,
         "alice-token",
-        body(2, "add_internal_note", note("T-1002", "lost", "key-2"), None),
+        body(
+            2,
+            "add_internal_note",
+            note("T-1002", "lost", "key-2"),
+            None,
+        ),
     )
     .await;
-    assert_eq!(retried["structuredContent"]["status"], "succeeded", "{retried}");
+    assert_eq!(
+        retried["structuredContent"]["status"], "succeeded",
+        "{retried}"
+    );
     let records = audit.records().await.unwrap();
-    assert_eq!(executions(&attempts(&records, "add_internal_note", "key-2")), 1);
+    assert_eq!(
+        executions(&attempts(&records, "add_internal_note", "key-2")),
+        1
+    );
     assert_eq!(notes(&stores, "T-1002", "lost").await, 1);
 
     // An artifact made through A is read through B by its owner, and by no one else.
@@ -252,7 +288,10 @@ async fn two_instances_share_one_database() {
         body(3, "billing_import_dry_run", json!({"rows": 30}), None),
     )
     .await;
-    let uri = import["structuredContent"]["report"].as_str().unwrap().to_owned();
+    let uri = import["structuredContent"]["report"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let read = read_resource(&http, &b.url, "alice-token", &uri).await;
     assert!(
         read["result"]["contents"][0]["text"]
@@ -262,7 +301,10 @@ async fn two_instances_share_one_database() {
         "{read}"
     );
     let denied = read_resource(&http, &b.url, "bob-token", &uri).await;
-    assert_eq!(denied["error"]["message"], format!("resource not found: {uri}"));
+    assert_eq!(
+        denied["error"]["message"],
+        format!("resource not found: {uri}")
+    );
 
     // A is killed and restarted: the retry with the key replays the stored result.
     let port = a.kill().await;
@@ -271,7 +313,12 @@ async fn two_instances_share_one_database() {
         &http,
         &a.url,
         "alice-token",
-        body(4, "add_internal_note", note("T-1001", "one note", "key-1"), None),
+        body(
+            4,
+            "add_internal_note",
+            note("T-1001", "one note", "key-1"),
+            None,
+        ),
     )
     .await;
     assert_eq!(&after_restart["structuredContent"], first);
@@ -284,7 +331,12 @@ async fn two_instances_share_one_database() {
     let pending = {
         let http = http.clone();
         let url = a.url.clone();
-        let payload = body(5, "email_transcript", json!({"ticketId": "T-1003"}), Some(mail_key.clone()));
+        let payload = body(
+            5,
+            "email_transcript",
+            json!({"ticketId": "T-1003"}),
+            Some(mail_key.clone()),
+        );
         tokio::spawn(async move {
             // The instance dies under it: no answer is expected.
             let _ = post(&http, &url, "alice-token", payload).await;
@@ -298,16 +350,30 @@ async fn two_instances_share_one_database() {
         &http,
         &b.url,
         "alice-token",
-        body(6, "email_transcript", json!({"ticketId": "T-1003"}), Some(mail_key)),
+        body(
+            6,
+            "email_transcript",
+            json!({"ticketId": "T-1003"}),
+            Some(mail_key),
+        ),
     )
     .await;
     assert_eq!(retry["isError"], true, "{retry}");
-    assert_eq!(retry["structuredContent"]["errorKind"], "in_progress", "{retry}");
+    assert_eq!(
+        retry["structuredContent"]["errorKind"], "in_progress",
+        "{retry}"
+    );
     let records = audit.records().await.unwrap();
     let mails = attempts(&records, "email_transcript", "mail-1");
-    assert_eq!(executions(&mails), 1, "the interrupted write is never run again");
+    assert_eq!(
+        executions(&mails),
+        1,
+        "the interrupted write is never run again"
+    );
     assert!(
-        !mails.iter().any(|r| r.phase == Phase::Outcome && r.status.is_some() && r.error_kind.is_none()),
+        !mails
+            .iter()
+            .any(|r| r.phase == Phase::Outcome && r.status.is_some() && r.error_kind.is_none()),
         "the killed instance recorded no outcome"
     );
 

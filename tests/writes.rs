@@ -479,12 +479,14 @@ impl ServerHandler for Bounded {}
 async fn a_caller_past_its_live_keys_is_refused_and_nothing_runs() {
     let executions = Arc::new(AtomicUsize::new(0));
     let server = Bounded {
-        keys: Arc::new(mcp_result::idempotency::MemoryIdempotencyStore::with_limits(
-            mcp_result::idempotency::KeyLimits {
-                per_caller: 2,
-                total: 10,
-            },
-        )),
+        keys: Arc::new(
+            mcp_result::idempotency::MemoryIdempotencyStore::with_limits(
+                mcp_result::idempotency::KeyLimits {
+                    per_caller: 2,
+                    total: 10,
+                },
+            ),
+        ),
         executions: executions.clone(),
     };
     let (server_io, client_io) = tokio::io::duplex(1 << 16);

@@ -37,8 +37,8 @@ pub use server::{
     identity::{self, Identity},
     impls::Structured,
     key, meta, pagination,
-    progress::{self, Progress},
     probe::SuccessOutput,
+    progress::{self, Progress},
     receipt::WriteReceipt,
     registry::{RegistryError, ToolBlock, ToolDef, ToolRegistry},
     result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
@@ -81,10 +81,10 @@ pub mod __private {
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
     pub use crate::server::registry::{registry_per_type, ToolFuture};
+    pub use crate::server::result::error_result;
     pub use crate::server::rmcp_tools::{
         call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,
     };
-    pub use crate::server::result::error_result;
     pub use crate::server::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
     pub use ::core;
     pub use ::futures::future::FutureExt;

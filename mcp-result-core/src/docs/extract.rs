@@ -13,12 +13,12 @@ use super::{
     walk::{collapse, Walker},
 };
 use crate::{
+    lint::{lint, Host},
     server::{
         handler::ToolSet,
         registry::{RegistryError, ToolRegistry},
         schema::{union, Resolver, ToolOutputSchema},
     },
-    lint::{lint, Host},
     wire::{
         envelope::ErrorKind,
         keys::{COMPANION_KEYS, CONTRACT_KEYS, WRAP_META_KEY},

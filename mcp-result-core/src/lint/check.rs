@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::rules::{Check, Chars, PREFIXED_NAME_BUDGET, SERVER_NAME_ALLOWANCE};
+use super::rules::{Chars, Check, PREFIXED_NAME_BUDGET, SERVER_NAME_ALLOWANCE};
 
 /// How deep a schema is walked (a hostile or broken payload cannot make the lint recurse
 /// without end).
@@ -111,7 +111,9 @@ pub(crate) fn hits(check: Check, tool: &Value, earlier: &[&str]) -> Vec<Hit> {
             }
         }),
         Check::ClosedObjects => schema_hits(tool, |schema, _, out, pointer| {
-            if is_object_schema(schema) && schema.get("additionalProperties") != Some(&Value::Bool(false)) {
+            if is_object_schema(schema)
+                && schema.get("additionalProperties") != Some(&Value::Bool(false))
+            {
                 out.push(hit(
                     pointer,
                     "an object schema without `additionalProperties: false`",
@@ -153,7 +155,11 @@ fn name_hits(name: Option<&str>, first: Chars, rest: Chars, max: usize) -> Vec<H
     }
     let mut bad: Vec<char> = Vec::new();
     for (i, c) in name.chars().enumerate() {
-        let allowed = if i == 0 { first.allows(c) } else { rest.allows(c) };
+        let allowed = if i == 0 {
+            first.allows(c)
+        } else {
+            rest.allows(c)
+        };
         if !allowed && !bad.contains(&c) {
             if i == 0 && rest.allows(c) {
                 hits.push(hit("/name", format!("`{name}` starts with `{c}`")));
@@ -163,7 +169,10 @@ fn name_hits(name: Option<&str>, first: Chars, rest: Chars, max: usize) -> Vec<H
         }
     }
     if !bad.is_empty() {
-        let shown: Vec<String> = bad.iter().map(|c| format!("`{}`", c.escape_debug())).collect();
+        let shown: Vec<String> = bad
+            .iter()
+            .map(|c| format!("`{}`", c.escape_debug()))
+            .collect();
         hits.push(hit("/name", format!("`{name}` has {}", shown.join(", "))));
     }
     hits
@@ -178,11 +187,17 @@ fn root_object_hits(root: Option<&Value>) -> Vec<Hit> {
                 "/inputSchema/type",
                 format!("`inputSchema` has `type: {other}`"),
             )],
-            None => vec![hit("/inputSchema", "`inputSchema` has no `type: \"object\"`")],
+            None => vec![hit(
+                "/inputSchema",
+                "`inputSchema` has no `type: \"object\"`",
+            )],
         },
         Some(other) => vec![hit(
             "/inputSchema",
-            format!("`inputSchema` is `{}`, not a schema object", truncate(&other.to_string())),
+            format!(
+                "`inputSchema` is `{}`, not a schema object",
+                truncate(&other.to_string())
+            ),
         )],
     }
 }
@@ -212,9 +227,13 @@ fn schema_hits(
     let mut out = Vec::new();
     if let Some(root) = tool.get("inputSchema") {
         if root.is_object() {
-            walk(root, None, "/inputSchema", 0, &mut |schema, keyword, pointer| {
-                visit(schema, keyword, &mut out, pointer)
-            });
+            walk(
+                root,
+                None,
+                "/inputSchema",
+                0,
+                &mut |schema, keyword, pointer| visit(schema, keyword, &mut out, pointer),
+            );
         }
     }
     out
@@ -271,7 +290,13 @@ fn walk(
             }
             Value::Object(map) if SCHEMA_MAP.contains(&key) => {
                 for (name, member) in map {
-                    walk(member, None, &format!("{at}/{}", escape(name)), depth + 1, visit);
+                    walk(
+                        member,
+                        None,
+                        &format!("{at}/{}", escape(name)),
+                        depth + 1,
+                        visit,
+                    );
                 }
             }
             Value::Object(_) | Value::Bool(_) if SCHEMA.contains(&key) => {

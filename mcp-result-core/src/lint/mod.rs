@@ -383,13 +383,9 @@ fn lint_tools(list: &[Value], hosts: &[Host]) -> Vec<Finding> {
             }
             for hit in check::hits(rule.check, tool, &earlier) {
                 let message = format!("{}: {}", hit.problem, rule.requires);
-                findings.extend(findings_for(
-                    rule,
-                    hosts,
-                    name.clone(),
-                    hit.pointer,
-                    || message.clone(),
-                ));
+                findings.extend(findings_for(rule, hosts, name.clone(), hit.pointer, || {
+                    message.clone()
+                }));
             }
         }
         if let Some(name) = tool.get("name").and_then(Value::as_str) {
@@ -478,7 +474,10 @@ mod tests {
             .collect();
         assert_eq!(
             pointers,
-            ["/inputSchema/properties/any", "/inputSchema/properties/list/items"]
+            [
+                "/inputSchema/properties/any",
+                "/inputSchema/properties/list/items"
+            ]
         );
     }
 }

@@ -193,7 +193,6 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
     pointer
 }
 
-
 /// Whether `schema` has `"writeOnly": true` anywhere.
 fn any_write_only(schema: &Value) -> bool {
     match schema {

@@ -28,8 +28,8 @@ use crate::{
     server::{
         arguments::ArgumentSchema,
         handler::ToolSet,
-        identity::Identity,
         idempotency::fingerprints,
+        identity::Identity,
         key::ServerKey,
         panics,
         result::{error_result, ResultScope},
@@ -330,7 +330,10 @@ pub struct ToolExtension {
 /// [`ToolDef`](crate::ToolDef)).
 #[doc(hidden)]
 pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<ToolExtension> {
-    extensions.iter().filter_map(|extension| extension()).collect()
+    extensions
+        .iter()
+        .filter_map(|extension| extension())
+        .collect()
 }
 
 /// Merges `extensions` into a tool's `input` schema: the merged schema, the names of the
@@ -368,7 +371,9 @@ pub(crate) fn extend_input(
         }
         for (key, value) in extension.meta {
             if meta.insert(key.clone(), value).is_some() {
-                return Err(format!("two parameters of the tool write `_meta` key `{key}`"));
+                return Err(format!(
+                    "two parameters of the tool write `_meta` key `{key}`"
+                ));
             }
         }
     }

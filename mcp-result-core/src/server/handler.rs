@@ -369,7 +369,12 @@ pub async fn read_resource<S: ToolSet>(
     }
     match server.artifact_access() {
         Some(access) => {
-            read_artifact(access, &request, services_of(server).caller_identity(&context)).await
+            read_artifact(
+                access,
+                &request,
+                services_of(server).caller_identity(&context),
+            )
+            .await
         }
         None => Err(ErrorData::method_not_found::<
             rmcp::model::ReadResourceRequestMethod,

@@ -37,7 +37,8 @@ use axum::{
 };
 use rmcp::{
     transport::streamable_http_server::{
-        session::{local::LocalSessionManager, never::NeverSessionManager}, StreamableHttpServerConfig, StreamableHttpService,
+        session::{local::LocalSessionManager, never::NeverSessionManager},
+        StreamableHttpServerConfig, StreamableHttpService,
     },
     ServerHandler,
 };
@@ -138,11 +139,7 @@ impl Default for HttpOptions {
 /// An [`axum::Router`] serving `server`'s tools at [`HttpOptions::path`], every request
 /// authenticated by `verifier`. Each request (stateless) or session gets a clone of
 /// `server`.
-pub fn router<S>(
-    server: S,
-    verifier: Arc<dyn TokenVerifier>,
-    options: &HttpOptions,
-) -> axum::Router
+pub fn router<S>(server: S, verifier: Arc<dyn TokenVerifier>, options: &HttpOptions) -> axum::Router
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
@@ -167,9 +164,9 @@ where
         challenge: challenge(options.resource_metadata.as_deref()),
     };
     mcp.layer(axum::middleware::from_fn_with_state(
-            Arc::new(auth),
-            authenticate,
-        ))
+        Arc::new(auth),
+        authenticate,
+    ))
 }
 
 struct Authenticator {
@@ -222,7 +219,11 @@ async fn authenticate(
         Ok(None) => unauthorized(Some("invalid_token")),
         Err(error) => {
             tracing::error!(%error, "token verifier failed");
-            (StatusCode::SERVICE_UNAVAILABLE, "token verification is unavailable").into_response()
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "token verification is unavailable",
+            )
+                .into_response()
         }
     }
 }

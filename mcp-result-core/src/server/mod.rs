@@ -20,14 +20,14 @@ pub mod impls;
 pub mod key;
 pub mod meta;
 pub mod pagination;
-pub mod progress;
-pub(crate) mod receipt;
 mod panics;
 pub(crate) mod probe;
+pub mod progress;
+pub(crate) mod receipt;
 pub mod registry;
 pub mod result;
-pub(crate) mod rmcp_tools;
 pub(crate) mod result_ext;
+pub(crate) mod rmcp_tools;
 pub mod schema;
 pub mod secret;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

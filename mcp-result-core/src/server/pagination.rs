@@ -594,7 +594,10 @@ impl Seal {
         Self {
             tool: tool_digest(tool),
             caller: caller_digests(key, caller).next().unwrap_or_default(),
-            arguments: binding.first().map(|f| arguments_digest(f)).unwrap_or_default(),
+            arguments: binding
+                .first()
+                .map(|f| arguments_digest(f))
+                .unwrap_or_default(),
         }
     }
 
@@ -821,10 +824,14 @@ mod tests {
             .ok()
             .unwrap();
         assert_eq!(opened.offset, 7);
-        assert_eq!(serde_json::from_slice::<usize>(&opened.position).unwrap(), 42);
-        let problem = |seal: &Seal, key: &ServerKey, cursor: &str, caller: &str, f: &[String], at| {
-            seal.open(key, cursor, caller, f, at).err()
-        };
+        assert_eq!(
+            serde_json::from_slice::<usize>(&opened.position).unwrap(),
+            42
+        );
+        let problem =
+            |seal: &Seal, key: &ServerKey, cursor: &str, caller: &str, f: &[String], at| {
+                seal.open(key, cursor, caller, f, at).err()
+            };
         assert_eq!(
             problem(&seal, &key, &cursor, "alice", &fingerprints, now),
             Some(Problem::Altered),
@@ -840,15 +847,36 @@ mod tests {
             Some(Problem::OtherCaller)
         );
         assert_eq!(
-            problem(&seal_global, global, &cursor, "alice", &["f-2".to_owned()], now),
+            problem(
+                &seal_global,
+                global,
+                &cursor,
+                "alice",
+                &["f-2".to_owned()],
+                now
+            ),
             Some(Problem::OtherArguments)
         );
         assert_eq!(
-            problem(&seal_global, global, &cursor, "alice", &fingerprints, now + 61_000),
+            problem(
+                &seal_global,
+                global,
+                &cursor,
+                "alice",
+                &fingerprints,
+                now + 61_000
+            ),
             Some(Problem::Expired)
         );
         assert_eq!(
-            problem(&seal_global, global, "not a cursor", "alice", &fingerprints, now),
+            problem(
+                &seal_global,
+                global,
+                "not a cursor",
+                "alice",
+                &fingerprints,
+                now
+            ),
             Some(Problem::Malformed)
         );
         let long = "A".repeat(MAX_CURSOR_CHARS + 1);

@@ -440,7 +440,10 @@ impl<S: ToolSet> ToolRegistry<S> {
         };
         // No identity, no access: nothing is validated, claimed or run for an anonymous call.
         let Some(identity) = services_of(server).caller_identity(&context) else {
-            tracing::warn!(tool = route.name, "tools/call without a verified identity: refused");
+            tracing::warn!(
+                tool = route.name,
+                "tools/call without a verified identity: refused"
+            );
             return Ok(error_result(&ToolError::unauthenticated()));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
@@ -514,7 +517,9 @@ impl<S: ToolSet> ToolRegistry<S> {
                 Claim::Refused(reason) => {
                     let advice = "The write did not run; call again once earlier keys expire \
                                   (24 hours after their call).";
-                    return Ok(audit.refuse(ToolError::quota_exceeded(reason, advice)).await);
+                    return Ok(audit
+                        .refuse(ToolError::quota_exceeded(reason, advice))
+                        .await);
                 }
                 Claim::InProgress => {
                     let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
@@ -587,12 +592,7 @@ impl<S: ToolSet> ToolRegistry<S> {
     }
 
     /// A read-only call: inline, dropped at its time limit or when cancelled.
-    async fn run_read(
-        &self,
-        route: &Route<S>,
-        server: &S,
-        call: ToolCall,
-    ) -> CallToolResult {
+    async fn run_read(&self, route: &Route<S>, server: &S, call: ToolCall) -> CallToolResult {
         let cancelled = call.context().ct.clone();
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();

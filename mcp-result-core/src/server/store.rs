@@ -16,6 +16,14 @@ use std::{
     time::Duration,
 };
 
+use crate::{
+    server::{
+        collect,
+        idempotency::{StoreError, StoreFuture},
+        identity::Identity,
+    },
+    wire::envelope::ToolError,
+};
 use base64::Engine as _;
 use rmcp::{
     model::{
@@ -25,14 +33,6 @@ use rmcp::{
 };
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Serialize, Serializer};
-use crate::{
-    server::{
-        collect,
-        identity::Identity,
-        idempotency::{StoreError, StoreFuture},
-    },
-    wire::envelope::ToolError,
-};
 
 /// The content of a stored artifact.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,8 +182,7 @@ impl ArtifactRefusal {
     }
 }
 
-const RESULT_ADVICE: &str =
-    "Ask for a smaller result, or call again after earlier results expire.";
+const RESULT_ADVICE: &str = "Ask for a smaller result, or call again after earlier results expire.";
 
 impl From<StoreError> for ArtifactRefusal {
     fn from(error: StoreError) -> Self {
@@ -284,7 +283,10 @@ pub fn check_limits(
     let mut asked: Vec<(&str, u64, u64)> = Vec::new();
     for artifact in artifacts {
         let size = artifact.content.len() as u64;
-        match asked.iter_mut().find(|(owner, ..)| *owner == artifact.owner) {
+        match asked
+            .iter_mut()
+            .find(|(owner, ..)| *owner == artifact.owner)
+        {
             Some(entry) => {
                 entry.1 += size;
                 entry.2 += 1;

@@ -167,7 +167,10 @@ fn contract(input: &Input) -> TokenStream {
     for (key, has_trait) in [
         (ContractKey::Status, quote!(#contract::HasStatus)),
         (ContractKey::RetrySafe, quote!(#contract::HasRetrySafe)),
-        (ContractKey::AuditEventId, quote!(#contract::HasAuditEventId)),
+        (
+            ContractKey::AuditEventId,
+            quote!(#contract::HasAuditEventId),
+        ),
     ] {
         if input.contract.iter().any(|field| field.key == key) {
             continue;

@@ -114,14 +114,12 @@ fn included(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<BlockName>> {
         return Err(attr::key_error(meta, expected));
     }
     let mut names = Vec::new();
-    meta.parse_nested_meta(|inner| {
-        match inner.path.get_ident() {
-            Some(ident) if inner.input.is_empty() || inner.input.peek(syn::Token![,]) => {
-                names.push(BlockName::new(ident.clone()));
-                Ok(())
-            }
-            _ => Err(syn::Error::new(attr::key_span(&inner), expected)),
+    meta.parse_nested_meta(|inner| match inner.path.get_ident() {
+        Some(ident) if inner.input.is_empty() || inner.input.peek(syn::Token![,]) => {
+            names.push(BlockName::new(ident.clone()));
+            Ok(())
         }
+        _ => Err(syn::Error::new(attr::key_span(&inner), expected)),
     })?;
     Ok(names)
 }

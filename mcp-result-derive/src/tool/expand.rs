@@ -12,7 +12,11 @@ pub fn expand(server: &Server) -> TokenStream {
     let krate = &server.attrs.krate;
     let self_ty = &server.self_ty;
     let glue = server.tools.iter().map(|tool| call_glue(server, tool));
-    let defs: Vec<TokenStream> = server.tools.iter().map(|tool| tool_def(server, tool)).collect();
+    let defs: Vec<TokenStream> = server
+        .tools
+        .iter()
+        .map(|tool| tool_def(server, tool))
+        .collect();
     let type_name = &server.type_name;
     let (impl_generics, _, _) = server.generics.split_for_impl();
     let implemented = match &server.attrs.block {

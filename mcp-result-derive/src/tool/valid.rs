@@ -139,7 +139,10 @@ fn name_problem(name: &str, spec: bool) -> Option<String> {
         [] => None,
         [one] => Some(format!("`{}` is not allowed", one.escape_debug())),
         more => {
-            let shown: Vec<String> = more.iter().map(|c| format!("`{}`", c.escape_debug())).collect();
+            let shown: Vec<String> = more
+                .iter()
+                .map(|c| format!("`{}`", c.escape_debug()))
+                .collect();
             Some(format!("{} are not allowed", shown.join(", ")))
         }
     }

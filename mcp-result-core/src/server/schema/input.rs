@@ -181,15 +181,19 @@ impl Profile {
             };
             return Value::Object(merge_or_all_of(siblings, inner));
         }
-        if let Some(name) = object.get("$ref").and_then(Value::as_str).and_then(local_def) {
+        if let Some(name) = object
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(local_def)
+        {
             self.kept.borrow_mut().insert(name);
         }
         let mut out = JsonObject::new();
         for (key, value) in object {
             let value = match value {
-                Value::Array(list) if SCHEMA_LIST.contains(&key.as_str()) => Value::Array(
-                    list.iter().map(|s| self.node(s, depth + 1)).collect(),
-                ),
+                Value::Array(list) if SCHEMA_LIST.contains(&key.as_str()) => {
+                    Value::Array(list.iter().map(|s| self.node(s, depth + 1)).collect())
+                }
                 Value::Object(map) if SCHEMA_MAP.contains(&key.as_str()) => Value::Object(
                     map.iter()
                         .map(|(name, s)| (name.clone(), self.node(s, depth + 1)))
@@ -201,9 +205,9 @@ impl Profile {
                 Value::Object(_) | Value::Bool(_) if SCHEMA.contains(&key.as_str()) => {
                     self.node(value, depth + 1)
                 }
-                Value::Array(list) if key == "items" => Value::Array(
-                    list.iter().map(|s| self.node(s, depth + 1)).collect(),
-                ),
+                Value::Array(list) if key == "items" => {
+                    Value::Array(list.iter().map(|s| self.node(s, depth + 1)).collect())
+                }
                 other => other.clone(),
             };
             out.insert(key.clone(), value);
@@ -289,7 +293,11 @@ fn recursive_defs(defs: &JsonObject) -> BTreeSet<String> {
 fn collect_refs(value: &Value, out: &mut BTreeSet<String>) {
     match value {
         Value::Object(object) => {
-            if let Some(name) = object.get("$ref").and_then(Value::as_str).and_then(local_def) {
+            if let Some(name) = object
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(local_def)
+            {
                 out.insert(name);
             }
             object.values().for_each(|v| collect_refs(v, out));
@@ -378,7 +386,8 @@ fn simplify(mut out: JsonObject) -> JsonObject {
         }
     }
     if let Some(value) = out.remove_key("const") {
-        out.entry("enum").or_insert_with(|| Value::Array(vec![value]));
+        out.entry("enum")
+            .or_insert_with(|| Value::Array(vec![value]));
     }
     map_keys(&mut out);
     out
@@ -427,10 +436,12 @@ fn unit_enum(branches: &[Value]) -> Option<Folded> {
     let mut ty: Option<&Value> = None;
     for branch in branches {
         let object = branch.as_object()?;
-        if object
-            .keys()
-            .any(|k| !matches!(k.as_str(), "type" | "enum" | "const" | "description" | "title"))
-        {
+        if object.keys().any(|k| {
+            !matches!(
+                k.as_str(),
+                "type" | "enum" | "const" | "description" | "title"
+            )
+        }) {
             return None;
         }
         if let Some(t) = object.get("type") {
@@ -517,7 +528,10 @@ fn map_keys(out: &mut JsonObject) {
 /// Two descriptions as one: the outer (the field's doc) first, then the inner (the type's)
 /// when it says something else.
 fn join(outer: Option<&str>, inner: Option<&str>) -> Option<String> {
-    match (outer.filter(|s| !s.is_empty()), inner.filter(|s| !s.is_empty())) {
+    match (
+        outer.filter(|s| !s.is_empty()),
+        inner.filter(|s| !s.is_empty()),
+    ) {
         (Some(outer), Some(inner)) if outer.contains(inner) => Some(outer.to_owned()),
         (Some(outer), Some(inner)) => Some(format!("{outer}\n\n{inner}")),
         (Some(one), None) | (None, Some(one)) => Some(one.to_owned()),
@@ -630,6 +644,8 @@ mod tests {
             "oneOf": [{"properties": {"kind": {"const": "a"}}}, {"properties": {"kind": {"const": "b"}, "x": {"type": "string"}}}]});
         let error = portable_input(full.as_object().unwrap()).unwrap_err();
         assert_eq!(error.keyword, "oneOf");
-        assert!(error.to_string().starts_with("the arguments type `Archive` has `oneOf`"));
+        assert!(error
+            .to_string()
+            .starts_with("the arguments type `Archive` has `oneOf`"));
     }
 }
