@@ -1,3 +1,4 @@
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! Runtime half of **mcp-result**: the types and traits that `#[derive(ToolResult)]`,
 //! `#[mcp_tools]`, `#[mcp_tool]` and `#[mcp_handler]` generate code against. Depend on the
 //! `mcp-result` crate, which re-exports everything here together with the macros.
