@@ -103,7 +103,7 @@ where
             Ok(done) => done,
             Err(result) => return result,
         };
-        let scope = call.scope(&server);
+        let scope = call.scope(mcp_result::ToolSet::artifact_access(&server));
         output.into_result_in(&scope)
     })
 }

@@ -36,7 +36,8 @@ use mcp_result::{
         model::{Implementation, ServerCapabilities, ServerConfig},
         ServerHandler,
     },
-    store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
+    store::{ArtifactAccess, ArtifactStore, MemoryStore},
+    content::Payload,
     Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;

@@ -20,7 +20,8 @@ use mcp_result::{
         },
         ServerHandler, ServiceError, ServiceExt,
     },
-    store::{ArtifactAccess, ArtifactLimits, ArtifactStore, MemoryStore, Payload},
+    store::{ArtifactAccess, ArtifactLimits, ArtifactStore, MemoryStore},
+    content::Payload,
     Identity, ToolResult,
 };
 use schemars::JsonSchema;

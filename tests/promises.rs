@@ -17,7 +17,8 @@ use mcp_result::{
         ServerHandler, ServiceExt,
     },
     schema::ToolOutputSchema,
-    store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
+    store::{ArtifactAccess, ArtifactStore, MemoryStore},
+    content::Payload,
     AuditEventId, Secret, ToolError, ToolResult,
 };
 use schemars::JsonSchema;

@@ -17,7 +17,8 @@ use mcp_result::{
         },
         ServerHandler, ServiceError, ServiceExt,
     },
-    store::{ArtifactAccess, ArtifactStore, MemoryStore, Payload},
+    store::{ArtifactAccess, ArtifactStore, MemoryStore},
+    content::Payload,
     Audience, ToolResult,
 };
 use schemars::JsonSchema;

@@ -14,47 +14,59 @@
 //! | host lint | [`lint`]: what each MCP host rejects in a `tools/list` payload, as data, with the findings of a server's tools | `lint/` |
 //! | test harness | [`testing`]: a server in-process with rmcp's client, every answer checked, `insta` snapshots (feature `testing`) | `testing.rs` |
 
-mod server;
+mod result;
+mod router;
+mod serve;
+mod tool;
 mod wire;
+mod write;
 
 #[cfg(feature = "docs")]
 pub mod docs;
 pub mod lint;
+pub mod pagination;
+pub mod schema;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub mod sql;
+pub mod store;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "client")]
 pub mod view;
 
-#[cfg(feature = "transport-io")]
-pub use server::handler::serve_stdio;
-#[cfg(feature = "http")]
-pub use server::http;
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use server::sql;
-pub use server::{
-    approval, audit, content, contract, extract,
-    handler::{serve, ServerServices, ToolSet, SHUTDOWN_GRACE},
-    idempotency,
-    identity::{self, Identity},
+pub use result::{
+    build::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
+    content,
+    ext::ResultExt,
     impls::Structured,
-    key, meta, pagination,
+    meta,
     probe::SuccessOutput,
-    progress::{self, Progress},
-    receipt::WriteReceipt,
-    registry::{RegistryError, ToolBlock, ToolDef, ToolRegistry},
-    result::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
-    result_ext::ResultExt,
-    schema,
-    secret::{Redacts, Secret, SecretField},
-    store,
     summary::{Summary, SummaryPart},
+};
+pub use router::{
+    def::{RegistryError, ToolBlock, ToolDef},
+    registry::ToolRegistry,
+    set::{ServerServices, ToolSet},
+};
+#[cfg(feature = "transport-io")]
+pub use serve::handler::serve_stdio;
+pub use serve::handler::{serve, SHUTDOWN_GRACE};
+#[cfg(feature = "http")]
+pub use serve::http;
+pub use store::key;
+pub use tool::{
+    extract,
+    progress::{self, Progress},
 };
 pub use wire::{
     audience::Audience,
     envelope::{ErrorKind, FieldError, ToolError, ToolErrorEnvelope},
+    identity::{self, Identity},
     keys,
+    secret::{Redacts, Secret, SecretField},
     status::{AuditEventId, Status},
 };
+pub use write::{approval, audit, contract, idempotency, receipt::WriteReceipt};
 
 /// Re-exports of the crates the generated code and users need, so a server needs only
 /// `mcp-result` in its `Cargo.toml` to match versions.
@@ -66,27 +78,27 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::server::contract::{markers, WriteProbe, WriteViaContract, WriteViaNothing};
-    pub use crate::server::extract::{
-        assert_one_arguments, run_blocking, tool_extensions, tool_input_schema, FromToolCall,
-        ToolCall, ToolExtension,
-    };
-    pub use crate::server::handler::{
-        assert_included, call_tool, custom_request, initialize, list_tools, read_resource,
-        server_info, tool_for, IncludesBlock, ServerClone, ToolBlockOf,
-    };
-    pub use crate::server::probe::{
+    pub use crate::result::build::error_result;
+    pub use crate::result::probe::{
         assert_tool_output, assert_tool_result, ConvertsIntoToolError, ErrorProbe,
         ErrorViaAnything, ErrorViaBoxed, ErrorViaConversion, ErrorViaProtocol, ErrorViaText, Probe,
         ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
-    pub use crate::server::registry::{registry_per_type, ToolFuture};
-    pub use crate::server::result::error_result;
-    pub use crate::server::rmcp_tools::{
+    pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
+    pub use crate::router::{def::ToolFuture, registry::registry_per_type};
+    pub use crate::serve::handler::{
+        call_tool, custom_request, initialize, list_tools, read_resource, server_info, tool_for,
+    };
+    pub use crate::serve::rmcp_tools::{
         call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,
     };
-    pub use crate::server::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
+    pub use crate::tool::extract::{
+        assert_one_arguments, run_blocking, tool_extensions, tool_input_schema, FromToolCall,
+        ToolCall, ToolExtension,
+    };
+    pub use crate::wire::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
+    pub use crate::write::contract::{markers, WriteProbe, WriteViaContract, WriteViaNothing};
     pub use ::core;
     pub use ::futures::future::FutureExt;
     pub use ::rmcp;

@@ -14,11 +14,8 @@ use super::{
 };
 use crate::{
     lint::{lint, Host},
-    server::{
-        handler::ToolSet,
-        registry::{RegistryError, ToolRegistry},
-        schema::{union, Resolver, ToolOutputSchema},
-    },
+    router::{def::RegistryError, registry::ToolRegistry, set::ToolSet},
+    schema::{union, Resolver, ToolOutputSchema},
     wire::{
         envelope::ErrorKind,
         keys::{COMPANION_KEYS, CONTRACT_KEYS, WRAP_META_KEY},
@@ -142,9 +139,9 @@ impl ToolDoc {
             write_tool: !hints.read_only.value,
             write_contract_fields: Vec::new(),
             time_limit_ms: time_limit.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            idempotency: crate::server::idempotency::Advertised::read(tool),
-            requires_approval: crate::server::approval::is_gated(tool),
-            paging: crate::server::pagination::Advertised::read(tool),
+            idempotency: crate::write::idempotency::Advertised::read(tool),
+            requires_approval: crate::write::approval::is_gated(tool),
+            paging: crate::pagination::Advertised::read(tool),
             wrap: None,
             result_type: None,
             result_description: None,

@@ -5,10 +5,10 @@
 use serde_json::{Map, Value};
 
 use super::model::FieldDoc;
-use crate::server::schema::{def_name, is_null, union, Resolver, MAX_DEPTH};
+use crate::schema::{def_name, is_null, union, Resolver, MAX_DEPTH};
 
 /// The JSON Schema keywords shown as constraints, in display order.
-const CONSTRAINT_KEYWORDS: [&str; 20] = [
+pub(super) const CONSTRAINT_KEYWORDS: [&str; 20] = [
     "const",
     "enum",
     "format",
@@ -106,8 +106,13 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The properties of an object schema (its own and those of its `allOf` branches), in
-    /// schema order, with whether each is required.
+    /// The properties of an object schema (its own and those of its `allOf` branches, each
+    /// object's in name order), with whether each is required.
+    ///
+    /// Name order, not the schema's: the order of a schema's `properties` is serde_json's map
+    /// order, declaration order with its `preserve_order` feature and name order without, and
+    /// that feature is the binary's (any crate may turn it on). The docs are the same in every
+    /// build.
     fn properties<'s>(
         &self,
         object: &'s Value,
@@ -123,7 +128,7 @@ impl<'a> Walker<'a> {
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if let Some(properties) = object.get("properties").and_then(Value::as_object) {
-            for (name, schema) in properties {
+            for (name, schema) in by_name(properties) {
                 if !out.iter().any(|(seen, _, _)| seen == name) {
                     out.push((name.clone(), schema, required.contains(&name.as_str())));
                 }
@@ -316,14 +321,21 @@ fn has_properties(schema: &Value) -> bool {
     schema.get("properties").is_some() || schema.get("allOf").is_some()
 }
 
+/// The entries of a JSON object in name order, whatever serde_json's map order.
+fn by_name(object: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<(&String, &Value)> = object.iter().collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
 /// How a union branch is named: by its tag (`kind = "api_key"`: a property with a string
-/// `const`), its `title`, its definition name, or its position.
+/// `const`, the first by name), its `title`, its definition name, or its position.
 fn variant_label(branch: &Value, name: Option<String>, index: usize) -> String {
     let tag = branch
         .get("properties")
         .and_then(Value::as_object)
         .and_then(|properties| {
-            properties.iter().find_map(|(key, schema)| {
+            by_name(properties).into_iter().find_map(|(key, schema)| {
                 let value = schema.get("const")?;
                 value.is_string().then(|| format!("{key} = {value}"))
             })

@@ -14,7 +14,7 @@ use rmcp::model::{CallToolResult, Tool};
 use serde_json::Value;
 
 use super::ResultView;
-use crate::server::schema::ToolOutputSchema;
+use crate::schema::ToolOutputSchema;
 
 /// At most this many violations are kept per invalid value.
 const MAX_VIOLATIONS: usize = 20;

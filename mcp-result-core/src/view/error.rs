@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{block::one_line, StructuredSource};
 use crate::{
-    server::schema::serialized_schema,
+    schema::serialized_schema,
     wire::{
         envelope::{ErrorKind, FieldError, ToolErrorEnvelope},
         status::Status,

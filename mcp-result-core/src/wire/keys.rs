@@ -40,7 +40,7 @@ pub const COMPANION_KEYS: [&str; 4] = [
 ];
 
 /// The key of [`CONTRACT_KEYS`] that the framework sets to what it knows
-/// ([`crate::server::result::ResultScope::retry_safe`]).
+/// ([`crate::result::build::ResultScope::retry_safe`]).
 pub const RETRY_SAFE: &str = "retrySafe";
 
 /// The key of [`CONTRACT_KEYS`] that the framework sets to the audit event it minted.

@@ -14,7 +14,9 @@
 
 pub mod audience;
 pub mod envelope;
+pub mod identity;
 pub mod keys;
 pub mod meta_key;
+pub mod secret;
 pub mod status;
 pub mod text;

@@ -348,7 +348,7 @@ fn call_glue(server: &Server, tool: &Tool) -> TokenStream {
             ::std::boxed::Box::pin(async move {
                 #(#extract)*
                 #run
-                let __scope = __call.scope(&__server);
+                let __scope = __call.scope(#krate::ToolSet::artifact_access(&__server));
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
                 let __result = (&#krate::__private::Probe::<#output>::new()).finish(__output, &__scope);

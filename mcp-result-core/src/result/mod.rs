@@ -1,0 +1,16 @@
+//! Building a result: the one place a `CallToolResult` is made ([`build`]), the content
+//! blocks a value yields while it serializes ([`collect`] and [`content`]), the
+//! summary text ([`summary`]), `_meta` ([`meta`]), the types that are results as they are
+//! ([`impls`]), and the compile-time probes of a tool's return type ([`probe`]).
+//!
+//! Beneath it: the wire vocabulary, [`crate::schema`] and [`crate::store`]. Above it: tools,
+//! writes and the router, which call [`build::build_result_in`] and [`build::error_result`].
+
+pub mod build;
+pub(crate) mod collect;
+pub mod content;
+pub(crate) mod ext;
+pub mod impls;
+pub mod meta;
+pub(crate) mod probe;
+pub mod summary;

@@ -1,0 +1,103 @@
+//! One tool as `#[mcp_tool]` describes it, and the blocks of tools a server is made of.
+
+use std::{fmt, future::Future, pin::Pin, sync::Arc, time::Duration};
+
+use rmcp::model::{CallToolResult, JsonObject, ToolAnnotations};
+
+use crate::{
+    schema::OutputShape,
+    tool::extract::{ToolCall, ToolExtension},
+};
+
+/// The future a tool's generated call glue returns: it owns its clone of the server, so it
+/// can outlive the request (a write runs to its end).
+pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+
+/// The call glue `#[mcp_tools]` generates for one tool: extracts the parameters from the
+/// call, runs the method on `server` (a synchronous one on a blocking thread) and builds its
+/// result.
+pub type CallFn<S> = fn(S, ToolCall) -> ToolFuture;
+
+/// One tool as `#[mcp_tool]` describes it: the static facts plus the call glue. Built by
+/// generated code; [`ToolRegistry::new`] turns the schema thunks into schemas once.
+pub struct ToolDef<S> {
+    /// Tool name (checked at compile time: `^[a-zA-Z0-9_-]{1,64}$`, or with
+    /// `#[mcp_tool(spec_name)]` 1 to 128 of `A-Z a-z 0-9 _ - .`).
+    pub name: &'static str,
+    /// The method that implements the tool (`search_tickets`), for messages that must tell
+    /// two tools of one name apart.
+    pub method: &'static str,
+    /// Human-readable title, if any.
+    pub title: Option<&'static str>,
+    /// Description (the method's doc comment or `description = "..."`).
+    pub description: &'static str,
+    /// Tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`).
+    pub annotations: ToolAnnotations,
+    /// The full input schema of the argument type: the one calls are validated against.
+    /// `tools/list` advertises its portable profile ([`crate::schema::portable_input`]).
+    pub input_schema: fn() -> Arc<JsonObject>,
+    /// What the other parameters add to the tool: arguments they read themselves and
+    /// `_meta` entries ([`crate::extract::ToolExtension`]; a `Pager`'s `cursor` and
+    /// `pageSize`).
+    pub extensions: fn() -> Vec<ToolExtension>,
+    /// The success type's `structuredContent` schema and wrapping.
+    pub output: fn() -> Arc<OutputShape>,
+    /// `#[mcp_tool(timeout_ms = N)]`: past this a read-only call is abandoned and answered
+    /// `upstream_timeout`; a write is answered with an unknown outcome and runs to its end.
+    pub timeout: Option<Duration>,
+    /// `#[mcp_tool(idempotency_key = "field")]`: the argument that carries the idempotency
+    /// key, for hosts whose models cannot set `_meta` (a top-level string property).
+    pub idempotency_key: Option<&'static str>,
+    /// `#[mcp_tool(requires_approval)]` (`Some("")`) or `approval = "Close {ticketId}"`: the
+    /// write needs a human decision first ([`crate::approval`]); the approval text.
+    pub approval: Option<&'static str>,
+    /// Extracts the parameters, runs the method and builds its result.
+    pub call: CallFn<S>,
+}
+
+/// The tools of one `#[mcp_tools]` impl block: the server's main block (`#[mcp_tools]`, the
+/// one that implements [`ToolSet`]) or a named block it includes
+/// (`#[mcp_tools(block = billing)]`, listed in `#[mcp_tools(include(billing))]` on the main
+/// block). Built by generated code; [`ToolRegistry::from_blocks`] makes one registry of all
+/// of a server's blocks.
+pub struct ToolBlock<S> {
+    /// The server type as written (`Desk`), for messages.
+    pub server: &'static str,
+    /// `None` for the main block, `Some("billing")` for `#[mcp_tools(block = billing)]`.
+    pub block: Option<&'static str>,
+    /// The block's tools, in declaration order.
+    pub tools: Vec<ToolDef<S>>,
+}
+
+impl<S> ToolBlock<S> {
+    /// Where a tool of this block comes from, as messages name it:
+    /// `` `Desk::refund` (`#[mcp_tools(block = billing)]`) ``.
+    pub(crate) fn origin(&self, method: &str) -> String {
+        match self.block {
+            None => format!("`{}::{method}` (`#[mcp_tools]`)", self.server),
+            Some(block) => format!(
+                "`{}::{method}` (`#[mcp_tools(block = {block})]`)",
+                self.server
+            ),
+        }
+    }
+}
+
+/// A problem with a server's tool definitions found when its registry is built (at server
+/// start, on the first `tools/list` or `tools/call`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    /// The tool whose definition is broken.
+    pub tool: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tool `{}`: {}", self.tool, self.message)
+    }
+}
+
+impl std::error::Error for RegistryError {}

@@ -1,0 +1,313 @@
+//! The tools of one server type, built once: the `tools/list` payload, a name index and
+//! each tool's compiled argument validator.
+
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    sync::{atomic::Ordering, Arc},
+    time::Duration,
+};
+
+use rmcp::model::{Tool, ToolAnnotations};
+use serde_json::Value;
+
+use crate::{
+    router::{
+        def::{CallFn, RegistryError, ToolBlock, ToolDef},
+        in_flight::InFlight,
+    },
+    schema::{arguments::ArgumentSchema, portable_input, ToolOutputSchema},
+    tool::{extract::extend_input, panics},
+    wire::envelope::ErrorKind,
+    write::{approval::gated_input_schema, idempotency::Advertised},
+};
+
+pub(crate) struct Route<S> {
+    pub(crate) name: &'static str,
+    /// Its method and block, as [`ToolBlock::origin`] names them.
+    pub(crate) origin: String,
+    pub(crate) arguments: Arc<ArgumentSchema>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) read_only: bool,
+    pub(crate) idempotent: bool,
+    pub(crate) takes_arguments: bool,
+    pub(crate) key_field: Option<&'static str>,
+    pub(crate) approval: Option<&'static str>,
+    /// The arguments the tool's parameters read themselves ([`ToolExtension`]).
+    pub(crate) extension_arguments: Vec<String>,
+    pub(crate) call: CallFn<S>,
+}
+
+/// The tools of one server type: the `tools/list` payload and a name index, built once.
+///
+/// `tools/list` clones the stored list (schemas are `Arc`s); `tools/call` is one hash
+/// lookup, independent of the number of tools.
+pub struct ToolRegistry<S> {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) routes: HashMap<&'static str, Route<S>>,
+    pub(crate) in_flight: Arc<InFlight>,
+}
+
+impl<S> ToolRegistry<S> {
+    /// Builds the registry: generates each schema once, serves each success schema with
+    /// the [`ToolError`] envelope ([`ToolOutputSchema`]), and compiles each `inputSchema`
+    /// into a validator.
+    ///
+    /// Each tool lists the portable profile of its input schema
+    /// ([`crate::schema::portable_input`]) and validates calls against the full one.
+    ///
+    /// # Errors
+    /// A [`RegistryError`] naming the tool when an `inputSchema` root is not
+    /// `type: "object"` (MCP requires it) or is a composition with no portable form (a
+    /// `#[serde(flatten)]` enum: [`crate::schema::RootComposition`] names the type and the
+    /// fix), or a schema does not compile.
+    pub fn new(defs: Vec<ToolDef<S>>) -> Result<Self, RegistryError> {
+        Self::from_blocks(vec![ToolBlock {
+            server: std::any::type_name::<S>(),
+            block: None,
+            tools: defs,
+        }])
+    }
+
+    /// Builds one registry of every block of a server (its main `#[mcp_tools]` block and
+    /// the named blocks it includes), each tool as [`Self::new`] does; `tools/list` lists
+    /// them block by block, in declaration order.
+    ///
+    /// # Errors
+    /// As [`Self::new`]; and a [`RegistryError`] naming both tools and both blocks when two
+    /// blocks define a tool of the same name (tool names are unique within a server; within
+    /// one block that is a compile error already).
+    pub fn from_blocks(blocks: Vec<ToolBlock<S>>) -> Result<Self, RegistryError> {
+        let count = blocks.iter().map(|block| block.tools.len()).sum();
+        let mut tools = Vec::with_capacity(count);
+        let mut routes: HashMap<&'static str, Route<S>> = HashMap::with_capacity(count);
+        for (block, def) in blocks
+            .iter()
+            .flat_map(|block| block.tools.iter().map(move |def| (block, def)))
+        {
+            let error = |message: String| RegistryError {
+                tool: def.name,
+                message,
+            };
+            let origin = block.origin(def.method);
+            if let Some(first) = routes.get(def.name) {
+                return Err(error(format!(
+                    "defined twice, by {} and by {origin}: tool names are unique within a \
+                     server; rename one with `#[mcp_tool(name = \"...\")]`",
+                    first.origin
+                )));
+            }
+            let input = (def.input_schema)();
+            if input.get("type") != Some(&Value::String("object".into())) {
+                return Err(error(
+                    "the argument type's schema root is not `type: \"object\"`; MCP requires \
+                     arguments to be an object: use a struct with named fields"
+                        .into(),
+                ));
+            }
+            if let Some(field) = def.idempotency_key {
+                let property = input
+                    .get("properties")
+                    .and_then(|p| p.get(field))
+                    .and_then(|p| p.get("type"));
+                let string = match property {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+                    _ => false,
+                };
+                if !string {
+                    return Err(error(format!(
+                        "`idempotency_key = \"{field}\"` names no string argument: add \
+                         `{field}: Option<String>` (serialized as `{field}`) to the arguments \
+                         type, or remove the key"
+                    )));
+                }
+            }
+            let input = match def.approval {
+                Some(template) => gated_input_schema(input, template).map_err(error)?,
+                None => input,
+            };
+            let (input, extension_arguments, extension_meta) =
+                extend_input(input, (def.extensions)()).map_err(error)?;
+            let takes_arguments = input.contains_key("required")
+                || input
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| !p.is_empty());
+            let advertised = portable_input(&input).map_err(|e| error(e.to_string()))?;
+            let arguments = ArgumentSchema::new(Value::Object((*input).clone()))
+                .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
+            let hints = explicit_hints(def.annotations.clone());
+            let read_only = hints.read_only_hint == Some(true);
+            let idempotent = hints.is_idempotent();
+            let mut tool = Tool::new(
+                Cow::Borrowed(def.name),
+                Cow::Borrowed(def.description),
+                Arc::new(advertised),
+            )
+            .with_annotations(hints);
+            if let Some(title) = def.title {
+                tool = tool.with_title(title);
+            }
+            let mut tool = ToolOutputSchema::new(&(def.output)()).write(tool);
+            if !read_only {
+                Advertised::new(def.idempotency_key).write(&mut tool);
+            }
+            if !extension_meta.is_empty() {
+                let mut meta = tool.meta.take().unwrap_or_default();
+                meta.0.extend(extension_meta);
+                tool.meta = Some(meta);
+            }
+            tools.push(tool);
+            routes.insert(
+                def.name,
+                Route {
+                    name: def.name,
+                    origin,
+                    arguments: Arc::new(arguments),
+                    timeout: def.timeout,
+                    read_only,
+                    idempotent,
+                    takes_arguments,
+                    key_field: def.idempotency_key,
+                    approval: def.approval,
+                    extension_arguments,
+                    call: def.call,
+                },
+            );
+        }
+        panics::install_hook();
+        Ok(Self {
+            tools,
+            routes,
+            in_flight: Arc::default(),
+        })
+    }
+
+    /// Whether a tool needs human approval (the server then serves approval requests
+    /// through `resources/read`).
+    pub fn has_approvals(&self) -> bool {
+        self.routes.values().any(|route| route.approval.is_some())
+    }
+
+    /// Every tool, in declaration order (the `tools` of a `tools/list` result).
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// Looks a tool up by name.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// Whether the server has a tool named `name` (one hash lookup).
+    pub fn contains(&self, name: &str) -> bool {
+        self.routes.contains_key(name)
+    }
+
+    /// Tool `name` as the registry keeps it, and where it is defined, as messages name it:
+    /// `` `Desk::refund` (`#[mcp_tools(block = billing)]`) ``.
+    pub(crate) fn origin(&self, name: &str) -> Option<(&'static str, &str)> {
+        self.routes
+            .get(name)
+            .map(|route| (route.name, route.origin.as_str()))
+    }
+
+    /// The time limit of tool `name` (`#[mcp_tool(timeout_ms = N)]`), if it has one. Not part
+    /// of the `tools/list` payload; the docs document it.
+    pub fn timeout(&self, name: &str) -> Option<Duration> {
+        self.routes.get(name)?.timeout
+    }
+
+    /// The error kinds the framework itself may answer a call of tool `name` with, whatever
+    /// the tool's own code does: `validation_error` (it takes arguments, checked against
+    /// its `inputSchema`), `upstream_timeout` (it has a time limit) and `internal` (a panic
+    /// or a result that does not serialize). Empty for an unknown tool.
+    pub fn framework_error_kinds(&self, name: &str) -> Vec<ErrorKind> {
+        let Some(route) = self.routes.get(name) else {
+            return Vec::new();
+        };
+        let mut kinds = Vec::with_capacity(3);
+        if route.takes_arguments {
+            kinds.push(ErrorKind::ValidationError);
+        }
+        if route.timeout.is_some() {
+            kinds.push(ErrorKind::UpstreamTimeout);
+        }
+        kinds.push(ErrorKind::Internal);
+        kinds
+    }
+
+    /// Waits until no write runs on its own task any more, at most `grace`; the number of
+    /// writes still running then (used by [`crate::serve::handler::serve`] at shutdown).
+    pub async fn drain(&self, grace: Duration) -> usize {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let idle = self.in_flight.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            let running = self.in_flight.count.load(Ordering::SeqCst);
+            if running == 0 {
+                return 0;
+            }
+            if tokio::time::timeout_at(deadline, idle).await.is_err() {
+                return self.in_flight.count.load(Ordering::SeqCst);
+            }
+        }
+    }
+}
+
+/// The registry of a generic server type (`impl<Db: Store> ToolSet for Server<Db>`), built
+/// by `build` on first use and kept for the life of the process, one per concrete type.
+///
+/// A `static` cannot name a type parameter, so the registries of generic servers live in
+/// one map keyed by [`TypeId`](std::any::TypeId); a non-generic server keeps its registry
+/// in a `static` of its own (what `#[mcp_tools]` generates for it).
+///
+/// # Errors
+/// The [`RegistryError`] of a broken tool definition, every time.
+pub fn registry_per_type<S: Send + Sync + 'static>(
+    build: impl FnOnce() -> Result<ToolRegistry<S>, RegistryError>,
+) -> Result<&'static ToolRegistry<S>, &'static RegistryError> {
+    per_type::<Result<ToolRegistry<S>, RegistryError>>(build).as_ref()
+}
+
+/// One value of type `T` for the life of the process, built by `init` on first use.
+fn per_type<T: Send + Sync + 'static>(init: impl FnOnce() -> T) -> &'static T {
+    use std::{
+        any::{Any, TypeId},
+        sync::{OnceLock, PoisonError, RwLock},
+    };
+    type Cells = HashMap<TypeId, &'static (dyn Any + Send + Sync)>;
+    static CELLS: std::sync::LazyLock<RwLock<Cells>> = std::sync::LazyLock::new(Default::default);
+    let id = TypeId::of::<T>();
+    let found = CELLS
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&id)
+        .copied();
+    let cell = found.unwrap_or_else(|| {
+        *CELLS
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id)
+            .or_insert_with(|| Box::leak(Box::new(OnceLock::<T>::new())))
+    });
+    // The lock is not held while `init` runs: building one registry may need another cell.
+    cell.downcast_ref::<OnceLock<T>>()
+        .expect("the cell of a TypeId holds that type")
+        .get_or_init(init)
+}
+
+/// Every hint written out: some host directories reject a tool without an explicit
+/// `destructiveHint`. Where the tool said nothing, the spec's defaults (MCP 2025-11-25
+/// "ToolAnnotations": `readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true), except that a read-only tool is neither destructive nor anything
+/// but idempotent (`destructiveHint: false`, `idempotentHint: true`).
+fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
+    let read_only = *hints.read_only_hint.get_or_insert(false);
+    hints.destructive_hint.get_or_insert(!read_only);
+    hints.idempotent_hint.get_or_insert(read_only);
+    hints.open_world_hint.get_or_insert(true);
+    hints
+}

@@ -1,0 +1,233 @@
+//! A tool's arguments, from the `tools/call` request to the Rust type: validated against
+//! the `inputSchema` (every failing field at once), integral numbers normalized, then
+//! deserialized with the failing field's JSON Pointer. Error text never echoes a caller's
+//! value wholesale: values are cut to a short prefix and their length
+//! ([`crate::wire::text::echo`]), and the value of a secret field (`writeOnly` in the
+//! schema: [`crate::Secret`]) is never echoed at all.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{
+    schema::Resolver,
+    wire::{
+        envelope::{FieldError, ToolError},
+        text,
+    },
+};
+
+/// At most this many field errors are reported for one call (the rest are counted).
+pub const MAX_FIELD_ERRORS: usize = 20;
+
+/// The compiled `inputSchema` of one tool.
+pub struct ArgumentSchema {
+    schema: Value,
+    validator: jsonschema::Validator,
+    /// Some schema in it is `writeOnly` (a secret): only then are pointers resolved.
+    has_secrets: bool,
+}
+
+impl std::fmt::Debug for ArgumentSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgumentSchema")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ArgumentSchema {
+    /// Compiles `schema`.
+    ///
+    /// # Errors
+    /// The validator's message when the schema does not compile.
+    pub fn new(schema: Value) -> Result<Self, String> {
+        let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
+        let has_secrets = any_write_only(&schema);
+        Ok(Self {
+            schema,
+            validator,
+            has_secrets,
+        })
+    }
+
+    /// Whether any schema in it is `writeOnly` (so some argument may be a secret). `false`
+    /// lets callers skip the per-field [`Self::is_secret`] walk.
+    pub fn has_secrets(&self) -> bool {
+        self.has_secrets
+    }
+
+    /// Every schema violation of `arguments` (at most [`MAX_FIELD_ERRORS`]), as field errors
+    /// with JSON Pointers to the field (for a missing required property: the pointer of the
+    /// property itself), and how many there were in all.
+    pub fn errors(&self, arguments: &Value) -> (Vec<FieldError>, usize) {
+        let mut fields = Vec::new();
+        let mut total = 0;
+        for error in self.validator.iter_errors(arguments) {
+            total += 1;
+            if fields.len() == MAX_FIELD_ERRORS {
+                continue;
+            }
+            let mut pointer = error.instance_path().as_str().to_owned();
+            if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind() {
+                if let Value::String(name) = property {
+                    pointer.push('/');
+                    pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                }
+                fields.push(FieldError::new(
+                    text::escaped(&pointer),
+                    "required field is missing",
+                ));
+                continue;
+            }
+            let instance = error.instance();
+            let message = error.to_string();
+            let shown = if self.has_secrets && self.is_secret(&pointer) {
+                "the value".to_owned()
+            } else {
+                text::echo(instance)
+            };
+            let message = message.replacen(&instance.to_string(), &shown, 1);
+            fields.push(FieldError::new(
+                text::escaped(&pointer),
+                text::cap_message(&message),
+            ));
+        }
+        (fields, total)
+    }
+
+    /// Whether the value at `pointer` is a secret: some schema on the way to it, or it
+    /// itself, is `writeOnly` (what [`crate::Secret`]'s schema says).
+    pub fn is_secret(&self, pointer: &str) -> bool {
+        let resolver = Resolver::new(&self.schema);
+        let write_only = |schema: &Value| schema.get("writeOnly") == Some(&Value::Bool(true));
+        let mut schema = &self.schema;
+        let segments = pointer.split('/').skip(1);
+        for segment in segments {
+            let (core, _) = resolver.non_null(schema);
+            if write_only(schema) || write_only(core) {
+                return true;
+            }
+            let key = segment.replace("~1", "/").replace("~0", "~");
+            let next = core
+                .get("properties")
+                .and_then(|p| p.get(&key))
+                .or_else(|| core.get("items").filter(|_| key.parse::<usize>().is_ok()))
+                .or_else(|| core.get("additionalProperties").filter(|v| v.is_object()));
+            match next {
+                Some(next) => schema = next,
+                None => return false,
+            }
+        }
+        write_only(schema) || write_only(resolver.non_null(schema).0)
+    }
+
+    /// Deserializes validated `arguments` into `T`.
+    ///
+    /// # Errors
+    /// A `validation_error` naming the field serde rejected (its JSON Pointer), for values
+    /// the `inputSchema` accepted but the type did not; a secret field's value is not echoed.
+    pub fn deserialize<T: DeserializeOwned>(&self, arguments: Value) -> Result<T, ToolError> {
+        deserialize_with(arguments, |pointer| self.is_secret(pointer))
+    }
+}
+
+/// Deserializes `arguments` into `T`, turning a serde error into a `validation_error` at the
+/// failing field's JSON Pointer (`serde_path_to_error`); `is_secret` says which pointers
+/// must not be echoed.
+///
+/// # Errors
+/// As [`ArgumentSchema::deserialize`].
+pub fn deserialize_with<T: DeserializeOwned>(
+    mut arguments: Value,
+    is_secret: impl Fn(&str) -> bool,
+) -> Result<T, ToolError> {
+    normalize_integers(&mut arguments);
+    serde_path_to_error::deserialize(arguments).map_err(|error| {
+        let pointer = pointer_of(error.path());
+        let message = if is_secret(&pointer) {
+            "has an invalid value".to_owned()
+        } else {
+            text::cap_message(&error.inner().to_string())
+        };
+        ToolError::validation(vec![FieldError::new(text::escaped(&pointer), message)])
+    })
+}
+
+/// Rewrites every number written with a zero fraction (`100000.0`) that fits an `i64` or
+/// `u64` as that integer: JSON Schema counts it as an integer, and so must serde.
+pub fn normalize_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) if number.is_f64() => {
+            if let Some(float) = number.as_f64() {
+                if float.fract() == 0.0 {
+                    if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+                        *value = Value::from(float as u64);
+                    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+                        *value = Value::from(float as i64);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_integers),
+        Value::Object(map) => map.values_mut().for_each(normalize_integers),
+        _ => {}
+    }
+}
+
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+            }
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+/// Whether `schema` has `"writeOnly": true` anywhere.
+fn any_write_only(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.get("writeOnly") == Some(&Value::Bool(true)) || map.values().any(any_write_only)
+        }
+        Value::Array(items) => items.iter().any(any_write_only),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn integral_numbers_become_integers() {
+        let mut value = json!({"rows": 100000.0, "ratio": 0.5, "list": [-3.0]});
+        normalize_integers(&mut value);
+        assert_eq!(value, json!({"rows": 100000, "ratio": 0.5, "list": [-3]}));
+    }
+
+    #[test]
+    fn secrets_are_found_through_refs_and_arrays() {
+        let schema = ArgumentSchema::new(json!({"type": "object", "properties": {
+            "token": {"type": "string", "writeOnly": true},
+            "logins": {"type": "array", "items": {"$ref": "#/$defs/Login"}}},
+            "$defs": {"Login": {"type": "object", "properties": {
+                "password": {"writeOnly": true, "type": "string"}}}}}))
+        .unwrap();
+        assert!(schema.is_secret("/token"));
+        assert!(schema.is_secret("/logins/3/password"));
+        assert!(!schema.is_secret("/logins/3"));
+        assert!(!schema.is_secret("/other"));
+    }
+}

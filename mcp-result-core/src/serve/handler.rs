@@ -1,0 +1,294 @@
+//! What `#[mcp_handler]` fills into a user's `impl rmcp::ServerHandler`: the answers to
+//! `tools/list`, `tools/call`, `resources/read` and malformed requests, from the server
+//! type's [`ToolSet`].
+
+use std::time::Duration;
+
+use rmcp::{
+    model::{
+        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+        Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+        ServerCapabilities, ServerConfig, Tool,
+    },
+    service::RequestContext,
+    transport::IntoTransport,
+    ErrorData, RoleServer, ServerHandler, ServiceExt,
+};
+
+use crate::{
+    router::{
+        def::RegistryError,
+        registry::ToolRegistry,
+        set::{services_of, ToolSet},
+    },
+    serve::resources::read_artifact,
+    write::approval::APPROVAL_URI_PREFIX,
+};
+
+/// The `initialize` (and, on MCP 2026-07-28, `server/discover`) answer of a [`ToolSet`]
+/// (used by `#[mcp_handler]` for `ServerHandler::get_info` when the user writes none): the
+/// `tools` capability (MCP "Tools: Capabilities": a server that offers tools MUST declare
+/// it), `resources` when the server serves artifacts, and `serverInfo` named after the
+/// user's crate (`name` and `version` are its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`, read
+/// where the macro expands).
+pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> ServerConfig {
+    let capabilities = ServerCapabilities::builder().enable_tools();
+    let approvals = S::tool_registry().is_ok_and(|registry| registry.has_approvals());
+    let capabilities = if S::ARTIFACTS || approvals {
+        capabilities.enable_resources().build()
+    } else {
+        capabilities.build()
+    };
+    ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
+}
+
+/// The `initialize` answer (used by `#[mcp_handler]` when the user writes none): rmcp's,
+/// after checking that the server's tools are sound and that a configured server key is
+/// usable, so a server that cannot serve fails its handshake with the tool's name and the
+/// fix (or the key's problem) instead of answering later requests with `-32603`.
+///
+/// # Errors
+/// JSON-RPC `-32603` with the [`RegistryError`]; rmcp's own version negotiation errors.
+pub fn initialize<S: ToolSet + ServerHandler>(
+    server: &S,
+    request: InitializeRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<InitializeResult, ErrorData> {
+    S::tool_registry().map_err(registry_error)?;
+    // A configured server key that is unusable fails the handshake, not the first keyed
+    // write.
+    crate::store::key::ServerKey::from_env()
+        .map_err(|error| ErrorData::internal_error(format!("invalid server key: {error}"), None))?;
+    context.peer.set_peer_info(request.clone());
+    server.negotiate_initialize(&request)
+}
+
+/// How long [`serve`] waits, after the transport closed, for writes still running.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// Serves `server` on `transport` until the client disconnects, then drains: writes still
+/// running finish and record their outcome, for up to [`SHUTDOWN_GRACE`]. A write still
+/// running after that is logged as outcome unknown (its idempotency key answers
+/// `outcome_unknown` once its lease ends), never dropped silently.
+///
+/// The tools and the server key are checked before anything is served: a broken tool
+/// definition is an error naming the tool and the fix, a configured server key that is
+/// unusable (`MCP_RESULT_SERVER_KEY`) an error saying why.
+///
+/// # Errors
+/// The [`RegistryError`]; the server key's `KeyError`; rmcp's handshake or transport
+/// error.
+pub async fn serve<S, T, E, A>(
+    server: S,
+    transport: T,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+where
+    S: ToolSet + ServerHandler,
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let registry = prepare::<S>()?;
+    let running = server.serve(transport).await?;
+    running.waiting().await?;
+    drain(registry).await;
+    Ok(())
+}
+
+/// What every way of serving checks first: the tools are sound, and a configured server
+/// key is usable (it stops the server here, not at the first keyed write).
+pub(crate) fn prepare<S: ToolSet>(
+) -> Result<&'static ToolRegistry<S>, Box<dyn std::error::Error + Send + Sync>> {
+    let registry = S::tool_registry().map_err(|error| error.clone())?;
+    if let Some(key) = crate::store::key::ServerKey::from_env()? {
+        let _ = crate::store::key::ServerKey::install(key);
+    }
+    let _ = crate::store::key::ServerKey::global();
+    Ok(registry)
+}
+
+/// What every way of serving does last: waits up to [`SHUTDOWN_GRACE`] for running writes,
+/// and logs those still running as outcome unknown.
+pub(crate) async fn drain<S: ToolSet>(registry: &ToolRegistry<S>) {
+    let unfinished = registry.drain(SHUTDOWN_GRACE).await;
+    if unfinished > 0 {
+        tracing::error!(
+            unfinished,
+            grace_ms = SHUTDOWN_GRACE.as_millis(),
+            "writes still running at shutdown: their outcome is unknown"
+        );
+    }
+}
+
+/// [`serve`] over standard input and output, with rmcp's `stdio_pipes()` (non-blocking
+/// pipes where both streams are FIFOs, as MCP clients launch servers; rmcp falls back to
+/// blocking stdio elsewhere). stdout is the MCP channel: log to stderr.
+///
+/// # Errors
+/// As [`serve`].
+#[cfg(feature = "transport-io")]
+pub async fn serve_stdio<S: ToolSet + ServerHandler>(
+    server: S,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve(server, rmcp::transport::io::stdio_pipes()).await
+}
+
+/// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`).
+///
+/// # Errors
+/// JSON-RPC internal error (`-32603`) carrying the [`RegistryError`] text.
+pub fn list_tools<S: ToolSet>() -> Result<ListToolsResult, ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    Ok(ListToolsResult::with_all_items(registry.tools().to_vec()))
+}
+
+/// The `tools/call` answer of a [`ToolSet`] (used by `#[mcp_handler]`).
+///
+/// # Errors
+/// JSON-RPC `-32602` for an unknown tool; `-32603` for a broken tool definition.
+pub async fn call_tool<S: ToolSet>(
+    server: &S,
+    request: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    // Boxed: the call's state machine (validation, idempotency, approval, audit) is large,
+    // and rmcp moves the request's future into a task of its own; a pointer moves cheaply.
+    Box::pin(registry.call(server, request, context)).await
+}
+
+/// One tool's definition (used by `#[mcp_handler]` for `ServerHandler::get_tool`).
+pub fn tool_for<S: ToolSet>(name: &str) -> Option<Tool> {
+    S::tool_registry().ok()?.tool(name).cloned()
+}
+
+/// The answer to a request rmcp could not parse as any MCP request (used by
+/// `#[mcp_handler]` for `ServerHandler::on_custom_request`).
+///
+/// A request for an MCP method that reaches here had malformed params (a `tools/call`
+/// without `name`, a `resources/read` or `initialize` with `{}`): JSON-RPC `-32602` invalid
+/// params with a short reason, as JSON-RPC 2.0 prescribes, rather than rmcp's default
+/// `-32601` "method not found". Any other method is `-32601`.
+///
+/// # Errors
+/// Always: this is the error path.
+pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData> {
+    let method = request.method.as_str();
+    match method {
+        "tools/call" => Err(ErrorData::invalid_params(
+            "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}",
+            None,
+        )),
+        "tools/list" => Err(ErrorData::invalid_params(
+            "invalid tools/list params: expected {\"cursor\"?: string}",
+            None,
+        )),
+        "resources/read" => Err(ErrorData::invalid_params(
+            "invalid resources/read params: expected {\"uri\": string}",
+            None,
+        )),
+        "initialize" => Err(ErrorData::invalid_params(
+            "invalid initialize params: expected {\"protocolVersion\": string, \
+             \"capabilities\": object, \"clientInfo\": {\"name\": string, \"version\": string}}",
+            None,
+        )),
+        _ if MCP_REQUEST_METHODS.contains(&method) => Err(ErrorData::invalid_params(
+            format!("invalid {method} params: see the MCP specification for this method"),
+            None,
+        )),
+        _ => Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        )),
+    }
+}
+
+/// The request methods of MCP (2025-06-18 to 2026-07-28). A request for one of these that
+/// reaches [`custom_request`] had params rmcp could not parse: `-32602`, not `-32601`.
+const MCP_REQUEST_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/cancel",
+    "tasks/result",
+];
+
+/// The `resources/read` answer of a [`ToolSet`] (used by `#[mcp_handler]`): the artifacts
+/// its tools stored, checked by [`ArtifactAccess::may_read`].
+///
+/// # Errors
+/// `-32601` when the server has no artifact store; resource-not-found for an unknown or
+/// denied URI ([`read_artifact`]).
+pub async fn read_resource<S: ToolSet>(
+    server: &S,
+    request: rmcp::model::ReadResourceRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+    if let Some(id) = request.uri.strip_prefix(APPROVAL_URI_PREFIX) {
+        return read_approval(server, id, &request.uri, &context).await;
+    }
+    match server.artifact_access() {
+        Some(access) => {
+            read_artifact(
+                access,
+                &request,
+                services_of(server).caller_identity(&context),
+            )
+            .await
+        }
+        None => Err(ErrorData::method_not_found::<
+            rmcp::model::ReadResourceRequestMethod,
+        >()),
+    }
+}
+
+/// A pending approval request as JSON, for its caller only (anyone else: not found).
+async fn read_approval<S: ToolSet>(
+    server: &S,
+    id: &str,
+    uri: &str,
+    context: &RequestContext<RoleServer>,
+) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+    let services = services_of(server);
+    let not_found = || ErrorData::resource_not_found(format!("resource not found: {uri}"), None);
+    let request = services
+        .approval_store()
+        .get(id)
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .ok_or_else(not_found)?;
+    if services.caller_identity(context).map(|caller| caller.key()) != Some(request.caller.clone())
+    {
+        return Err(not_found());
+    }
+    let mut shown = serde_json::to_value(&request).unwrap_or_default();
+    if let Some(object) = shown.as_object_mut() {
+        object.remove("fingerprints");
+    }
+    Ok(rmcp::model::ReadResourceResult::new(vec![
+        rmcp::model::ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some("application/json".into()),
+            text: shown.to_string(),
+            meta: None,
+        },
+    ])
+    .into())
+}
+
+pub(crate) fn registry_error(error: &RegistryError) -> ErrorData {
+    ErrorData::internal_error(error.to_string(), None)
+}

@@ -1,0 +1,60 @@
+//! `resources/read` of the framework's own resources: stored artifacts.
+
+use base64::Engine as _;
+use rmcp::{
+    model::{
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceContents,
+    },
+    ErrorData,
+};
+
+use crate::{
+    store::artifact::{ArtifactAccess, ArtifactContent},
+    wire::identity::Identity,
+};
+
+/// The `resources/read` answer for an artifact URI, for `reader` (the caller's identity;
+/// used by `#[mcp_handler]`).
+///
+/// # Errors
+/// JSON-RPC resource-not-found (`-32002`; `-32602` on 2026-07-28 connections, as rmcp maps
+/// it) with the message `resource not found: <uri>`, alike for an unknown or expired URI,
+/// for a reader without an identity and for one [`ArtifactAccess::may_read`] denies, so a
+/// denial does not reveal that an artifact exists. `-32603` when the store fails.
+pub async fn read_artifact(
+    access: &dyn ArtifactAccess,
+    request: &ReadResourceRequestParams,
+    reader: Option<Identity>,
+) -> Result<ReadResourceResponse, ErrorData> {
+    let not_found =
+        || ErrorData::resource_not_found(format!("resource not found: {}", request.uri), None);
+    let Some(reader) = reader else {
+        tracing::warn!(uri = %request.uri, "resources/read without an identity: denied");
+        return Err(not_found());
+    };
+    let artifact = access
+        .artifact_store()
+        .get(&request.uri)
+        .await
+        .map_err(|error| ErrorData::internal_error(format!("artifact store: {error}"), None))?
+        .ok_or_else(not_found)?;
+    if !access.may_read(&artifact, &reader) {
+        tracing::warn!(uri = %request.uri, reader = %reader, "resources/read denied by ArtifactAccess::may_read");
+        return Err(not_found());
+    }
+    let contents = match &artifact.content {
+        ArtifactContent::Text(text) => ResourceContents::TextResourceContents {
+            uri: artifact.uri.clone(),
+            mime_type: Some(artifact.mime_type.clone()),
+            text: text.clone(),
+            meta: None,
+        },
+        ArtifactContent::Blob(bytes) => ResourceContents::BlobResourceContents {
+            uri: artifact.uri.clone(),
+            mime_type: Some(artifact.mime_type.clone()),
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
+        },
+    };
+    Ok(ReadResourceResult::new(vec![contents]).into())
+}

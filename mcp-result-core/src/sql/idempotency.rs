@@ -1,0 +1,275 @@
+//! [`IdempotencyStore`] in SQL: one row per (tool, caller, key), the same states and rules
+//! as [`MemoryIdempotencyStore`](crate::idempotency::MemoryIdempotencyStore).
+//!
+//! A claim is one upsert: it inserts the row, or takes over a row that expired or whose
+//! never-started claim outlived its lease (same arguments only), and returns the new token;
+//! the primary key and the database's row lock make exactly one of many concurrent claims
+//! win. A claim that returns no row reads the row it met to say why. Tokens are 64 random
+//! bits, so two instances never hold the same one.
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+
+use super::{column, failed, int, placeholders, Db};
+use crate::{
+    store::{clock::unix_ms, StoreError, StoreFuture},
+    write::idempotency::{Claim, IdempotencyStore, KeyScope},
+};
+
+/// Idempotency records in the database (see [`super::SqlStores::idempotency`]). Completed
+/// results survive restarts and are shared by every instance on the database; records
+/// expire after their `ttl`.
+#[derive(Debug, Clone)]
+pub struct SqlIdempotencyStore {
+    db: Db,
+}
+
+/// The longest pause between two looks of [`IdempotencyStore::wait`]: 250 ms.
+const WAIT_POLL_MAX: Duration = Duration::from_millis(250);
+
+/// How many times a claim that met a row changing under it looks again.
+const CLAIM_ATTEMPTS: usize = 5;
+
+impl SqlIdempotencyStore {
+    pub(super) fn new(db: Db) -> Self {
+        Self { db }
+    }
+
+    async fn purge(&self, now: u64) {
+        self.db
+            .purge(
+                &self.db.purges.idempotency,
+                now,
+                "DELETE FROM mcp_result_idempotency WHERE expires_ms <= $1",
+                int(now),
+            )
+            .await;
+    }
+
+    /// One attempt: the upsert, then (when it did not win) the row it met.
+    async fn try_claim(
+        &self,
+        scope: &KeyScope,
+        fingerprints: &[String],
+        lease: Duration,
+        ttl: Duration,
+    ) -> Result<Option<Claim>, StoreError> {
+        let now = unix_ms(SystemTime::now());
+        let token = random_token()?;
+        let sql = format!(
+            "INSERT INTO mcp_result_idempotency \
+                 (tool, caller, idem_key, fingerprint, token, state, lease_ms, expires_ms, result) \
+             VALUES ($1, $2, $3, $4, $5, 'claimed', $6, $7, NULL) \
+             ON CONFLICT (tool, caller, idem_key) DO UPDATE SET \
+                 fingerprint = excluded.fingerprint, token = excluded.token, state = 'claimed', \
+                 lease_ms = excluded.lease_ms, expires_ms = excluded.expires_ms, result = NULL \
+             WHERE mcp_result_idempotency.expires_ms <= $8 \
+                OR (mcp_result_idempotency.state = 'claimed' \
+                    AND mcp_result_idempotency.lease_ms <= $8 \
+                    AND mcp_result_idempotency.fingerprint IN ({})) \
+             RETURNING token",
+            placeholders(9, fingerprints.len())
+        );
+        let mut query = sqlx::query(&sql)
+            .bind(&scope.tool)
+            .bind(&scope.caller)
+            .bind(&scope.key)
+            .bind(&fingerprints[0])
+            .bind(int(token))
+            .bind(int(now + lease.as_millis() as u64))
+            .bind(int(now + ttl.as_millis() as u64))
+            .bind(int(now));
+        for fingerprint in fingerprints {
+            query = query.bind(fingerprint);
+        }
+        if query
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(failed("claiming an idempotency key"))?
+            .is_some()
+        {
+            return Ok(Some(Claim::Claimed(token)));
+        }
+        let Some(row) = sqlx::query(
+            "SELECT fingerprint, state, lease_ms, expires_ms, result \
+             FROM mcp_result_idempotency WHERE tool = $1 AND caller = $2 AND idem_key = $3",
+        )
+        .bind(&scope.tool)
+        .bind(&scope.caller)
+        .bind(&scope.key)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(failed("reading an idempotency key"))?
+        else {
+            // Released between the two statements: claim again.
+            return Ok(None);
+        };
+        let fingerprint: String = column(&row, "fingerprint")?;
+        let state: String = column(&row, "state")?;
+        let lease_ms: i64 = column(&row, "lease_ms")?;
+        let expires_ms: i64 = column(&row, "expires_ms")?;
+        let (lease_over, expired) = (lease_ms <= int(now), expires_ms <= int(now));
+        if expired {
+            return Ok(None);
+        }
+        if !fingerprints.contains(&fingerprint) {
+            return Ok(Some(Claim::Conflict));
+        }
+        Ok(match state.as_str() {
+            "completed" => {
+                let result: Option<String> = column(&row, "result")?;
+                Some(Claim::Completed(parse_result(result)?))
+            }
+            "claimed" if lease_over => None,
+            "started" if lease_over => Some(Claim::Interrupted),
+            _ => Some(Claim::InProgress),
+        })
+    }
+}
+
+fn random_token() -> Result<u64, StoreError> {
+    getrandom::u64().map_err(|e| StoreError(format!("SQL stores: random claim token: {e}")))
+}
+
+fn parse_result(text: Option<String>) -> Result<Value, StoreError> {
+    let text =
+        text.ok_or_else(|| StoreError("SQL stores: a completed key has no result".into()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| StoreError(format!("SQL stores: a stored result is not JSON: {e}")))
+}
+
+impl IdempotencyStore for SqlIdempotencyStore {
+    fn claim<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+        fingerprints: &'a [String],
+        lease: Duration,
+        ttl: Duration,
+    ) -> StoreFuture<'a, Claim> {
+        Box::pin(async move {
+            if fingerprints.is_empty() {
+                return Err(StoreError("SQL stores: a claim needs a fingerprint".into()));
+            }
+            self.purge(unix_ms(SystemTime::now())).await;
+            for _ in 0..CLAIM_ATTEMPTS {
+                if let Some(claim) = self.try_claim(scope, fingerprints, lease, ttl).await? {
+                    return Ok(claim);
+                }
+            }
+            Err(StoreError(format!(
+                "SQL stores: the idempotency key of `{}` kept changing while it was claimed",
+                scope.tool
+            )))
+        })
+    }
+
+    /// Unlike the in-memory store, a claim that is no longer this token's (its lease ran
+    /// out and another caller took it) is an error: the tool body must not run.
+    fn start<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let done = sqlx::query(
+                "UPDATE mcp_result_idempotency SET state = 'started' \
+                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                   AND state = 'claimed'",
+            )
+            .bind(&scope.tool)
+            .bind(&scope.caller)
+            .bind(&scope.key)
+            .bind(int(token))
+            .execute(&self.db.pool)
+            .await
+            .map_err(failed("starting a claimed call"))?;
+            if done.rows_affected() == 0 {
+                return Err(StoreError(format!(
+                    "SQL stores: the claim on this idempotency key of `{}` was lost (its lease \
+                     ran out); the call did not run",
+                    scope.tool
+                )));
+            }
+            Ok(())
+        })
+    }
+
+    fn complete<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+        token: u64,
+        result: &'a Value,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let text = serde_json::to_string(result).map_err(|e| StoreError(e.to_string()))?;
+            sqlx::query(
+                "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
+                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                   AND state IN ('claimed', 'started')",
+            )
+            .bind(&scope.tool)
+            .bind(&scope.caller)
+            .bind(&scope.key)
+            .bind(int(token))
+            .bind(text)
+            .execute(&self.db.pool)
+            .await
+            .map_err(failed("storing a result"))?;
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "DELETE FROM mcp_result_idempotency \
+                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                   AND state = 'claimed'",
+            )
+            .bind(&scope.tool)
+            .bind(&scope.caller)
+            .bind(&scope.key)
+            .bind(int(token))
+            .execute(&self.db.pool)
+            .await
+            .map_err(failed("releasing a claim"))?;
+            Ok(())
+        })
+    }
+
+    /// Polls [`Self::peek`], 20 ms apart at first and backing off to 250 ms: the
+    /// holder may be another instance, which cannot notify this one.
+    fn wait<'a>(&'a self, scope: &'a KeyScope, limit: Duration) -> StoreFuture<'a, Option<Value>> {
+        Box::pin(async move {
+            let deadline = tokio::time::Instant::now() + limit;
+            let mut pause = Duration::from_millis(20);
+            loop {
+                if let Some(result) = self.peek(scope).await? {
+                    return Ok(Some(result));
+                }
+                let now = tokio::time::Instant::now();
+                if now >= deadline {
+                    return Ok(None);
+                }
+                tokio::time::sleep(pause.min(deadline - now)).await;
+                pause = (pause * 2).min(WAIT_POLL_MAX);
+            }
+        })
+    }
+
+    fn peek<'a>(&'a self, scope: &'a KeyScope) -> StoreFuture<'a, Option<Value>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT result FROM mcp_result_idempotency \
+                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 \
+                   AND state = 'completed' AND expires_ms > $4",
+            )
+            .bind(&scope.tool)
+            .bind(&scope.caller)
+            .bind(&scope.key)
+            .bind(int(unix_ms(SystemTime::now())))
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(failed("reading a result"))?;
+            row.map(|row| parse_result(column(&row, "result")?))
+                .transpose()
+        })
+    }
+}

@@ -1,0 +1,412 @@
+//! The stores in SQL: idempotency keys, approval requests, the audit log and artifacts in
+//! SQLite (feature `sqlite`) or PostgreSQL (feature `postgres`), so that what a server
+//! promises survives a restart and holds across instances sharing one database.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_result_core::store::StoreError> {
+//! use mcp_result_core::{sql::SqlStores, store::ArtifactLimits};
+//!
+//! // `sqlite:PATH` (created if missing, WAL) or `postgres://user:password@host/db`.
+//! let stores = SqlStores::connect("sqlite:desk.db").await?; // runs the migrations
+//! let idempotency = stores.idempotency(); // impl IdempotencyStore
+//! let approvals = stores.approvals(); // impl ApprovalStore
+//! let audit = stores.audit(); // impl AuditSink, plus archive_before and recover_dangling
+//! let artifacts = stores.artifacts(ArtifactLimits::default()); // impl ArtifactStore
+//! let pool = stores.pool(); // the application's own tables, same database
+//! # Ok(()) }
+//! ```
+//!
+//! # One library, one SQL text
+//!
+//! The stores run on [`sqlx`] (0.8, no macros) through its driver-neutral `Any` pool: both
+//! databases accept the same statements (`$1` placeholders, `INSERT ... ON CONFLICT`,
+//! `RETURNING`), so each store's logic is written once, in one SQL text, and a server picks
+//! the database by its URL. What does differ lives in [`Dialect`] — how a transaction takes
+//! the write lock, and how the audit log's retention deletes — and in the migrations
+//! (`migrations/{sqlite,postgres}/`, column types and PostgreSQL's append-only trigger).
+//! The `Any` driver only carries integers, text and bytes, which is all these tables hold:
+//! JSON as text, times as Unix integers.
+//!
+//! # Time
+//!
+//! Expiry is judged by the application's clock (`SystemTime::now`), as in the in-memory
+//! stores; instances sharing a database need clocks that agree to within the leases and
+//! time-to-live they use. Expired rows are invisible at once and deleted by the store that
+//! meets them, at most once a minute per store and table ([`PURGE_EVERY`]).
+//!
+//! # Round trips
+//!
+//! Each call is one statement in autocommit unless said otherwise:
+//!
+//! | call | round trips |
+//! |---|---|
+//! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) |
+//! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) |
+//! | `start`, `complete`, `release`, `peek` | 1 |
+//! | `wait` | 1 per look, 20 ms apart backing off to 250 ms |
+//! | audit `record` (intent, outcome, replay) | 1 |
+//! | approval `consume` | 1; 3 when refused (then the request, to say why) |
+//! | approval `create` | 4 (a transaction: begin, the request, its fingerprints, commit) |
+//! | approval `get`, `decide` | 2, 3 (the request and its fingerprints; `decide` updates first) |
+//! | artifact `put` | 5 in SQLite, 6 in PostgreSQL: begin, the lock (PostgreSQL), delete the expired, read usage, one insert of all, commit |
+//! | artifact `get` | 1 |
+//!
+//! A keyed write is thus five statements, each its own commit: claim, audit intent, start,
+//! complete, audit outcome; plus, once a minute per store, one `DELETE` of expired rows.
+//!
+//! # Migrations
+//!
+//! [`SqlStores::connect`] runs the shipped migrations (sqlx's migrator, tracked in
+//! `_sqlx_migrations`, under its lock); [`SqlStores::open`] does not, and
+//! [`SqlStores::migrate`] runs them explicitly. Their versions are timestamps, and the
+//! migrator ignores versions it does not ship: an application that keeps its own tables in
+//! the same database through its own sqlx migrator must likewise
+//! `set_ignore_missing(true)` on it.
+
+mod approval;
+mod artifact;
+mod audit;
+mod idempotency;
+
+use std::{
+    borrow::Cow,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
+
+use sqlx::{
+    any::{AnyPoolOptions, AnyRow},
+    error::BoxDynError,
+    migrate::{Migration, MigrationSource, MigrationType, Migrator},
+    AnyPool, Executor as _,
+};
+
+pub use self::{
+    approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
+    idempotency::SqlIdempotencyStore,
+};
+use crate::store::StoreError;
+
+pub use sqlx;
+
+/// How often a store deletes the expired rows of its table, at most: once a minute.
+pub const PURGE_EVERY: Duration = Duration::from_secs(60);
+
+/// The connections of a pool: 32, as many as the concurrent callers a server expects to
+/// keep busy (each keyed write holds one for each of its statements in turn; sqlx's
+/// default, 10, queues callers behind the pool at 32 concurrent writes).
+pub const POOL_SIZE: u32 = 32;
+
+/// How long a SQLite connection waits for another writer before failing: 10 s.
+pub const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Which database a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// `sqlite:PATH`: one file, one writer at a time (write transactions
+    /// `BEGIN IMMEDIATE`).
+    Sqlite,
+    /// `postgres://` or `postgresql://`: row locks (`SELECT ... FOR UPDATE`).
+    Postgres,
+}
+
+impl Dialect {
+    /// The dialect of `url`, if it is a SQLite or PostgreSQL URL this build supports.
+    ///
+    /// # Errors
+    /// The scheme is neither, or its feature (`sqlite`, `postgres`) is off in this build.
+    pub fn of(url: &str) -> Result<Self, StoreError> {
+        let (dialect, feature) = if url.starts_with("sqlite:") {
+            (Dialect::Sqlite, "sqlite")
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            (Dialect::Postgres, "postgres")
+        } else {
+            return Err(StoreError(format!(
+                "SQL stores: `{}` is no SQLite (`sqlite:PATH`) or PostgreSQL \
+                 (`postgres://...`) URL",
+                redact(url)
+            )));
+        };
+        let built = match dialect {
+            Dialect::Sqlite => cfg!(feature = "sqlite"),
+            Dialect::Postgres => cfg!(feature = "postgres"),
+        };
+        if !built {
+            return Err(StoreError(format!(
+                "SQL stores: this build has no {dialect:?} driver: enable mcp-result's \
+                 feature `{feature}`"
+            )));
+        }
+        Ok(dialect)
+    }
+
+    /// The statement that opens a transaction which writes after it reads: SQLite takes
+    /// its write lock at once (a deferred transaction that upgrades later fails with
+    /// `SQLITE_BUSY` instead of waiting); PostgreSQL locks rows as it reads them.
+    fn begin_write(self) -> &'static str {
+        match self {
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN",
+        }
+    }
+
+    fn migrations(self) -> Vec<Migration> {
+        let sql = match self {
+            Dialect::Sqlite => include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
+            Dialect::Postgres => {
+                include_str!("../../migrations/postgres/20261130000001_stores.sql")
+            }
+        };
+        vec![Migration::new(
+            20261130000001,
+            Cow::Borrowed("mcp-result stores"),
+            MigrationType::Simple,
+            Cow::Borrowed(sql),
+            false,
+        )]
+    }
+}
+
+/// The shipped migrations of one dialect, as a sqlx [`MigrationSource`].
+#[derive(Debug)]
+struct Shipped(Dialect);
+
+impl MigrationSource<'static> for Shipped {
+    fn resolve(self) -> futures::future::BoxFuture<'static, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async move { Ok(self.0.migrations()) })
+    }
+}
+
+/// A connection pool to one database and the stores over it. Clones share the pool.
+#[derive(Debug, Clone)]
+pub struct SqlStores {
+    db: Db,
+}
+
+/// What every store holds: the pool, its dialect, and when each table is next purged.
+#[derive(Debug, Clone)]
+struct Db {
+    pool: AnyPool,
+    dialect: Dialect,
+    purges: Arc<Purges>,
+}
+
+/// The next purge time (Unix ms) of each table with expiring rows, shared by the clones of
+/// one [`SqlStores`].
+#[derive(Debug, Default)]
+struct Purges {
+    idempotency: AtomicU64,
+    approvals: AtomicU64,
+}
+
+impl SqlStores {
+    /// Connects to `url` and runs the shipped migrations ([`Self::migrate`]).
+    ///
+    /// `sqlite:PATH` creates the file if it is missing and puts it in WAL mode, with
+    /// `synchronous = FULL` (a write the store reported is on disk), foreign keys on and a
+    /// [`SQLITE_BUSY_TIMEOUT`]; `sqlite::memory:` is one private in-memory database (a
+    /// pool of one connection). `postgres://user:password@host:port/database` connects
+    /// over TCP without TLS unless the application enables one of sqlx's TLS features.
+    ///
+    /// # Errors
+    /// The URL is not supported ([`Dialect::of`]), the database cannot be reached, or a
+    /// migration fails.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let stores = Self::open(url).await?;
+        stores.migrate().await?;
+        Ok(stores)
+    }
+
+    /// Connects to `url` like [`Self::connect`], without running migrations (for a process
+    /// whose role may not change the schema; run [`Self::migrate`] elsewhere first).
+    ///
+    /// # Errors
+    /// The URL is not supported, or the database cannot be reached.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let dialect = Dialect::of(url)?;
+        sqlx::any::install_default_drivers();
+        let mut options = AnyPoolOptions::new().max_connections(POOL_SIZE);
+        let mut url = url.to_owned();
+        if dialect == Dialect::Sqlite {
+            if url.contains(":memory:") || url.contains("mode=memory") {
+                options = options
+                    .max_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None);
+            } else if !url.contains("mode=") {
+                url.push(if url.contains('?') { '&' } else { '?' });
+                url.push_str("mode=rwc");
+            }
+            options = options.after_connect(|connection, _| {
+                Box::pin(async move {
+                    for pragma in [
+                        format!("PRAGMA busy_timeout = {}", SQLITE_BUSY_TIMEOUT.as_millis()),
+                        "PRAGMA journal_mode = WAL".to_owned(),
+                        "PRAGMA synchronous = FULL".to_owned(),
+                        "PRAGMA foreign_keys = ON".to_owned(),
+                    ] {
+                        connection.execute(pragma.as_str()).await?;
+                    }
+                    Ok(())
+                })
+            });
+        }
+        let pool = options
+            .connect(&url)
+            .await
+            .map_err(|e| StoreError(format!("SQL stores: connecting to {}: {e}", redact(&url))))?;
+        Ok(Self {
+            db: Db {
+                pool,
+                dialect,
+                purges: Arc::default(),
+            },
+        })
+    }
+
+    /// Runs the shipped migrations that have not run yet (under sqlx's migration lock, so
+    /// instances starting together run each once).
+    ///
+    /// # Errors
+    /// A migration fails, or one that ran was changed since.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        let mut migrator = Migrator::new(Shipped(self.db.dialect))
+            .await
+            .map_err(|e| StoreError(format!("SQL stores: migrations: {e}")))?;
+        migrator.set_ignore_missing(true);
+        migrator
+            .run(&self.db.pool)
+            .await
+            .map_err(|e| StoreError(format!("SQL stores: migrating: {e}")))
+    }
+
+    /// The pool, for the application's own tables in the same database. Its statements go
+    /// through sqlx's `Any` driver: `$1` placeholders, integers, text and bytes.
+    pub fn pool(&self) -> &AnyPool {
+        &self.db.pool
+    }
+
+    /// Which database this is.
+    pub fn dialect(&self) -> Dialect {
+        self.db.dialect
+    }
+
+    /// The idempotency store.
+    pub fn idempotency(&self) -> SqlIdempotencyStore {
+        SqlIdempotencyStore::new(self.db.clone())
+    }
+
+    /// The approval store.
+    pub fn approvals(&self) -> SqlApprovals {
+        SqlApprovals::new(self.db.clone())
+    }
+
+    /// The audit log.
+    pub fn audit(&self) -> SqlAuditLog {
+        SqlAuditLog::new(self.db.clone())
+    }
+
+    /// The artifact store, enforcing `limits`.
+    pub fn artifacts(&self, limits: crate::store::artifact::ArtifactLimits) -> SqlArtifactStore {
+        SqlArtifactStore::new(self.db.clone(), limits)
+    }
+
+    /// Closes the pool: waits for the connections in use to come back, then closes all.
+    pub async fn close(&self) {
+        self.db.pool.close().await;
+    }
+}
+
+impl Db {
+    /// Deletes the rows of a table that expired, when its turn has come (at most once per
+    /// [`PURGE_EVERY`] per [`SqlStores`]); `sql` takes the cutoff as `$1`.
+    async fn purge(&self, next: &AtomicU64, now: u64, sql: &str, cutoff: i64) {
+        let due = next.load(Ordering::Relaxed);
+        if now < due
+            || next
+                .compare_exchange(
+                    due,
+                    now + PURGE_EVERY.as_millis() as u64,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            return;
+        }
+        if let Err(error) = sqlx::query(sql).bind(cutoff).execute(&self.pool).await {
+            // Expired rows are invisible anyway; the next turn tries again.
+            tracing::warn!(%error, "SQL stores: purging expired rows failed");
+        }
+    }
+}
+
+/// A `u64` (a token, a size, a time) as the `BIGINT` the `Any` driver carries; times and
+/// sizes never reach 2^63, tokens are stored bit for bit.
+fn int(value: u64) -> i64 {
+    value as i64
+}
+
+/// A failed query as a [`StoreError`] naming what was being done.
+fn failed(what: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
+    move |error| StoreError(format!("SQL stores: {what}: {error}"))
+}
+
+/// Reads column `name` of `row`.
+fn column<'r, T>(row: &'r AnyRow, name: &str) -> Result<T, StoreError>
+where
+    T: sqlx::Decode<'r, sqlx::Any> + sqlx::Type<sqlx::Any>,
+{
+    sqlx::Row::try_get(row, name)
+        .map_err(|e| StoreError(format!("SQL stores: column `{name}`: {e}")))
+}
+
+/// `url` without its password, for messages.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &userinfo[..colon],
+                    &url[at..]
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// `$first, $first+1, ...` for `count` values.
+fn placeholders(first: usize, count: usize) -> String {
+    (first..first + count)
+        .map(|n| format!("${n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_their_dialect_and_messages_hide_passwords() {
+        assert_eq!(Dialect::of("sqlite:a.db").unwrap(), Dialect::Sqlite);
+        assert_eq!(
+            Dialect::of("postgresql://u:p@h/d").unwrap(),
+            Dialect::Postgres
+        );
+        assert!(Dialect::of("mysql://u:p@h/d").is_err());
+        assert_eq!(
+            redact("postgres://app:s3cret@127.0.0.1:5432/db"),
+            "postgres://app:***@127.0.0.1:5432/db"
+        );
+        assert_eq!(placeholders(3, 2), "$3, $4");
+    }
+}

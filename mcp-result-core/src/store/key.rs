@@ -1,0 +1,227 @@
+//! The server key: one secret that every instance of a server shares and that survives
+//! restarts. It keys the hash of secret arguments in idempotency fingerprints, and signs
+//! what the server hands out and must recognise later (sealed request state, page cursors).
+//!
+//! Configured from the environment:
+//!
+//! - `MCP_RESULT_SERVER_KEY`: one or more keys separated by `,` (each at least 32 bytes of
+//!   text; its SHA-256 is the HMAC key). The first signs; every one verifies, so a key is
+//!   rotated by putting the new one first and keeping the old one after it until what it
+//!   signed has expired.
+//! - `MCP_RESULT_SERVER_KEY_FILE`: a file holding the same, one key per line.
+//!
+//! With neither, a random key is generated for the process and a warning says so: fine for
+//! development, wrong for several instances or restarts (their signatures do not verify
+//! across processes). The keys are [`Secret`]s: never logged, never serialized.
+
+use std::sync::OnceLock;
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::{Digest, Sha256};
+
+use crate::wire::secret::Secret;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Why the configured server key was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError(String);
+
+impl std::fmt::Display for KeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// The server key (see the module docs): HMAC-SHA256 keys, the first signing.
+pub struct ServerKey {
+    keys: Vec<Secret<[u8; 32]>>,
+    generated: bool,
+}
+
+impl std::fmt::Debug for ServerKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerKey")
+            .field("keys", &self.keys.len())
+            .field("generated", &self.generated)
+            .finish()
+    }
+}
+
+static GLOBAL: OnceLock<ServerKey> = OnceLock::new();
+
+impl ServerKey {
+    /// The environment variable holding the keys.
+    pub const ENV: &'static str = "MCP_RESULT_SERVER_KEY";
+    /// The environment variable naming a file that holds the keys.
+    pub const FILE_ENV: &'static str = "MCP_RESULT_SERVER_KEY_FILE";
+    /// The shortest key accepted, in bytes.
+    pub const MIN_LEN: usize = 32;
+
+    /// A key set: `current` signs, `previous` still verify.
+    ///
+    /// # Errors
+    /// A [`KeyError`] when a key is shorter than [`Self::MIN_LEN`] bytes.
+    pub fn new<'a>(
+        current: &'a str,
+        previous: impl IntoIterator<Item = &'a str>,
+    ) -> Result<Self, KeyError> {
+        let keys = std::iter::once(current)
+            .chain(previous)
+            .enumerate()
+            .map(|(i, key)| {
+                let key = key.trim();
+                if key.len() < Self::MIN_LEN {
+                    return Err(KeyError(format!(
+                        "server key #{} has {} bytes; a server key has at least {}",
+                        i + 1,
+                        key.len(),
+                        Self::MIN_LEN
+                    )));
+                }
+                Ok(Secret::new(Sha256::digest(key.as_bytes()).into()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            keys,
+            generated: false,
+        })
+    }
+
+    /// The key set from [`Self::ENV`] or [`Self::FILE_ENV`]; `Ok(None)` when neither is set.
+    ///
+    /// # Errors
+    /// A [`KeyError`] when the file cannot be read or a key is too short.
+    pub fn from_env() -> Result<Option<Self>, KeyError> {
+        let text = match (std::env::var(Self::ENV), std::env::var_os(Self::FILE_ENV)) {
+            (Ok(text), _) => text.replace(',', "\n"),
+            (Err(_), Some(path)) => std::fs::read_to_string(&path).map_err(|error| {
+                KeyError(format!(
+                    "{} names {}: {error}",
+                    Self::FILE_ENV,
+                    std::path::Path::new(&path).display()
+                ))
+            })?,
+            (Err(_), None) => return Ok(None),
+        };
+        let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+        let current = lines
+            .next()
+            .ok_or_else(|| KeyError("the server key setting holds no key".into()))?;
+        Self::new(current, lines).map(Some)
+    }
+
+    /// A random key for this process only (development).
+    pub fn generated() -> Self {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).expect("the operating system's random source");
+        Self {
+            keys: vec![Secret::new(key)],
+            generated: true,
+        }
+    }
+
+    /// The process's server key: the one [`Self::install`]ed, else the environment's, else
+    /// a generated one (with a warning in the log that it is one).
+    ///
+    /// # Panics
+    /// When the environment's key setting is invalid (too short, unreadable file): a server
+    /// must not start with a key other than the one it was given.
+    pub fn global() -> &'static ServerKey {
+        GLOBAL.get_or_init(|| match Self::from_env() {
+            Ok(Some(key)) => key,
+            Ok(None) => {
+                tracing::warn!(
+                    "no server key configured ({} or {}): using a random key for this process \
+                     only; idempotency fingerprints of secret arguments, approvals and page \
+                     cursors will not carry over to other instances or restarts",
+                    Self::ENV,
+                    Self::FILE_ENV
+                );
+                Self::generated()
+            }
+            Err(error) => panic!("invalid server key: {error}"),
+        })
+    }
+
+    /// Makes `key` the process's server key.
+    ///
+    /// # Errors
+    /// Gives `key` back when a server key is already in use.
+    pub fn install(key: ServerKey) -> Result<(), ServerKey> {
+        GLOBAL.set(key)
+    }
+
+    /// Whether this key was generated for this process (development).
+    pub fn is_generated(&self) -> bool {
+        self.generated
+    }
+
+    fn mac(key: &Secret<[u8; 32]>) -> HmacSha256 {
+        HmacSha256::new_from_slice(key.expose()).expect("HMAC takes any key length")
+    }
+
+    /// HMAC-SHA256 of `data` under the signing key.
+    pub fn sign(&self, data: &[u8]) -> [u8; 32] {
+        let mut mac = Self::mac(&self.keys[0]);
+        mac.update(data);
+        mac.finalize().into_bytes().into()
+    }
+
+    /// Whether `tag` is the HMAC-SHA256 of `data` under any of the keys (constant time).
+    pub fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
+        self.keys.iter().any(|key| {
+            let mut mac = Self::mac(key);
+            mac.update(data);
+            mac.verify_slice(tag).is_ok()
+        })
+    }
+
+    /// The HMAC-SHA256 of `data` under each key, the signing key's first (to match a
+    /// stored keyed hash across a rotation).
+    pub fn keyed_hashes<'a>(&'a self, data: &'a [u8]) -> impl Iterator<Item = [u8; 32]> + 'a {
+        self.keys.iter().map(move |key| {
+            let mut mac = Self::mac(key);
+            mac.update(data);
+            mac.finalize().into_bytes().into()
+        })
+    }
+
+    /// How many keys verify (the signing key and the ones rotated out).
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Never true: a key set has its signing key.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_new_key_signs_and_the_old_one_still_verifies() {
+        let old = ServerKey::new("an old key that is long enough to be used!", []).unwrap();
+        let tag = old.sign(b"cursor");
+        let rotated = ServerKey::new(
+            "a new key that is also long enough to be used",
+            ["an old key that is long enough to be used!"],
+        )
+        .unwrap();
+        assert!(rotated.verify(b"cursor", &tag));
+        assert_ne!(rotated.sign(b"cursor"), tag);
+        assert!(!rotated.verify(b"cursor!", &tag));
+        assert_eq!(rotated.keyed_hashes(b"cursor").nth(1), Some(tag));
+        let short = ServerKey::new("short", []).unwrap_err();
+        assert_eq!(
+            short.to_string(),
+            "server key #1 has 5 bytes; a server key has at least 32"
+        );
+        assert!(!format!("{rotated:?}").contains("long enough"));
+    }
+}

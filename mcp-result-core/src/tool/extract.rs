@@ -1,0 +1,383 @@
+//! Extractors: what a `#[mcp_tool]` method's parameters receive.
+//!
+//! Every parameter after `&self` is produced by [`FromToolCall`], the one mechanism the
+//! generated call glue uses (as axum's `FromRequestParts` and rmcp's `FromContextPart` do):
+//! for each parameter of type `P` it calls `<P as FromToolCall<_>>::from_tool_call`.
+//!
+//! - The tool's **arguments**: any `T: DeserializeOwned + JsonSchema` (a struct with named
+//!   fields; MCP requires an object). Its schema is the tool's `inputSchema`; at most one
+//!   parameter of a tool may be arguments (a compile error otherwise).
+//! - [`RequestContext<RoleServer>`]: rmcp's request context (peer, `_meta`, extensions).
+//! - [`CancellationToken`]: cancelled when the client sends `notifications/cancelled` for
+//!   this call (MCP "Cancellation").
+//! - [`Identity`]: the caller, as the transport established it.
+//! - [`Pager`](crate::pagination::Pager): where a paged call stands (its `cursor` and
+//!   `pageSize`, which it adds to the `inputSchema`: [`ToolExtension`]).
+//!
+//! Implement `FromToolCall<via::Extractor>` for your own type to make it a parameter.
+
+use std::sync::Arc;
+
+use rmcp::{model::JsonObject, service::RequestContext, RoleServer};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+pub use tokio_util::sync::CancellationToken;
+
+use crate::{
+    result::build::{error_result, ResultScope},
+    schema::{arguments::ArgumentSchema, empty_input_schema, input_schema},
+    store::{artifact::ArtifactAccess, key::ServerKey},
+    tool::panics,
+    wire::{envelope::ToolError, identity::Identity},
+    write::idempotency::fingerprints,
+};
+
+pub use crate::write::context::WriteContext;
+
+/// Marker types that keep the two families of [`FromToolCall`] impls apart (so that a
+/// blanket impl for argument types and impls for extractor types never overlap).
+pub mod via {
+    /// The parameter is the tool's arguments object.
+    #[derive(Debug)]
+    pub enum Arguments {}
+    /// The parameter is taken from the call's context (an extractor).
+    #[derive(Debug)]
+    pub enum Extractor {}
+}
+
+/// One `tools/call` in flight: what parameters are extracted from.
+#[derive(Debug)]
+pub struct ToolCall {
+    arguments: Option<Value>,
+    schema: Arc<ArgumentSchema>,
+    context: RequestContext<RoleServer>,
+    identity: Identity,
+    write: Option<WriteContext>,
+    tool: &'static str,
+    /// The arguments that parameters read themselves ([`ToolExtension::arguments`]), taken
+    /// out of `arguments`.
+    extension_arguments: JsonObject,
+    /// The fingerprints of the other arguments (one per server key), for a tool with
+    /// extension arguments.
+    binding: Option<Vec<String>>,
+}
+
+impl FromToolCall<via::Extractor> for WriteContext {
+    /// # Errors
+    /// An `internal` error in a read-only tool, which has no write context.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        call.write.clone().ok_or_else(|| {
+            ToolError::internal_logged("a read-only tool took a `WriteContext` parameter")
+        })
+    }
+}
+
+impl ToolCall {
+    /// A call with `arguments` (the `arguments` object of `tools/call`, validated against
+    /// `schema`), rmcp's `context` and the caller's verified `identity`.
+    pub fn new(
+        arguments: Value,
+        schema: Arc<ArgumentSchema>,
+        context: RequestContext<RoleServer>,
+        identity: Identity,
+    ) -> Self {
+        Self {
+            arguments: Some(arguments),
+            schema,
+            context,
+            identity,
+            write: None,
+            tool: "",
+            extension_arguments: JsonObject::new(),
+            binding: None,
+        }
+    }
+
+    /// The call of tool `tool`. The arguments its parameters read themselves (`names`, from
+    /// their [`ToolExtension`]s) are taken out of the arguments object, so the arguments
+    /// type never sees them, and the rest is fingerprinted ([`fingerprints`]: RFC 8785,
+    /// secrets keyed), which is what a page cursor is bound to.
+    pub(crate) fn for_tool(mut self, tool: &'static str, names: &[String]) -> Self {
+        self.tool = tool;
+        if names.is_empty() {
+            return self;
+        }
+        if let Some(Value::Object(arguments)) = &mut self.arguments {
+            for name in names {
+                if let Some(value) = arguments.remove(name) {
+                    self.extension_arguments.insert(name.clone(), value);
+                }
+            }
+        }
+        let rest = self.arguments.as_ref().unwrap_or(&Value::Null);
+        self.binding = Some(fingerprints(tool, rest, &self.schema, ServerKey::global()));
+        self
+    }
+
+    /// The same call as a write, with what the framework knows about it.
+    pub fn for_write(mut self, write: WriteContext) -> Self {
+        self.write = Some(write);
+        self
+    }
+
+    /// What the call's result is built with: the server's artifact store (`access`, from
+    /// [`ToolSet::artifact_access`](crate::ToolSet::artifact_access)), the caller as the
+    /// owner of the artifacts, and the framework's facts about the call.
+    pub fn scope<'s>(&self, access: Option<&'s dyn ArtifactAccess>) -> ResultScope<'s> {
+        ResultScope {
+            store: access.map(|access| access.artifact_store()),
+            owner: Some(self.identity.key()),
+            retry_safe: self.write.as_ref().map(|w| w.retry_safe),
+            audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
+            approval_id: self
+                .write
+                .as_ref()
+                .and_then(|w| w.approval.as_ref().map(|(id, _)| id.clone())),
+            staged: Default::default(),
+        }
+    }
+
+    /// The caller's verified identity (from the transport; see
+    /// [`Identity`](crate::wire::identity::Identity)).
+    pub fn identity(&self) -> &Identity {
+        &self.identity
+    }
+
+    /// rmcp's request context of the call.
+    pub fn context(&self) -> &RequestContext<RoleServer> {
+        &self.context
+    }
+
+    /// The name of the tool called.
+    pub fn tool(&self) -> &'static str {
+        self.tool
+    }
+
+    /// An argument a parameter declared in its [`ToolExtension::arguments`] (validated
+    /// against the schema given there), as the call sent it; `None` when the call left it
+    /// out.
+    pub fn extension_argument(&self, name: &str) -> Option<&Value> {
+        self.extension_arguments.get(name)
+    }
+
+    /// The fingerprints of the arguments other than the extension arguments (one per
+    /// server key, the signing key's first), for a tool that has extension arguments.
+    pub(crate) fn binding(&self) -> Option<&[String]> {
+        self.binding.as_deref()
+    }
+
+    /// Takes the arguments object (the first taker gets it; later takers get `{}`).
+    pub fn take_arguments(&mut self) -> Value {
+        self.arguments
+            .take()
+            .unwrap_or_else(|| Value::Object(JsonObject::new()))
+    }
+}
+
+/// A type a `#[mcp_tool]` method can take as a parameter. `M` is [`via::Arguments`] for the
+/// arguments object and [`via::Extractor`] for everything taken from the call's context.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a parameter of a `#[mcp_tool]` method",
+    label = "not an arguments type and not an extractor",
+    note = "the arguments type derives `serde::Deserialize` and `schemars::JsonSchema` (a struct with named fields); extractors are `RequestContext<RoleServer>`, `CancellationToken`, or a type implementing `mcp_result::extract::FromToolCall<via::Extractor>`"
+)]
+pub trait FromToolCall<M>: Sized {
+    /// `true` for the arguments object: its schema is the tool's `inputSchema`.
+    const ARGUMENTS: bool = false;
+
+    /// A check of the parameter's own configuration, evaluated at compile time where a tool
+    /// takes it (`#[mcp_tools]` names it in a `const`): panic in it to refuse a
+    /// configuration, with a message that says what to change.
+    const CHECK: () = ();
+
+    /// The `inputSchema` this parameter contributes (the arguments object's schema).
+    fn input_schema() -> Option<Arc<JsonObject>> {
+        None
+    }
+
+    /// What this parameter adds to its tool's `tools/list` entry: arguments it reads itself
+    /// and `_meta` entries ([`ToolExtension`]; [`crate::pagination::Pager`] adds `cursor`
+    /// and `pageSize`).
+    fn tool_extension() -> Option<ToolExtension> {
+        None
+    }
+
+    /// Extracts the parameter.
+    ///
+    /// # Errors
+    /// A [`ToolError`] sent as the call's result (`isError: true`); the tool does not run.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError>;
+}
+
+impl<T: DeserializeOwned + JsonSchema + 'static> FromToolCall<via::Arguments> for T {
+    const ARGUMENTS: bool = true;
+
+    fn input_schema() -> Option<Arc<JsonObject>> {
+        Some(input_schema::<T>())
+    }
+
+    /// Deserializes the validated arguments (integral numbers such as `100000.0` read as
+    /// the integers they are).
+    ///
+    /// # Errors
+    /// A `validation_error` at the JSON Pointer of the field serde rejected, for values the
+    /// `inputSchema` accepted but the type did not.
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        let arguments = call.take_arguments();
+        call.schema.deserialize(arguments)
+    }
+}
+
+impl FromToolCall<via::Extractor> for RequestContext<RoleServer> {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.context.clone())
+    }
+}
+
+impl FromToolCall<via::Extractor> for CancellationToken {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.context.ct.clone())
+    }
+}
+
+/// The caller's verified [`Identity`]: take it as a parameter to scope a tool's own data by
+/// tenant or to check a scope (`identity.has_scope("tickets:write")`).
+impl FromToolCall<via::Extractor> for Identity {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.identity.clone())
+    }
+}
+
+/// What a parameter adds to its tool's `tools/list` entry ([`FromToolCall::tool_extension`]).
+///
+/// The registry merges it into the tool when the server starts: a name that the arguments
+/// type, the framework or another parameter already uses is a [`RegistryError`]
+/// (`crate::RegistryError`) naming the tool.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolExtension {
+    /// Top-level arguments the parameter reads itself: property name → JSON Schema. They are
+    /// added to the `inputSchema` (never `required`), validated with every other argument,
+    /// and taken out of the arguments object before the arguments type deserializes (so a
+    /// type with `#[serde(deny_unknown_fields)]` accepts the call); the parameter reads them
+    /// with [`ToolCall::extension_argument`].
+    pub arguments: JsonObject,
+    /// Entries of the tool's `_meta` in `tools/list` (keys under the parameter's own prefix,
+    /// MCP "General fields: `_meta`").
+    pub meta: JsonObject,
+}
+
+/// The extensions of a tool's parameters, in parameter order (for the generated
+/// [`ToolDef`](crate::ToolDef)).
+#[doc(hidden)]
+pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<ToolExtension> {
+    extensions
+        .iter()
+        .filter_map(|extension| extension())
+        .collect()
+}
+
+/// Merges `extensions` into a tool's `input` schema: the merged schema, the names of the
+/// extension arguments and the `_meta` entries.
+///
+/// # Errors
+/// What collides, for a [`RegistryError`](crate::RegistryError).
+pub(crate) fn extend_input(
+    input: Arc<JsonObject>,
+    extensions: Vec<ToolExtension>,
+) -> Result<(Arc<JsonObject>, Vec<String>, JsonObject), String> {
+    if extensions.is_empty() {
+        return Ok((input, Vec::new(), JsonObject::new()));
+    }
+    let mut input = (*input).clone();
+    let mut names = Vec::new();
+    let mut meta = JsonObject::new();
+    let properties = input
+        .entry("properties")
+        .or_insert_with(|| Value::Object(JsonObject::new()));
+    let Value::Object(properties) = properties else {
+        return Err("the inputSchema's `properties` is not an object".into());
+    };
+    for extension in extensions {
+        for (name, schema) in extension.arguments {
+            if properties.contains_key(&name) {
+                return Err(format!(
+                    "the arguments already have `{name}`, which a parameter of the tool (a \
+                     `Pager` adds `cursor` and `pageSize`) reads itself: rename that field of \
+                     the arguments type"
+                ));
+            }
+            properties.insert(name.clone(), schema);
+            names.push(name);
+        }
+        for (key, value) in extension.meta {
+            if meta.insert(key.clone(), value).is_some() {
+                return Err(format!(
+                    "two parameters of the tool write `_meta` key `{key}`"
+                ));
+            }
+        }
+    }
+    Ok((Arc::new(input), names, meta))
+}
+
+/// The `inputSchema` of a tool whose parameters contribute `schemas` (at most one
+/// contributes: the compile-time check [`assert_one_arguments`] saw to it).
+#[doc(hidden)]
+pub fn tool_input_schema(schemas: &[fn() -> Option<Arc<JsonObject>>]) -> Arc<JsonObject> {
+    schemas
+        .iter()
+        .find_map(|schema| schema())
+        .unwrap_or_else(empty_input_schema)
+}
+
+/// Compile-time check the glue emits: at most one parameter is the arguments object.
+///
+/// # Panics
+/// At compile time (in a `const`), when two parameters are arguments types.
+#[doc(hidden)]
+pub const fn assert_one_arguments(arguments: &[bool]) {
+    let mut count = 0;
+    let mut i = 0;
+    while i < arguments.len() {
+        if arguments[i] {
+            count += 1;
+        }
+        i += 1;
+    }
+    if count > 1 {
+        panic!(
+            "a tool takes one arguments type: put every argument in one struct that derives \
+             `Deserialize` and `JsonSchema`"
+        );
+    }
+}
+
+/// Runs a synchronous tool method on tokio's blocking thread pool, so it never stalls the
+/// async worker threads (and its time limit holds: the caller stops waiting at the limit).
+///
+/// # Errors
+/// The `internal` error result of a method that panicked (the message logged, not returned).
+#[doc(hidden)]
+pub async fn run_blocking<R: Send + 'static>(
+    tool: &'static str,
+    method: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, rmcp::model::CallToolResult> {
+    // The call's span (the registry's `tools/call` span), so the method's own log lines on
+    // the blocking thread belong to the call.
+    let span = tracing::Span::current();
+    let run = move || {
+        let _call = span.enter();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| panics::as_tool(method)))
+            .map_err(|panic| (panics::message(&*panic), panics::take_location()))
+    };
+    let outcome = tokio::task::spawn_blocking(run)
+        .await
+        .unwrap_or_else(|error| Err((error.to_string(), None)));
+    outcome.map_err(|(detail, at)| {
+        let at = at.unwrap_or_else(|| "an unknown place".to_owned());
+        error_result(&ToolError::internal_logged(format_args!(
+            "tool `{tool}` panicked at {at}: {detail}"
+        )))
+    })
+}

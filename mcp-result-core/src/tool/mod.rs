@@ -1,0 +1,10 @@
+//! A tool call as a tool's parameters see it: the call ([`extract::ToolCall`]), the
+//! extractors that read it ([`extract::FromToolCall`]), and progress reports
+//! ([`progress::Progress`]).
+//!
+//! Beneath it: results and the write vocabulary ([`crate::write`]). Above it: paging and the
+//! router, which builds a [`extract::ToolCall`] for each call.
+
+pub mod extract;
+pub(crate) mod panics;
+pub mod progress;

@@ -1,0 +1,293 @@
+//! The approval gate of a write: ask (elicitation or an input-required round), or use an out-of-band approval.
+
+use std::sync::Arc;
+#[cfg(feature = "elicitation")]
+use std::time::Duration;
+
+#[cfg(feature = "elicitation")]
+use rmcp::service::ElicitationError;
+
+#[cfg(feature = "elicitation")]
+use crate::store::key::ServerKey;
+use rmcp::{model::CallToolResponse, service::RequestContext, RoleServer};
+use serde_json::Value;
+
+use crate::{
+    schema::arguments::ArgumentSchema,
+    store::clock::unix_now,
+    wire::{
+        envelope::ToolError,
+        keys::{APPROVAL_REQUEST_ARGUMENT, APPROVAL_REQUEST_META},
+    },
+    write::{
+        approval::{approval_text, ApprovalRequest, ApprovalStore, Decision, APPROVAL_TTL},
+        audit::attempt::{audit_failed, Audit},
+    },
+};
+
+/// What the elicitation form asks: approve or not.
+#[cfg(feature = "elicitation")]
+#[derive(Debug, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct ApprovalForm {
+    /// Approve this write?
+    approve: bool,
+}
+
+#[cfg(feature = "elicitation")]
+rmcp::elicit_safe!(ApprovalForm);
+
+/// How long a human has to answer an elicitation before the call counts as cancelled.
+#[cfg(feature = "elicitation")]
+const ELICITATION_WAIT: Duration = Duration::from_secs(600);
+
+/// The round of a `tools/call` that repeats an earlier one (MCP 2026-07-28 multi
+/// round-trip requests): the client's answers and the server's sealed state, echoed.
+#[derive(Debug, Default, Clone)]
+#[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
+pub(crate) struct Round {
+    pub(crate) responses: Option<rmcp::model::InputResponses>,
+    pub(crate) state: Option<String>,
+}
+
+/// What asking the human gave.
+#[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
+pub(crate) enum Asked {
+    /// Approved.
+    Approved,
+    /// Declined or cancelled, with the reason.
+    Declined(&'static str),
+    /// MCP 2026-07-28: the question goes back as an input-required result; the client asks
+    /// its user and calls again with the answer and the sealed state.
+    Ask(rmcp::model::InputRequiredResult),
+    /// The client cannot be asked: an approver decides out of band.
+    CannotAsk,
+}
+
+/// The key of the approval question in an input-required round.
+#[cfg(feature = "elicitation")]
+const QUESTION: &str = "approval";
+
+/// Asks the client's user, where the client elicits: during the call before MCP
+/// 2026-07-28, through an input-required round from 2026-07-28 on (its state sealed with
+/// the server key and bound to the tool, the arguments and an expiry).
+#[cfg(feature = "elicitation")]
+async fn ask(
+    context: &RequestContext<RoleServer>,
+    text: &str,
+    round: &Round,
+    tool: &str,
+    fingerprints: &[String],
+) -> Asked {
+    let stateless = context
+        .protocol_version()
+        .and_then(|v| serde_json::to_value(v).ok())
+        .and_then(|v| v.as_str().map(|v| v >= "2026-07-28"))
+        .unwrap_or(false);
+    if !stateless {
+        let asked = context
+            .peer
+            .elicit_with_timeout::<ApprovalForm>(
+                format!("Approve this write? {text}"),
+                Some(ELICITATION_WAIT),
+            )
+            .await;
+        return match asked {
+            Ok(Some(ApprovalForm { approve: true })) => Asked::Approved,
+            Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
+                Asked::Declined("declined by the user")
+            }
+            Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => {
+                Asked::Declined("the user did not answer in time")
+            }
+            Err(_cannot_elicit) => Asked::CannotAsk,
+        };
+    }
+    let elicits = context
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some());
+    if !elicits {
+        return Asked::CannotAsk;
+    }
+    // The repeat: the answer counts only with this server's own state for this call.
+    let answer = round
+        .responses
+        .as_ref()
+        .and_then(|responses| responses.get(QUESTION))
+        .filter(|_| {
+            round
+                .state
+                .as_deref()
+                .is_some_and(|state| open_state(state, tool, fingerprints))
+        });
+    if let Some(answer) = answer {
+        let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
+            && answer.pointer("/content/approve") == Some(&Value::Bool(true));
+        return if approved {
+            Asked::Approved
+        } else {
+            Asked::Declined("declined by the user")
+        };
+    }
+    let Ok(requested_schema) = rmcp::model::ElicitationSchema::from_type::<ApprovalForm>() else {
+        return Asked::CannotAsk;
+    };
+    let question =
+        rmcp::model::ElicitRequest::new(rmcp::model::ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!("Approve this write? {text}"),
+            requested_schema,
+        });
+    let mut requests = rmcp::model::InputRequests::new();
+    requests.insert(
+        QUESTION.to_owned(),
+        rmcp::model::InputRequest::Elicitation(question),
+    );
+    Asked::Ask(rmcp::model::InputRequiredResult::new(
+        Some(requests),
+        Some(seal_state(tool, fingerprints)),
+    ))
+}
+
+/// Without the `elicitation` feature every client is asked out of band.
+#[cfg(not(feature = "elicitation"))]
+async fn ask(
+    _context: &RequestContext<RoleServer>,
+    _text: &str,
+    _round: &Round,
+    _tool: &str,
+    _fingerprints: &[String],
+) -> Asked {
+    Asked::CannotAsk
+}
+
+/// The state of an input-required approval round: `<base64url JSON>.<hex HMAC-SHA256>`
+/// under the server key, binding the tool, the arguments' fingerprint and an expiry.
+#[cfg(feature = "elicitation")]
+fn seal_state(tool: &str, fingerprints: &[String]) -> String {
+    use base64::Engine as _;
+    let body = serde_json::json!({
+        "tool": tool,
+        "fingerprint": fingerprints.first(),
+        "expiresAt": unix_now() + APPROVAL_TTL.as_secs(),
+    })
+    .to_string();
+    let tag = ServerKey::global().sign(body.as_bytes());
+    let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}.{hex}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(body)
+    )
+}
+
+/// Whether `state` is this server's sealed state for this tool and these arguments, and
+/// not expired.
+#[cfg(feature = "elicitation")]
+fn open_state(state: &str, tool: &str, fingerprints: &[String]) -> bool {
+    use base64::Engine as _;
+    let Some((body, hex)) = state.split_once('.') else {
+        return false;
+    };
+    let Ok(body) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(body) else {
+        return false;
+    };
+    let tag: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    if !tag.is_some_and(|tag| ServerKey::global().verify(&body, &tag)) {
+        return false;
+    }
+    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
+        return false;
+    };
+    body["tool"] == tool
+        && body["fingerprint"]
+            .as_str()
+            .is_some_and(|f| fingerprints.iter().any(|mine| mine == f))
+        && body["expiresAt"].as_u64().is_some_and(|at| at > unix_now())
+}
+
+/// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
+/// approver))` lets it run now; `Err(answer)` is the answer instead: blocked, declined or
+/// refused (audited as this attempt's outcome), or, on MCP 2026-07-28, the question as an
+/// input-required round (not a write attempt: nothing audited, no key kept).
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn gate(
+    template: &str,
+    request_id: Option<String>,
+    round: &Round,
+    arguments: &Value,
+    fingerprints: &[String],
+    context: &RequestContext<RoleServer>,
+    store: Arc<dyn ApprovalStore>,
+    schema: &ArgumentSchema,
+    audit: &Audit,
+) -> Result<(String, String), CallToolResponse> {
+    if let Some(id) = request_id {
+        return match store.consume(&id, fingerprints).await {
+            Ok(Ok(approved)) => Ok(approved),
+            Ok(Err(refusal)) => Err(audit
+                .refuse(ToolError::conflict(refusal.message()))
+                .await
+                .into()),
+            Err(error) => Err(audit_failed(&error).into()),
+        };
+    }
+    let text = approval_text(template, &audit.record.tool, arguments, |p| {
+        schema.is_secret(p)
+    });
+    match ask(context, &text, round, &audit.record.tool, fingerprints).await {
+        Asked::Approved => Ok((
+            uuid::Uuid::now_v7().to_string(),
+            audit.record.caller.clone(),
+        )),
+        Asked::Declined(reason) => {
+            Err(audit.refuse(ToolError::policy_blocked(reason)).await.into())
+        }
+        Asked::Ask(question) => Err(question.into()),
+        Asked::CannotAsk => {
+            // The client cannot be asked during the call: an approver decides out of band.
+            let request = ApprovalRequest {
+                id: uuid::Uuid::now_v7().to_string(),
+                tool: audit.record.tool.clone(),
+                text: text.clone(),
+                caller: audit.record.caller.clone(),
+                fingerprints: fingerprints.to_vec(),
+                expires_at: unix_now() + APPROVAL_TTL.as_secs(),
+                decision: Decision::Pending,
+            };
+            if let Err(error) = store.create(&request).await {
+                return Err(audit_failed(&error).into());
+            }
+            let mut answer = audit
+                .refuse(ToolError::approval_required(request.id.clone(), &text))
+                .await;
+            let link = crate::result::content::Artifact::new(request.uri(), "approval-request")
+                .with_title(format!("Approval request: {text}"))
+                .with_mime_type("application/json");
+            answer.content.push(link.to_block());
+            Err(answer.into())
+        }
+    }
+}
+
+/// The approval request id of a call: `_meta`'s, else the framework's argument (taken out
+/// of the arguments, which the tool's own type does not have).
+pub(crate) fn approval_request_id(
+    context: &RequestContext<RoleServer>,
+    arguments: &mut Value,
+) -> Option<String> {
+    let from_argument = arguments
+        .as_object_mut()
+        .and_then(|a| a.remove(APPROVAL_REQUEST_ARGUMENT))
+        .and_then(|v| v.as_str().map(str::to_owned));
+    context
+        .meta
+        .get(APPROVAL_REQUEST_META)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or(from_argument)
+}

@@ -1,0 +1,140 @@
+//! The in-memory approval store.
+use super::request::*;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use crate::store::{StoreError, StoreFuture};
+
+/// The in-memory [`ApprovalStore`]: one process. Clones share it.
+#[derive(Debug, Default, Clone)]
+pub struct MemoryApprovals {
+    requests: Arc<Mutex<HashMap<String, ApprovalRequest>>>,
+}
+
+impl MemoryApprovals {
+    /// The process's default store (what servers use unless their `ServerServices` say
+    /// otherwise).
+    pub fn global() -> &'static MemoryApprovals {
+        static GLOBAL: std::sync::LazyLock<MemoryApprovals> =
+            std::sync::LazyLock::new(MemoryApprovals::default);
+        &GLOBAL
+    }
+
+    /// `approver` approves request `id` (out of band: an admin API, a CLI).
+    ///
+    /// # Errors
+    /// Why the request cannot be approved (unknown, decided, expired).
+    pub fn approve(&self, id: &str, approver: &str) -> Result<String, Refusal> {
+        let approval_id = uuid::Uuid::now_v7().to_string();
+        self.decide_now(
+            id,
+            Decision::Approved {
+                approval_id: approval_id.clone(),
+                approver: approver.to_owned(),
+            },
+        )
+        .map(|_| approval_id)
+    }
+
+    /// `approver` rejects request `id` for `reason`.
+    ///
+    /// # Errors
+    /// Why the request cannot be rejected.
+    pub fn reject(&self, id: &str, approver: &str, reason: &str) -> Result<(), Refusal> {
+        self.decide_now(
+            id,
+            Decision::Rejected {
+                approver: approver.to_owned(),
+                reason: reason.to_owned(),
+            },
+        )
+        .map(|_| ())
+    }
+
+    fn decide_now(&self, id: &str, decision: Decision) -> Result<ApprovalRequest, Refusal> {
+        let mut requests = self.requests.lock().unwrap_or_else(|e| e.into_inner());
+        let request = requests.get_mut(id).ok_or(Refusal::Unknown)?;
+        if request.expired() {
+            return Err(Refusal::Expired);
+        }
+        if request.decision != Decision::Pending {
+            return Err(Refusal::Used);
+        }
+        request.decision = decision;
+        Ok(request.clone())
+    }
+}
+
+impl ApprovalStore for MemoryApprovals {
+    fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            self.requests
+                .lock()
+                .map_err(|e| StoreError(e.to_string()))?
+                .insert(request.id.clone(), request.clone());
+            Ok(())
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ApprovalRequest>> {
+        Box::pin(async move {
+            Ok(self
+                .requests
+                .lock()
+                .map_err(|e| StoreError(e.to_string()))?
+                .get(id)
+                .cloned())
+        })
+    }
+
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+    ) -> StoreFuture<'a, Result<ApprovalRequest, Refusal>> {
+        Box::pin(async move { Ok(self.decide_now(id, decision)) })
+    }
+
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        fingerprints: &'a [String],
+    ) -> StoreFuture<'a, Result<(String, String), Refusal>> {
+        Box::pin(async move {
+            let mut requests = self
+                .requests
+                .lock()
+                .map_err(|e| StoreError(e.to_string()))?;
+            let Some(request) = requests.get_mut(id) else {
+                return Ok(Err(Refusal::Unknown));
+            };
+            if !request
+                .fingerprints
+                .iter()
+                .any(|f| fingerprints.contains(f))
+            {
+                return Ok(Err(Refusal::OtherArguments));
+            }
+            Ok(match request.decision.clone() {
+                Decision::Pending if request.expired() => Err(Refusal::Expired),
+                Decision::Pending => Err(Refusal::Pending),
+                Decision::Rejected { reason, .. } => Err(Refusal::Rejected(reason)),
+                Decision::Used { .. } => Err(Refusal::Used),
+                Decision::Approved { .. } if request.expired() => Err(Refusal::Expired),
+                Decision::Approved {
+                    approval_id,
+                    approver,
+                } => {
+                    request.decision = Decision::Used {
+                        approval_id: approval_id.clone(),
+                        approver: approver.clone(),
+                    };
+                    Ok((approval_id, approver))
+                }
+            })
+        })
+    }
+}

@@ -1,0 +1,129 @@
+//! An approval request, its decision, and the store trait.
+use crate::store::{clock::unix_now, StoreFuture};
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How long an approval request, and an approval, stays usable: 1 hour.
+pub const APPROVAL_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// The URI prefix of pending approval requests (`resources/read` serves them).
+pub const APPROVAL_URI_PREFIX: &str = "mcp-result://approvals/";
+
+/// Where an approval request stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum Decision {
+    /// Waiting for an approver.
+    Pending,
+    /// Approved: the write may run once under `approval_id`.
+    Approved {
+        /// The approval's id, in the result and the audit record.
+        approval_id: String,
+        /// Who approved.
+        approver: String,
+    },
+    /// Rejected; the write never runs under this request.
+    Rejected {
+        /// Who rejected.
+        approver: String,
+        /// Why.
+        reason: String,
+    },
+    /// Approved and used by the write it was for.
+    Used {
+        /// The approval's id.
+        approval_id: String,
+        /// Who approved.
+        approver: String,
+    },
+}
+
+/// A request for a human decision on one write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRequest {
+    /// Its id (`approvalRequestId`).
+    pub id: String,
+    /// The tool.
+    pub tool: String,
+    /// What the write does, from the tool's approval text (no secret).
+    pub text: String,
+    /// Who asked.
+    pub caller: String,
+    /// The fingerprints of the exact arguments it is for.
+    pub fingerprints: Vec<String>,
+    /// When it expires (seconds since the Unix epoch).
+    pub expires_at: u64,
+    /// Where it stands.
+    pub decision: Decision,
+}
+
+impl ApprovalRequest {
+    /// The `resources/read` URI of this request.
+    pub fn uri(&self) -> String {
+        format!("{APPROVAL_URI_PREFIX}{}", self.id)
+    }
+
+    pub(crate) fn expired(&self) -> bool {
+        unix_now() >= self.expires_at
+    }
+}
+
+/// Why an approval request could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// No such request.
+    Unknown,
+    /// Not decided yet.
+    Pending,
+    /// Rejected, with the reason.
+    Rejected(String),
+    /// Granted for other arguments.
+    OtherArguments,
+    /// Already used.
+    Used,
+    /// Expired.
+    Expired,
+}
+
+impl Refusal {
+    /// The sentence for the error message.
+    pub fn message(&self) -> String {
+        match self {
+            Refusal::Unknown => "No such approval request.".into(),
+            Refusal::Pending => "The approval request is still waiting for a human.".into(),
+            Refusal::Rejected(reason) => format!("The approval request was rejected: {reason}."),
+            Refusal::OtherArguments => {
+                "The approval was granted for other arguments; call with exactly those.".into()
+            }
+            Refusal::Used => "The approval was used already; each approval runs one write.".into(),
+            Refusal::Expired => "The approval request expired; call again without it.".into(),
+        }
+    }
+}
+
+/// Where approval requests live. [`MemoryApprovals`] is the default.
+pub trait ApprovalStore: Send + Sync + 'static {
+    /// Stores a new pending request.
+    fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()>;
+
+    /// The request `id`, if any.
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<ApprovalRequest>>;
+
+    /// Records `approver`'s decision on a pending request; the approved request, or why not.
+    fn decide<'a>(
+        &'a self,
+        id: &'a str,
+        decision: Decision,
+    ) -> StoreFuture<'a, Result<ApprovalRequest, Refusal>>;
+
+    /// Atomically uses the approval of request `id` for a write whose arguments have
+    /// `fingerprints`: it must be approved, for those arguments, unexpired and unused.
+    fn consume<'a>(
+        &'a self,
+        id: &'a str,
+        fingerprints: &'a [String],
+    ) -> StoreFuture<'a, Result<(String, String), Refusal>>;
+}

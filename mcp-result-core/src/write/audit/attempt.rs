@@ -1,0 +1,117 @@
+//! One write attempt's audit event: its intent, outcome, refusal and replay records.
+
+use std::{sync::Arc, time::Duration};
+
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+
+use crate::{
+    result::build::error_result,
+    store::StoreError,
+    wire::{envelope::ToolError, keys::REDACTION_APPLIED, status::AuditEventId},
+    write::{
+        audit::{now_rfc3339, AuditRecord, AuditSink, Phase},
+        context::WriteContext,
+        idempotency::replay,
+    },
+};
+
+/// One write attempt's audit event: its sink and its base record.
+#[derive(Clone)]
+pub(crate) struct Audit {
+    pub(crate) sink: Arc<dyn AuditSink>,
+    pub(crate) record: AuditRecord,
+}
+
+impl Audit {
+    pub(crate) fn event_id(&self) -> AuditEventId {
+        AuditEventId::new(self.record.event_id.clone())
+    }
+
+    pub(crate) fn write_context(&self, retry_safe: bool) -> WriteContext {
+        WriteContext::new(
+            self.event_id(),
+            self.record.idempotency_key.clone(),
+            retry_safe,
+        )
+        .with_approval(
+            self.record
+                .approval_id
+                .clone()
+                .zip(self.record.approver.clone()),
+        )
+    }
+
+    /// Records the `phase` record, with what `result` says when there is one.
+    pub(crate) async fn record(
+        &self,
+        phase: Phase,
+        result: Option<(&CallToolResult, Duration)>,
+    ) -> Result<(), StoreError> {
+        let mut record = self.record.clone();
+        record.phase = phase;
+        record.time = now_rfc3339();
+        if let Some((result, took)) = result {
+            let structured = result.structured_content.as_ref();
+            let field = |key: &str| structured.and_then(|s| s.get(key)).cloned();
+            fn parse<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Option<T> {
+                value.and_then(|v| serde_json::from_value(v).ok())
+            }
+            record.status = parse(field("status"));
+            record.error_kind = parse(field("errorKind"));
+            record.external_id = field("externalId").and_then(|v| v.as_str().map(str::to_owned));
+            record.requires_human_review = parse(field("requiresHumanReview"));
+            record.approval_id = field("approvalId").and_then(|v| v.as_str().map(str::to_owned));
+            record.redaction_applied = parse(field(REDACTION_APPLIED));
+            record.correlation_id =
+                field("correlationId").and_then(|v| v.as_str().map(str::to_owned));
+            record.duration_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+        }
+        self.sink.record(&record).await
+    }
+
+    /// A call answered with `error` (refused before it ran, or past its time limit): the
+    /// error carries this event's id, and its outcome is recorded before the answer.
+    pub(crate) async fn refuse(&self, error: ToolError) -> CallToolResult {
+        let result = error_result(&error.with_audit_event_id(self.event_id()));
+        if let Err(error) = self
+            .record(Phase::Outcome, Some((&result, Duration::ZERO)))
+            .await
+        {
+            return audit_failed(&error);
+        }
+        result
+    }
+
+    /// A call answered from the idempotency store: the original answer, and a `replay`
+    /// record of its own pointing at the original event.
+    pub(crate) async fn replay(&self, stored: Value) -> CallToolResult {
+        let original = stored
+            .pointer("/structuredContent/auditEventId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let mut record = self.record.clone();
+        record.phase = Phase::Replay;
+        record.time = now_rfc3339();
+        record.replay_of = original;
+        if let Err(error) = self.sink.record(&record).await {
+            return audit_failed(&error);
+        }
+        replay(stored)
+    }
+}
+
+pub(crate) fn new_event_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+pub(crate) fn audit_failed(error: &dyn std::fmt::Display) -> CallToolResult {
+    tracing::error!(%error, "audit sink failed");
+    error_result(
+        &ToolError::upstream_unavailable(
+            "The audit log is unavailable, so nothing ran. Retry later.",
+            true,
+        )
+        .with_retry_after(Duration::from_secs(1)),
+    )
+}

@@ -1,0 +1,378 @@
+//! One audit record, the sinks that keep them, and the argument digest.
+
+use std::{
+    fs::{File, OpenOptions},
+    io::{BufRead, BufReader, Write},
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::{
+    schema::arguments::ArgumentSchema,
+    store::{StoreError, StoreFuture},
+    wire::{envelope::ErrorKind, status::Status},
+};
+
+/// Which record of an event this is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Before the tool runs.
+    Intent,
+    /// What happened (provisional with `status: unknown` at a time limit).
+    Outcome,
+    /// An answer given from the idempotency store; `replayOf` names the original event.
+    Replay,
+}
+
+/// One audit record. Published as a JSON Schema ([`record_schema`]) for SIEMs and
+/// reviewers; one JSON object per line in a [`JsonLinesSink`] file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "mcp-result.AuditRecord")]
+pub struct AuditRecord {
+    /// The event's id (a UUIDv7: unique across instances, time-ordered); the
+    /// `auditEventId` of the answer.
+    pub event_id: String,
+    /// Which record of the event this is.
+    pub phase: Phase,
+    /// When this record was made: RFC 3339, UTC.
+    pub time: String,
+    /// The server instance (`MCP_RESULT_INSTANCE`, else the process id).
+    pub instance: String,
+    /// The tool.
+    pub tool: String,
+    /// The caller's identity (from the transport).
+    pub caller: String,
+    /// The MCP session, where the protocol version has sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The idempotency key of the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// SHA-256 (hex) of the canonical arguments with every secret field removed.
+    pub argument_digest: String,
+    /// The outcome's `status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// The error kind of a failed, blocked or refused call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
+    /// The upstream system's id of what the write made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
+    /// The result waits for a human.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_human_review: Option<bool>,
+    /// The human approval the write ran under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_id: Option<String>,
+    /// Who approved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approver: Option<String>,
+    /// The result withheld a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redaction_applied: Option<bool>,
+    /// The correlation id of an `internal` error (its cause is logged under it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correlation_id: Option<String>,
+    /// How long the tool ran, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// For a replay: the event whose answer was given again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_of: Option<String>,
+}
+
+impl AuditRecord {
+    /// The `intent` record of a new event: `event_id` (minted), the tool, the caller, the
+    /// call's idempotency key and its argument digest; now, on this instance.
+    pub fn intent(
+        event_id: String,
+        tool: &str,
+        caller: String,
+        idempotency_key: Option<String>,
+        argument_digest: String,
+    ) -> Self {
+        AuditRecord {
+            event_id,
+            phase: Phase::Intent,
+            time: now_rfc3339(),
+            instance: instance(),
+            tool: tool.to_owned(),
+            caller,
+            session: None,
+            idempotency_key,
+            argument_digest,
+            status: None,
+            error_kind: None,
+            external_id: None,
+            requires_human_review: None,
+            approval_id: None,
+            approver: None,
+            redaction_applied: None,
+            correlation_id: None,
+            duration_ms: None,
+            replay_of: None,
+        }
+    }
+
+    /// The record that stands for an event whose intent has no outcome: its server stopped
+    /// in between, so whether the write happened is unknown.
+    pub fn unknown_outcome_of(intent: &AuditRecord) -> Self {
+        AuditRecord {
+            phase: Phase::Outcome,
+            time: now_rfc3339(),
+            instance: instance(),
+            status: Some(Status::Unknown),
+            error_kind: Some(ErrorKind::OutcomeUnknown),
+            ..intent.clone()
+        }
+    }
+}
+
+/// The JSON Schema of an [`AuditRecord`] (2020-12).
+pub fn record_schema() -> Value {
+    Value::Object((*crate::schema::serialized_schema::<AuditRecord>()).clone())
+}
+
+/// Where audit records go.
+///
+/// `record` returns once the record is as durable as the sink makes it: the framework
+/// sends no answer carrying an `auditEventId` before the record behind it is recorded.
+pub trait AuditSink: Send + Sync + 'static {
+    /// Records `record`.
+    fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()>;
+}
+
+/// Records to `tracing` (target `mcp_result::audit`, level INFO, the record as JSON in the
+/// `record` field). Durability is the subscriber's: a record is as safe as the log it goes
+/// to. The default sink.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TracingSink;
+
+impl AuditSink for TracingSink {
+    fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            // Serialized only when a subscriber takes the record.
+            if tracing::enabled!(target: "mcp_result::audit", tracing::Level::INFO) {
+                let json = serde_json::to_string(record).map_err(|e| StoreError(e.to_string()))?;
+                tracing::info!(target: "mcp_result::audit", record = %json, "audit");
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Records to every sink of the list, in order (say, the shared database and a JSON Lines
+/// copy): `record` returns once all have it, and fails with the first failure, so no
+/// answer names an event that a sink is missing.
+impl AuditSink for Vec<Arc<dyn AuditSink>> {
+    fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            for sink in self {
+                sink.record(record).await?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Appends one JSON object per record to a file (JSON Lines), and `fsync`s the file
+/// (`File::sync_data`) after each record before `record` returns: a record the framework
+/// reported is on disk. Records are written in the order they are made (one writer lock).
+#[derive(Debug, Clone)]
+pub struct JsonLinesSink {
+    file: Arc<Mutex<File>>,
+    path: PathBuf,
+}
+
+impl JsonLinesSink {
+    /// Opens (creating) `path` for appending. Events whose intent has no outcome in the
+    /// file (a server stopped between the two) get their outcome now: `status: unknown`,
+    /// `errorKind: outcome_unknown`.
+    ///
+    /// # Errors
+    /// The file cannot be opened or read, or a line is not a record.
+    pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let path = path.as_ref().to_owned();
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(&path)?;
+        let dangling = dangling_intents(&path)?;
+        for intent in &dangling {
+            let line = serde_json::to_string(&AuditRecord::unknown_outcome_of(intent))?;
+            writeln!(file, "{line}")?;
+        }
+        if !dangling.is_empty() {
+            file.sync_data()?;
+            tracing::warn!(
+                events = dangling.len(),
+                path = %path.display(),
+                "audit: writes whose server stopped before their outcome: recorded as outcome unknown"
+            );
+        }
+        Ok(Self {
+            file: Arc::new(Mutex::new(file)),
+            path,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Every record of a JSON Lines audit file, in order.
+///
+/// # Errors
+/// The file cannot be read, or a line is not a record.
+pub fn read_records(path: impl AsRef<Path>) -> std::io::Result<Vec<AuditRecord>> {
+    let file = File::open(path)?;
+    BufReader::new(file)
+        .lines()
+        .filter(|line| !matches!(line, Ok(l) if l.trim().is_empty()))
+        .map(|line| {
+            let line = line?;
+            serde_json::from_str(&line)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        })
+        .collect()
+}
+
+fn dangling_intents(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
+    let records = read_records(path)?;
+    let mut intents: Vec<AuditRecord> = Vec::new();
+    for record in records {
+        match record.phase {
+            Phase::Intent => intents.push(record),
+            Phase::Outcome => intents.retain(|i| i.event_id != record.event_id),
+            Phase::Replay => {}
+        }
+    }
+    Ok(intents)
+}
+
+impl AuditSink for JsonLinesSink {
+    fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut line = serde_json::to_vec(record).map_err(|e| StoreError(e.to_string()))?;
+            line.push(b'\n');
+            let file = self.file.clone();
+            tokio::task::spawn_blocking(move || {
+                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+                file.write_all(&line)?;
+                file.sync_data()
+            })
+            .await
+            .map_err(|e| StoreError(e.to_string()))?
+            .map_err(|e| StoreError(format!("audit file: {e}")))
+        })
+    }
+}
+
+/// SHA-256 (hex) of `arguments` canonicalized per RFC 8785 with every secret field of
+/// `schema` removed.
+pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
+    let mut arguments = arguments.clone();
+    crate::schema::arguments::normalize_integers(&mut arguments);
+    if schema.has_secrets() {
+        remove_secrets(&mut arguments, "", schema);
+    }
+    let canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
+    crate::write::idempotency::hex(&Sha256::digest(&canonical))
+}
+
+fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|name, _| {
+                let child = format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                !schema.is_secret(&child)
+            });
+            for (name, child) in map.iter_mut() {
+                let child_pointer =
+                    format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                remove_secrets(child, &child_pointer, schema);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter_mut().enumerate() {
+                remove_secrets(child, &format!("{pointer}/{i}"), schema);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Now, RFC 3339 in UTC with millisecond precision.
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// This server instance: `MCP_RESULT_INSTANCE`, else `pid-<process id>`.
+pub fn instance() -> String {
+    static INSTANCE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    INSTANCE
+        .get_or_init(|| {
+            std::env::var("MCP_RESULT_INSTANCE")
+                .unwrap_or_else(|_| format!("pid-{}", std::process::id()))
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn intent(id: &str) -> AuditRecord {
+        AuditRecord::intent(id.into(), "t", "local".into(), None, "d".into())
+    }
+
+    #[tokio::test]
+    async fn a_dangling_intent_gets_an_unknown_outcome_when_the_file_is_opened_again() {
+        let dir = std::env::temp_dir().join(format!("mcp-result-audit-{}", uuid::Uuid::now_v7()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("audit.jsonl");
+        let sink = JsonLinesSink::open(&path).unwrap();
+        sink.record(&intent("e-1")).await.unwrap();
+        sink.record(&intent("e-2")).await.unwrap();
+        let mut done = intent("e-2");
+        done.phase = Phase::Outcome;
+        done.status = Some(Status::Succeeded);
+        sink.record(&done).await.unwrap();
+        drop(sink);
+        JsonLinesSink::open(&path).unwrap();
+        let records = read_records(&path).unwrap();
+        assert_eq!(records.len(), 4);
+        assert_eq!(records[3].event_id, "e-1");
+        assert_eq!(records[3].status, Some(Status::Unknown));
+        assert_eq!(records[3].error_kind, Some(ErrorKind::OutcomeUnknown));
+        // Opened a third time, nothing more is added.
+        JsonLinesSink::open(&path).unwrap();
+        assert_eq!(read_records(&path).unwrap().len(), 4);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn the_digest_leaves_secrets_out() {
+        let schema = ArgumentSchema::new(json!({"type": "object", "properties": {
+            "to": {"type": "string"}, "token": {"type": "string", "writeOnly": true}}}))
+        .unwrap();
+        let a = argument_digest(&json!({"to": "x", "token": "one"}), &schema);
+        let b = argument_digest(&json!({"token": "two", "to": "x"}), &schema);
+        let c = argument_digest(&json!({"to": "y", "token": "one"}), &schema);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+}

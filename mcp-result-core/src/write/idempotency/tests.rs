@@ -1,0 +1,137 @@
+//! The in-memory store's own tests.
+
+use std::time::Duration;
+
+use crate::{schema::arguments::ArgumentSchema, store::key::ServerKey};
+use serde_json::json;
+
+use super::*;
+
+fn scope(key: &str) -> KeyScope {
+    KeyScope {
+        tool: "add_note".into(),
+        caller: "process".into(),
+        key: key.into(),
+    }
+}
+
+#[tokio::test]
+async fn one_claim_wins_and_the_rest_replay_or_conflict() {
+    let store = MemoryIdempotencyStore::new();
+    let k = scope("k1");
+    let fp = vec!["a".to_owned()];
+    let other = vec!["b".to_owned()];
+    let lease = Duration::from_secs(60);
+    let Claim::Claimed(token) = store.claim(&k, &fp, lease, DEFAULT_TTL).await.unwrap() else {
+        panic!("first claim wins")
+    };
+    assert_eq!(
+        store.claim(&k, &fp, lease, DEFAULT_TTL).await.unwrap(),
+        Claim::InProgress
+    );
+    assert_eq!(
+        store.claim(&k, &other, lease, DEFAULT_TTL).await.unwrap(),
+        Claim::Conflict
+    );
+    store.start(&k, token).await.unwrap();
+    let waiter = store.wait(&k, Duration::from_secs(5));
+    let result = json!({"structuredContent": {"noteId": "n-1"}});
+    let (waited, ()) = tokio::join!(waiter, async {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        store.complete(&k, token, &result).await.unwrap();
+    });
+    assert_eq!(waited.unwrap(), Some(result.clone()));
+    assert_eq!(
+        store.claim(&k, &fp, lease, DEFAULT_TTL).await.unwrap(),
+        Claim::Completed(result)
+    );
+}
+
+#[tokio::test]
+async fn an_expired_claim_is_retaken_only_if_it_never_started() {
+    let store = MemoryIdempotencyStore::new();
+    let fp = vec!["a".to_owned()];
+    let short = Duration::from_millis(1);
+    let (never, started) = (scope("never"), scope("started"));
+    assert!(matches!(
+        store.claim(&never, &fp, short, DEFAULT_TTL).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+    let Claim::Claimed(token) = store
+        .claim(&started, &fp, short, DEFAULT_TTL)
+        .await
+        .unwrap()
+    else {
+        panic!()
+    };
+    store.start(&started, token).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert!(matches!(
+        store.claim(&never, &fp, short, DEFAULT_TTL).await.unwrap(),
+        Claim::Claimed(_)
+    ));
+    assert_eq!(
+        store
+            .claim(&started, &fp, short, DEFAULT_TTL)
+            .await
+            .unwrap(),
+        Claim::Interrupted
+    );
+}
+
+#[tokio::test]
+async fn expired_records_are_forgotten_once_the_store_has_grown() {
+    let store = MemoryIdempotencyStore::new();
+    let fp = vec!["a".to_owned()];
+    let short = Duration::from_millis(1);
+    for i in 0..MEMORY_PURGE_FLOOR {
+        let k = scope(&format!("k{i}"));
+        store.claim(&k, &fp, short, short).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    store
+        .claim(&scope("last"), &fp, DEFAULT_TTL, DEFAULT_TTL)
+        .await
+        .unwrap();
+    assert_eq!(store.records().len(), 1);
+}
+
+#[test]
+fn fingerprints_normalize_numbers_and_hide_secrets() {
+    let schema = ArgumentSchema::new(json!({"type": "object", "properties": {
+        "rows": {"type": "integer"}, "token": {"type": "string", "writeOnly": true}}}))
+    .unwrap();
+    let key = ServerKey::new("a server key of at least thirty-two bytes", []).unwrap();
+    let a = fingerprints(
+        "t",
+        &json!({"rows": 100000.0, "token": "s3cret"}),
+        &schema,
+        &key,
+    );
+    let b = fingerprints(
+        "t",
+        &json!({"token": "s3cret", "rows": 100000}),
+        &schema,
+        &key,
+    );
+    let c = fingerprints(
+        "t",
+        &json!({"token": "other", "rows": 100000}),
+        &schema,
+        &key,
+    );
+    let d = fingerprints(
+        "u",
+        &json!({"token": "s3cret", "rows": 100000}),
+        &schema,
+        &key,
+    );
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    assert_ne!(a, d);
+    assert_eq!(a[0].len(), 64);
+    assert!(check_key("order-42").is_ok());
+    assert!(check_key("").is_err());
+    assert!(check_key("a\nb").is_err());
+    assert!(check_key(&"x".repeat(256)).is_err());
+}
