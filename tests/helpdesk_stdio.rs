@@ -130,10 +130,10 @@ async fn the_error_envelope_costs_at_most_700_bytes_a_tool_in_tools_list() {
         bare_tool.output_schema = Some(Arc::new(bare));
         success_only.push(bare_tool);
     }
-    // The README shows the advertised envelope as it is served.
-    let readme = include_str!("../README.md");
-    let section = &readme[readme
-        .find("### The error envelope, advertised lean")
+    // The guide's contract chapter shows the advertised envelope as it is served.
+    let chapter = include_str!("../docs/guide/01-contract.md");
+    let section = &chapter[chapter
+        .find("## The error envelope, advertised lean")
         .unwrap()..];
     let block = &section[section.find("```json\n").unwrap() + 8..];
     let shown: Value = serde_json::from_str(&block[..block.find("```").unwrap()]).unwrap();

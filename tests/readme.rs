@@ -1,23 +1,24 @@
 //! README.md's quickstart is true: its `Cargo.toml` and `src/main.rs`, copied into a fresh
 //! crate, build offline from this workspace's lockfile (with `mcp-result` pointed at this
 //! checkout) and serve over stdio: rmcp's client sees the `tools` capability, the server
-//! named after the crate, the tool, and both of its outcomes. So is the migration guide's
-//! middle step, with the `rmcp-macros` feature and no `rmcp` dependency of its own. (Every
-//! other `rust` block of the README is compiled as a doctest of the `mcp-result` crate,
-//! which includes README.md.)
+//! named after the crate, the tool, and both of its outcomes. So is the middle step of the
+//! guide's migration chapter (`docs/guide/18-migration.md`), with the `rmcp-macros` feature
+//! and no `rmcp` dependency of its own. (Every other `rust` block of README.md and of the
+//! guide's chapters is compiled as a doctest of the `mcp-result` crate, which includes them
+//! as its crate docs and the modules of `mcp_result::guide`.)
 
 use std::{path::PathBuf, process::Command};
 
 use mcp_result::rmcp::{model::CallToolRequestParams, transport::TokioChildProcess, ServiceExt};
 use serde_json::json;
 
-/// The first fenced block with `info` after `heading`.
-fn block<'a>(readme: &'a str, heading: &str, info: &str) -> &'a str {
-    let from = readme.find(heading).expect("heading in README.md");
+/// The first fenced block with `info` after `heading` in `doc` (Markdown).
+fn block<'a>(doc: &'a str, heading: &str, info: &str) -> &'a str {
+    let from = doc.find(heading).expect("heading in the document");
     let fence = format!("```{info}\n");
-    let start = readme[from..].find(&fence).expect("block in README.md") + from + fence.len();
-    let end = readme[start..].find("\n```").expect("closed block") + start;
-    &readme[start..=end]
+    let start = doc[from..].find(&fence).expect("block after the heading") + from + fence.len();
+    let end = doc[start..].find("\n```").expect("closed block") + start;
+    &doc[start..=end]
 }
 
 /// Builds `main` as `src/main.rs` of a fresh crate with `manifest` (its `mcp-result = "0.1"`
@@ -117,9 +118,9 @@ async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
 #[tokio::test]
 async fn the_migration_guide_halfway_builds_with_rmcp_macros_alone_and_serves_all_three() {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(workspace.join("README.md")).unwrap();
-    let dependencies = block(&readme, "### Two tools moved", "toml");
-    let main = block(&readme, "### Two tools moved", "rust,no_run");
+    let chapter = std::fs::read_to_string(workspace.join("docs/guide/18-migration.md")).unwrap();
+    let dependencies = block(&chapter, "## Two tools moved", "toml");
+    let main = block(&chapter, "## Two tools moved", "rust,no_run");
     assert!(
         dependencies.contains("features = [\"rmcp-macros\"]"),
         "{dependencies}"
