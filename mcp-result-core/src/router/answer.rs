@@ -1,6 +1,6 @@
 //! A `tools/call`, from the request to its answer: the order of the phases, written once.
 
-use std::{panic::AssertUnwindSafe, sync::Arc, time::Duration};
+use std::{panic::AssertUnwindSafe, time::Duration};
 
 use futures::FutureExt;
 use rmcp::{
@@ -8,7 +8,6 @@ use rmcp::{
     service::RequestContext,
     ErrorData, RoleServer,
 };
-use serde_json::Value;
 use tracing::Instrument;
 
 use crate::{
@@ -16,23 +15,20 @@ use crate::{
     router::{
         in_flight::Running,
         registry::{Route, ToolRegistry},
-        set::{services_of, ToolSet},
+        set::{services_of, ServerServices, ToolSet},
         telemetry,
     },
     store::key::ServerKey,
     tool::{extract::ToolCall, panics, panics::Guarded},
-    wire::envelope::ToolError,
+    wire::{envelope::ToolError, identity::Identity},
     write::{
-        approval::{approval_request_id, gate, Round},
+        approval::{approval_request_id, gate, Gate, Round},
         audit::{
             argument_digest,
-            attempt::{audit_failed, new_event_id, Audit},
+            attempt::{new_event_id, Audit},
             AuditRecord, Phase,
         },
-        idempotency::{
-            fingerprints, idempotency_key, store_failed, Claim, IdempotencyStore, KeyScope,
-            DEFAULT_TTL, DEFAULT_WAIT,
-        },
+        idempotency::{claim, fingerprints, idempotency_key, Claimed, KeyScope},
     },
 };
 
@@ -67,11 +63,15 @@ impl<S: ToolSet> ToolRegistry<S> {
             &context,
         );
         let started = std::time::Instant::now();
-        let mut question = None;
         let answer = self
-            .answer(server, request, context, &mut question)
+            .phases(server, request, context)
             .instrument(span.clone())
             .await;
+        let (answer, question) = match answer {
+            Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
+            Err(Early::Protocol(error)) => (Err(error), None),
+            Err(Early::Ask(question)) => (Ok(CallToolResult::success(Vec::new())), Some(question)),
+        };
         telemetry::record_answer(&span, answer.as_ref(), started);
         let result = answer?;
         Ok(match question {
@@ -80,60 +80,44 @@ impl<S: ToolSet> ToolRegistry<S> {
         })
     }
 
-    /// [`Self::call`]'s answer; `question` receives an input-required round instead
-    /// (MCP 2026-07-28 approval), which then replaces the returned result.
-    async fn answer(
+    /// The order of a `tools/call`, written once: each phase either hands the next what it
+    /// needs or ends the call ([`Early`]). A read-only tool leaves after phase 4; a write goes
+    /// through every phase, and its records follow the same order (intent before the run,
+    /// a replay record for an answer from the store, no intent for a declined approval).
+    async fn phases(
         &self,
         server: &S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-        question: &mut Option<InputRequiredResult>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResult, Early> {
         let round = Round {
             responses: request.input_responses.clone(),
             state: request.request_state.clone(),
         };
-        let Some(route) = self.routes.get(request.name.as_ref()) else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool: {}", request.name),
-                None,
-            ));
-        };
-        // No identity, no access: nothing is validated, claimed or run for an anonymous call.
-        let Some(identity) = services_of(server).caller_identity(&context) else {
-            tracing::warn!(
-                tool = route.name,
-                "tools/call without a verified identity: refused"
-            );
-            return Ok(error_result(&ToolError::unauthenticated()));
-        };
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let (field_errors, total) = route.arguments.errors(&arguments);
-        if !field_errors.is_empty() {
-            return Ok(error_result(&ToolError::validation_of(field_errors, total)));
-        }
-        if context.ct.is_cancelled() {
-            // Cancelled before it started: it never starts (the answer is not delivered).
-            return Ok(error_result(&ToolError::conflict(
-                "The call was cancelled before it started; nothing ran.",
-            )));
-        }
+        // 1. The tool: an unknown name is a protocol error (-32602).
+        let route = self.route(&request.name)?;
+        let services = services_of(server);
+        // 2. The caller: no identity, no access; nothing is validated, claimed or run.
+        let identity = caller(services, &context, route.name)?;
+        // 3. The arguments, against the full inputSchema: every failing field at once.
+        let mut arguments = route.validate(request.arguments)?;
+        // 4. A call cancelled before it started never starts.
+        not_cancelled(&context)?;
         if route.read_only {
             let call = ToolCall::new(arguments, route.arguments.clone(), context, identity)
                 .for_tool(route.name, &route.extension_arguments);
             return Ok(self.run_read(route, server, call).await);
         }
-        let mut arguments = arguments;
+        // 5. The write's facts: its approval request id, idempotency key, audit event and
+        //    (for a keyed or gated write) argument fingerprints.
         let approval_request = route
             .approval
             .and_then(|_| approval_request_id(&context, &mut arguments));
-        let key = match idempotency_key(route.key_field, &context, &arguments) {
-            Ok(key) => key,
-            Err(error) => return Ok(error_result(&error)),
-        };
+        let key = idempotency_key(route.key_field, &context, &arguments)
+            .map_err(|error| error_result(&error))?;
         let retry_safe = key.is_some() || route.idempotent;
         let mut audit = Audit {
-            sink: services_of(server).audit_sink(),
+            sink: services.audit_sink(),
             record: AuditRecord::intent(
                 new_event_id(),
                 route.name,
@@ -142,7 +126,6 @@ impl<S: ToolSet> ToolRegistry<S> {
                 argument_digest(&arguments, &route.arguments),
             ),
         };
-        // Only a keyed or approval-gated write needs the fingerprint.
         let fingerprints = if key.is_some() || route.approval.is_some() {
             fingerprints(
                 route.name,
@@ -153,103 +136,69 @@ impl<S: ToolSet> ToolRegistry<S> {
         } else {
             Vec::new()
         };
-        // A keyed write first claims its key: a repeat of a write that ran (or runs) is
-        // answered from the store, before any approval is asked for or used again.
-        let mut keyed = None;
-        if let Some(key) = key {
-            let store = services_of(server).idempotency_store();
-            let scope = KeyScope {
-                tool: route.name.to_owned(),
-                caller: audit.record.caller.clone(),
-                key,
-            };
-            let lease = route.timeout.unwrap_or(DEFAULT_WAIT) * 4 + Duration::from_secs(60);
-            let claim = match store.claim(&scope, &fingerprints, lease, DEFAULT_TTL).await {
-                Ok(claim) => claim,
-                Err(error) => return Ok(store_failed(&error)),
-            };
-            let token = match claim {
-                Claim::Claimed(token) => token,
-                Claim::Completed(stored) => return Ok(audit.replay(stored).await),
-                Claim::Conflict => {
-                    return Ok(audit.refuse(ToolError::idempotency_key_reused()).await)
-                }
-                Claim::Interrupted => return Ok(audit.refuse(ToolError::outcome_unknown()).await),
-                Claim::Refused(reason) => {
-                    let advice = "The write did not run; call again once earlier keys expire \
-                                  (24 hours after their call).";
-                    return Ok(audit
-                        .refuse(ToolError::quota_exceeded(reason, advice))
-                        .await);
-                }
-                Claim::InProgress => {
-                    let limit = route.timeout.unwrap_or(DEFAULT_WAIT);
-                    return Ok(match store.wait(&scope, limit).await {
-                        Ok(Some(stored)) => audit.replay(stored).await,
-                        Ok(None) => audit.refuse(ToolError::in_progress(limit)).await,
-                        Err(error) => store_failed(&error),
-                    });
-                }
-            };
-            keyed = Some((store, scope, token));
-        }
-        // Gives back the claim of a write that does not run now (never started).
-        let release = |keyed: Option<(Arc<dyn IdempotencyStore>, KeyScope, u64)>| async move {
-            if let Some((store, scope, token)) = keyed {
-                let _ = store.release(&scope, token).await;
+        // 6. The key: a repeat of a write that ran (or runs) is answered from the store.
+        let claimed = match key {
+            Some(key) => {
+                let scope = KeyScope {
+                    tool: route.name.to_owned(),
+                    caller: audit.record.caller.clone(),
+                    key,
+                };
+                let store = services.idempotency_store();
+                Some(claim(store, scope, &fingerprints, route.timeout, &audit).await?)
             }
+            None => None,
         };
+        // 7. The human: a gated write runs only on an approval; a question, a refusal or a
+        //    decline ends the call and gives the claim back.
         if let Some(template) = route.approval {
-            let approvals = services_of(server).approval_store();
-            match gate(
+            let gate_input = Gate {
                 template,
-                approval_request,
-                &round,
-                &arguments,
-                &fingerprints,
-                &context,
-                approvals,
-                &route.arguments,
-                &audit,
-            )
-            .await
-            {
+                request_id: approval_request,
+                round,
+                arguments: &arguments,
+                fingerprints: &fingerprints,
+                context: &context,
+                store: services.approval_store(),
+                schema: &route.arguments,
+            };
+            match gate(gate_input, &audit).await {
                 Ok((approval_id, approver)) => {
                     audit.record.approval_id = Some(approval_id);
                     audit.record.approver = Some(approver);
                 }
                 Err(answer) => {
-                    release(keyed).await;
-                    return Ok(match answer {
-                        CallToolResponse::InputRequired(ask) => {
-                            *question = Some(ask);
-                            CallToolResult::success(Vec::new())
-                        }
-                        CallToolResponse::Complete(result) => result,
-                        other => {
-                            tracing::error!(?other, "approval gate answered a task");
-                            error_result(&ToolError::internal_logged(
-                                "approval gate answered a task",
-                            ))
-                        }
-                    });
+                    release(claimed).await;
+                    return Err(answer.into());
                 }
             }
         }
-        if let Err(error) = audit.record(Phase::Intent, None).await {
-            release(keyed).await;
-            return Ok(audit_failed(&error));
+        // 8. The intent, recorded before the tool runs; then the key is marked started.
+        if let Err(answer) = audit.intent().await {
+            release(claimed).await;
+            return Err(answer.into());
         }
-        if let Some((store, scope, token)) = &keyed {
-            if let Err(error) = store.start(scope, *token).await {
-                release(keyed).await;
-                return Ok(store_failed(&error));
+        if let Some(held) = &claimed {
+            if let Err(answer) = held.start().await {
+                release(claimed).await;
+                return Err(answer.into());
             }
         }
+        // 9. The run, its outcome recorded and stored under the key before the answer.
         let call = ToolCall::new(arguments, route.arguments.clone(), context, identity)
             .for_tool(route.name, &route.extension_arguments)
             .for_write(audit.write_context(retry_safe));
-        Ok(self.run_write(route, server, call, audit, keyed).await)
+        Ok(self.run_write(route, server, call, audit, claimed).await)
+    }
+
+    /// Phase 1: the route of tool `name`.
+    fn route(&self, name: &str) -> Result<&Route<S>, Early> {
+        self.routes.get(name).ok_or_else(|| {
+            Early::Protocol(ErrorData::invalid_params(
+                format!("unknown tool: {name}"),
+                None,
+            ))
+        })
     }
 
     /// A read-only call: inline, dropped at its time limit or when cancelled.
@@ -282,35 +231,34 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &S,
         call: ToolCall,
         audit: Audit,
-        keyed: Option<(Arc<dyn IdempotencyStore>, KeyScope, u64)>,
+        claimed: Option<Claimed>,
     ) -> CallToolResult {
         let running = Running::new(&self.in_flight);
         let name = route.name;
-        let has_key = keyed.is_some();
+        let has_key = claimed.is_some();
         let started = std::time::Instant::now();
         let future = Guarded((route.call)(server.clone_for_call(), call));
         let final_audit = audit.clone();
-        let task = tokio::spawn(async move {
-            let result = match AssertUnwindSafe(future).catch_unwind().await {
-                Ok(result) => result,
-                Err(panic) => panicked(name, &*panic),
-            };
-            if let Err(error) = final_audit
-                .record(Phase::Outcome, Some((&result, started.elapsed())))
-                .await
-            {
-                tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
-            }
-            if let Some((store, scope, token)) = keyed {
-                let stored = serde_json::to_value(&result).unwrap_or(Value::Null);
-                if let Err(error) = store.complete(&scope, token, &stored).await {
-                    tracing::error!(tool = name, %error, "idempotency store failed to record an outcome");
+        let task = tokio::spawn(
+            async move {
+                let result = match AssertUnwindSafe(future).catch_unwind().await {
+                    Ok(result) => result,
+                    Err(panic) => panicked(name, &*panic),
+                };
+                if let Err(error) = final_audit
+                    .record(Phase::Outcome, Some((&result, started.elapsed())))
+                    .await
+                {
+                    tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
                 }
+                if let Some(claimed) = claimed {
+                    claimed.complete(name, &result).await;
+                }
+                drop(running);
+                result
             }
-            drop(running);
-            result
-        }
-        .in_current_span());
+            .in_current_span(),
+        );
         let joined = match route.timeout {
             Some(limit) => match tokio::time::timeout(limit, task).await {
                 Ok(joined) => joined,
@@ -339,4 +287,66 @@ fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {
     error_result(&ToolError::internal_logged(format_args!(
         "tool `{name}` panicked at {at}: {detail}"
     )))
+}
+
+/// How a phase ends a call before the tool runs.
+enum Early {
+    /// A JSON-RPC error: the request is not a call of a tool of this server.
+    Protocol(ErrorData),
+    /// A tool result: a refusal, a replay, a store failure.
+    Answer(CallToolResult),
+    /// An input-required round (MCP 2026-07-28): the approval question.
+    Ask(InputRequiredResult),
+}
+
+impl From<CallToolResult> for Early {
+    fn from(result: CallToolResult) -> Self {
+        Early::Answer(result)
+    }
+}
+
+impl From<CallToolResponse> for Early {
+    fn from(response: CallToolResponse) -> Self {
+        match response {
+            CallToolResponse::InputRequired(question) => Early::Ask(question),
+            CallToolResponse::Complete(result) => Early::Answer(result),
+            other => {
+                tracing::error!(?other, "approval gate answered a task");
+                Early::Answer(error_result(&ToolError::internal_logged(
+                    "approval gate answered a task",
+                )))
+            }
+        }
+    }
+}
+
+/// Phase 2: the caller's identity, from the transport. None refuses the call
+/// (`permission_denied`).
+fn caller(
+    services: &dyn ServerServices,
+    context: &RequestContext<RoleServer>,
+    tool: &str,
+) -> Result<Identity, Early> {
+    services.caller_identity(context).ok_or_else(|| {
+        tracing::warn!(tool, "tools/call without a verified identity: refused");
+        error_result(&ToolError::unauthenticated()).into()
+    })
+}
+
+/// Phase 4: a call cancelled before it started never starts (the answer is not delivered).
+fn not_cancelled(context: &RequestContext<RoleServer>) -> Result<(), Early> {
+    if context.ct.is_cancelled() {
+        return Err(error_result(&ToolError::conflict(
+            "The call was cancelled before it started; nothing ran.",
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Gives back the claim of a write that does not run now.
+async fn release(claimed: Option<Claimed>) {
+    if let Some(claimed) = claimed {
+        claimed.release().await;
+    }
 }

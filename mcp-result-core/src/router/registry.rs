@@ -8,10 +8,11 @@ use std::{
     time::Duration,
 };
 
-use rmcp::model::{Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
 
 use crate::{
+    result::build::error_result,
     router::{
         def::{CallFn, RegistryError, ToolBlock, ToolDef},
         in_flight::InFlight,
@@ -19,6 +20,7 @@ use crate::{
     schema::{arguments::ArgumentSchema, portable_input, ToolOutputSchema},
     tool::{extract::extend_input, panics},
     wire::envelope::ErrorKind,
+    wire::envelope::ToolError,
     write::{approval::gated_input_schema, idempotency::Advertised},
 };
 
@@ -310,4 +312,17 @@ fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
     hints.idempotent_hint.get_or_insert(read_only);
     hints.open_world_hint.get_or_insert(true);
     hints
+}
+
+impl<S> Route<S> {
+    /// Phase 3 of a call: its arguments (absent: `{}`) checked against the tool's full
+    /// `inputSchema`; every failing field at once in one `validation_error` result.
+    pub(crate) fn validate(&self, arguments: Option<JsonObject>) -> Result<Value, CallToolResult> {
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let (field_errors, total) = self.arguments.errors(&arguments);
+        if !field_errors.is_empty() {
+            return Err(error_result(&ToolError::validation_of(field_errors, total)));
+        }
+        Ok(arguments)
+    }
 }

@@ -210,22 +210,38 @@ fn open_state(state: &str, tool: &str, fingerprints: &[String]) -> bool {
         && body["expiresAt"].as_u64().is_some_and(|at| at > unix_now())
 }
 
+/// What the approval gate of one call reads: the tool's approval template, the call's
+/// approval request id, round, arguments and their fingerprints, and the approval store.
+pub(crate) struct Gate<'a> {
+    pub(crate) template: &'a str,
+    pub(crate) request_id: Option<String>,
+    pub(crate) round: Round,
+    pub(crate) arguments: &'a Value,
+    pub(crate) fingerprints: &'a [String],
+    pub(crate) context: &'a RequestContext<RoleServer>,
+    pub(crate) store: Arc<dyn ApprovalStore>,
+    pub(crate) schema: &'a ArgumentSchema,
+}
+
 /// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
 /// approver))` lets it run now; `Err(answer)` is the answer instead: blocked, declined or
 /// refused (audited as this attempt's outcome), or, on MCP 2026-07-28, the question as an
 /// input-required round (not a write attempt: nothing audited, no key kept).
-#[allow(clippy::too_many_arguments)]
 pub(crate) async fn gate(
-    template: &str,
-    request_id: Option<String>,
-    round: &Round,
-    arguments: &Value,
-    fingerprints: &[String],
-    context: &RequestContext<RoleServer>,
-    store: Arc<dyn ApprovalStore>,
-    schema: &ArgumentSchema,
+    gate: Gate<'_>,
     audit: &Audit,
 ) -> Result<(String, String), CallToolResponse> {
+    let Gate {
+        template,
+        request_id,
+        round,
+        arguments,
+        fingerprints,
+        context,
+        store,
+        schema,
+    } = gate;
+    let round = &round;
     if let Some(id) = request_id {
         return match store.consume(&id, fingerprints).await {
             Ok(Ok(approved)) => Ok(approved),

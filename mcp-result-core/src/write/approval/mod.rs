@@ -29,7 +29,7 @@ mod memory;
 mod request;
 mod text;
 
-pub(crate) use gate::{approval_request_id, gate, Round};
+pub(crate) use gate::{approval_request_id, gate, Gate, Round};
 pub use memory::MemoryApprovals;
 pub use request::{
     ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL, APPROVAL_URI_PREFIX,

@@ -12,7 +12,6 @@ use crate::{
     write::{
         audit::{now_rfc3339, AuditRecord, AuditSink, Phase},
         context::WriteContext,
-        idempotency::replay,
     },
 };
 
@@ -70,6 +69,14 @@ impl Audit {
         self.sink.record(&record).await
     }
 
+    /// Records the intent, before the tool runs. If the sink cannot record it, the write
+    /// does not run: the answer is a retry-safe `upstream_unavailable`.
+    pub(crate) async fn intent(&self) -> Result<(), CallToolResult> {
+        self.record(Phase::Intent, None)
+            .await
+            .map_err(|error| audit_failed(&error))
+    }
+
     /// A call answered with `error` (refused before it ran, or past its time limit): the
     /// error carries this event's id, and its outcome is recorded before the answer.
     pub(crate) async fn refuse(&self, error: ToolError) -> CallToolResult {
@@ -114,4 +121,13 @@ pub(crate) fn audit_failed(error: &dyn std::fmt::Display) -> CallToolResult {
         )
         .with_retry_after(Duration::from_secs(1)),
     )
+}
+
+/// A stored answer, read back.
+fn replay(stored: Value) -> CallToolResult {
+    serde_json::from_value(stored).unwrap_or_else(|error| {
+        error_result(&ToolError::internal_logged(format_args!(
+            "a stored idempotent result does not parse: {error}"
+        )))
+    })
 }

@@ -1,6 +1,7 @@
-//! The idempotency key of a call, a stored answer read back, and the answer when the store fails.
+//! The idempotency steps of a write: the key of a call, its claim (which may answer the
+//! call from the store), and the claim's start, completion or release.
 
-use std::time::Duration;
+use std::{sync::Arc, time::Duration};
 
 use rmcp::{model::CallToolResult, service::RequestContext, RoleServer};
 use serde_json::Value;
@@ -11,7 +12,10 @@ use crate::{
         envelope::{FieldError, ToolError},
         keys::IDEMPOTENCY_KEY_META,
     },
-    write::idempotency::check_key,
+    write::{
+        audit::attempt::Audit,
+        idempotency::{check_key, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT},
+    },
 };
 
 /// The idempotency key of a call: `_meta`'s, else the argument `key_field` names.
@@ -43,14 +47,6 @@ pub(crate) fn idempotency_key(
         .map_err(|message| ToolError::validation(vec![FieldError::new(pointer, message)]))
 }
 
-pub(crate) fn replay(stored: Value) -> CallToolResult {
-    serde_json::from_value(stored).unwrap_or_else(|error| {
-        error_result(&ToolError::internal_logged(format_args!(
-            "a stored idempotent result does not parse: {error}"
-        )))
-    })
-}
-
 pub(crate) fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
     tracing::error!(%error, "idempotency store failed");
     error_result(
@@ -60,4 +56,79 @@ pub(crate) fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
         )
         .with_retry_after(Duration::from_secs(1)),
     )
+}
+
+/// A key this call holds: the store, the key's scope and the claim's token.
+pub(crate) struct Claimed {
+    store: Arc<dyn IdempotencyStore>,
+    scope: KeyScope,
+    token: u64,
+}
+
+/// Claims the key of a keyed write. A repeat of a write that ran (or runs) is answered here,
+/// from the store, before any approval is asked for or used again: the stored answer
+/// (replayed), `idempotency_key_reused`, `outcome_unknown`, `quota_exceeded`, or, after
+/// waiting up to `limit` (the tool's time limit, else [`DEFAULT_WAIT`]) for a running one,
+/// its answer or `in_progress`. The claim's lease is `limit` × 4 + 60 s.
+pub(crate) async fn claim(
+    store: Arc<dyn IdempotencyStore>,
+    scope: KeyScope,
+    fingerprints: &[String],
+    limit: Option<Duration>,
+    audit: &Audit,
+) -> Result<Claimed, CallToolResult> {
+    let limit = limit.unwrap_or(DEFAULT_WAIT);
+    let lease = limit * 4 + Duration::from_secs(60);
+    let claim = store
+        .claim(&scope, fingerprints, lease, DEFAULT_TTL)
+        .await
+        .map_err(|error| store_failed(&error))?;
+    Err(match claim {
+        Claim::Claimed(token) => {
+            return Ok(Claimed {
+                store,
+                scope,
+                token,
+            })
+        }
+        Claim::Completed(stored) => audit.replay(stored).await,
+        Claim::Conflict => audit.refuse(ToolError::idempotency_key_reused()).await,
+        Claim::Interrupted => audit.refuse(ToolError::outcome_unknown()).await,
+        Claim::Refused(reason) => {
+            let advice = "The write did not run; call again once earlier keys expire \
+                          (24 hours after their call).";
+            audit
+                .refuse(ToolError::quota_exceeded(reason, advice))
+                .await
+        }
+        Claim::InProgress => match store.wait(&scope, limit).await {
+            Ok(Some(stored)) => audit.replay(stored).await,
+            Ok(None) => audit.refuse(ToolError::in_progress(limit)).await,
+            Err(error) => store_failed(&error),
+        },
+    })
+}
+
+impl Claimed {
+    /// Marks the write started, before the tool body runs: from now on an interrupted
+    /// write is never run again under this key.
+    pub(crate) async fn start(&self) -> Result<(), CallToolResult> {
+        self.store
+            .start(&self.scope, self.token)
+            .await
+            .map_err(|error| store_failed(&error))
+    }
+
+    /// Gives the claim back: the write does not run now (it never started).
+    pub(crate) async fn release(self) {
+        let _ = self.store.release(&self.scope, self.token).await;
+    }
+
+    /// Stores the write's answer under its key (a failure is logged: the answer stands).
+    pub(crate) async fn complete(self, tool: &str, result: &CallToolResult) {
+        let stored = serde_json::to_value(result).unwrap_or(Value::Null);
+        if let Err(error) = self.store.complete(&self.scope, self.token, &stored).await {
+            tracing::error!(tool, %error, "idempotency store failed to record an outcome");
+        }
+    }
 }

@@ -30,7 +30,7 @@ mod memory;
 mod store;
 
 pub use advertised::Advertised;
-pub(crate) use call::{idempotency_key, replay, store_failed};
+pub(crate) use call::{claim, idempotency_key, Claimed};
 pub use fingerprint::fingerprints;
 pub(crate) use fingerprint::hex;
 pub use memory::{KeyLimits, MemoryIdempotencyStore, MEMORY_PURGE_FLOOR};
