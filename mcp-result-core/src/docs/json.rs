@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 use super::model::ServerDocs;
 
 impl ServerDocs {
-    /// The JSON rendering: the `tools/list` payload plus the derived metadata.
+    /// The JSON rendering: the `tools/list` payload plus the derived metadata, every object's
+    /// keys in name order (whatever serde_json's map order, so the rendering is the same in
+    /// every build).
     ///
     /// ```json
     /// {"server": "helpdesk",
@@ -30,7 +32,9 @@ impl ServerDocs {
         );
         root.insert("docs".into(), Value::Object(docs));
         root.insert("errorEnvelope".into(), to_value(&self.error_envelope));
-        Value::Object(root)
+        let mut root = Value::Object(root);
+        root.sort_all_objects();
+        root
     }
 
     /// [`ServerDocs::to_json`] pretty-printed (two-space indent) with a final newline.

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{
     model::{ErrorKindDoc, FieldDoc, ServerDocs, ToolDoc},
-    walk::collapse,
+    walk::{collapse, CONSTRAINT_KEYWORDS},
 };
 use crate::wire::keys::{COMPANION_KEYS, CONTRACT_KEYS, WRAP_META_KEY};
 
@@ -383,13 +383,24 @@ fn cell(text: &str) -> String {
     out
 }
 
-/// The constraints of a field as a table cell, e.g. ``minimum: `1`; maximum: `50` ``.
+/// The constraints of a field as a table cell, e.g. ``minimum: `1`; maximum: `50` ``: the
+/// keywords in display order ([`CONSTRAINT_KEYWORDS`], then `items`, then any other by
+/// name), whatever the order of the map.
 fn constraints_text(constraints: &Map<String, Value>, variant: Option<&str>) -> String {
     let mut parts = Vec::new();
     if let Some(variant) = variant {
         parts.push(format!("in variant {}", code(variant)));
     }
-    for (keyword, value) in constraints {
+    let rank = |keyword: &str| {
+        CONSTRAINT_KEYWORDS
+            .iter()
+            .chain(&["items"])
+            .position(|k| *k == keyword)
+            .unwrap_or(usize::MAX)
+    };
+    let mut ordered: Vec<(&String, &Value)> = constraints.iter().collect();
+    ordered.sort_by(|a, b| (rank(a.0), a.0).cmp(&(rank(b.0), b.0)));
+    for (keyword, value) in ordered {
         let text = match (keyword.as_str(), value) {
             ("items", Value::Object(items)) => {
                 format!("items: {}", constraints_text(items, None))
@@ -399,15 +410,23 @@ fn constraints_text(constraints: &Map<String, Value>, variant: Option<&str>) -> 
                 "one of {}",
                 values
                     .iter()
-                    .map(|v| code(&v.to_string()))
+                    .map(|v| code(&sorted_json(v)))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            _ => format!("{keyword}: {}", code(&value.to_string())),
+            _ => format!("{keyword}: {}", code(&sorted_json(value))),
         };
         parts.push(text);
     }
     parts.join("; ")
+}
+
+/// `value` as compact JSON with every object's keys in name order (a `default` object reads
+/// the same whatever serde_json's map order).
+fn sorted_json(value: &Value) -> String {
+    let mut value = value.clone();
+    value.sort_all_objects();
+    value.to_string()
 }
 
 fn fields_table(out: &mut String, fields: &[FieldDoc]) {

@@ -23,9 +23,12 @@
 //! - [`ServerDocs::to_json`]: `{"server", "tools", "docs", "errorEnvelope"}` where `tools` is
 //!   the `tools/list` payload and `docs` maps each tool name to its [`ToolDoc`].
 //!
-//! Both are deterministic: tools are sorted by name; properties keep the order of their
-//! schema (the serialization order of the Rust type); `$ref`s are resolved inside each
-//! schema (schemas are self-contained, MCP 2025-11-25 "JSON Schema Usage").
+//! Both are deterministic, and the same whatever serde_json's map order (its
+//! `preserve_order` feature, which any crate of a binary may turn on): tools are sorted by
+//! name; the properties of each object by name (its own, then those of its `allOf`
+//! branches), constraints in a fixed keyword order, and the keys of every JSON object in name
+//! order; `$ref`s are resolved inside each schema (schemas are self-contained, MCP
+//! 2025-11-25 "JSON Schema Usage").
 //!
 //! ```
 //! use std::sync::Arc;

@@ -8,7 +8,7 @@
 //! [`Image`] or [`Audio`] as `{mimeType, size, handle}` — the bytes never enter
 //! `structuredContent` or the JSON-compat text.
 
-use std::{borrow::Cow, fmt, time::SystemTime};
+use std::{borrow::Cow, time::SystemTime};
 
 use base64::Engine as _;
 use rmcp::model::{
@@ -60,16 +60,9 @@ impl BlockStyle {
 }
 
 /// A priority outside 0..=1 (MCP `annotations.priority`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("priority {0} is outside 0..=1")]
 pub struct InvalidPriority(pub f32);
-
-impl fmt::Display for InvalidPriority {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "priority {} is outside 0..=1", self.0)
-    }
-}
-
-impl std::error::Error for InvalidPriority {}
 
 /// Annotations for one block: `audience`, `priority` (checked: 0..=1) and `lastModified`
 /// (RFC 3339 from a [`SystemTime`]).

@@ -1,6 +1,6 @@
 //! One tool as `#[mcp_tool]` describes it, and the blocks of tools a server is made of.
 
-use std::{fmt, future::Future, pin::Pin, sync::Arc, time::Duration};
+use std::{future::Future, pin::Pin, sync::Arc, time::Duration};
 
 use rmcp::model::{CallToolResult, JsonObject, ToolAnnotations};
 
@@ -86,18 +86,12 @@ impl<S> ToolBlock<S> {
 
 /// A problem with a server's tool definitions found when its registry is built (at server
 /// start, on the first `tools/list` or `tools/call`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool `{tool}`: {message}")]
+#[non_exhaustive]
 pub struct RegistryError {
     /// The tool whose definition is broken.
     pub tool: &'static str,
-    /// What is wrong.
+    /// What is wrong and how to fix it.
     pub message: String,
 }
-
-impl fmt::Display for RegistryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tool `{}`: {}", self.tool, self.message)
-    }
-}
-
-impl std::error::Error for RegistryError {}

@@ -179,7 +179,7 @@ impl ArtifactStore for SqlArtifactStore {
             let bytes: Vec<u8> = column(&row, "content")?;
             let content = if kind == "text" {
                 ArtifactContent::Text(String::from_utf8(bytes).map_err(|e| {
-                    StoreError(format!("SQL stores: a text artifact is not UTF-8: {e}"))
+                    StoreError::Invalid(format!("SQL stores: a text artifact is not UTF-8: {e}"))
                 })?)
             } else {
                 ArtifactContent::Blob(bytes)

@@ -46,7 +46,7 @@ fn phase_name(phase: Phase) -> &'static str {
 fn parse(row: &sqlx::any::AnyRow) -> Result<AuditRecord, StoreError> {
     let text: String = column(row, "record")?;
     serde_json::from_str(&text)
-        .map_err(|e| StoreError(format!("SQL stores: an audit row is no record: {e}")))
+        .map_err(|e| StoreError::Invalid(format!("SQL stores: an audit row is no record: {e}")))
 }
 
 impl SqlAuditLog {
@@ -59,7 +59,7 @@ impl SqlAuditLog {
         record: &AuditRecord,
         recovery_of: Option<&str>,
     ) -> Result<u64, StoreError> {
-        let json = serde_json::to_string(record).map_err(|e| StoreError(e.to_string()))?;
+        let json = serde_json::to_string(record)?;
         // The record's own time orders retention; a time that does not parse (never made by
         // the framework) counts as now.
         let at_ms = chrono::DateTime::parse_from_rfc3339(&record.time)
@@ -192,13 +192,17 @@ impl SqlAuditLog {
                 .map_err(failed("archiving the audit log"))?
             {
                 let text: String = column(&row, "record")?;
-                writeln!(out, "{text}")
-                    .map_err(|e| StoreError(format!("SQL stores: writing the archive: {e}")))?;
+                writeln!(out, "{text}").map_err(|source| StoreError::Io {
+                    what: "SQL stores: writing the archive".into(),
+                    source,
+                })?;
                 archived += 1;
             }
         }
-        out.flush()
-            .map_err(|e| StoreError(format!("SQL stores: writing the archive: {e}")))?;
+        out.flush().map_err(|source| StoreError::Io {
+            what: "SQL stores: writing the archive".into(),
+            source,
+        })?;
         let deleted = match self.db.dialect {
             Dialect::Postgres => {
                 let row = sqlx::query("SELECT mcp_result_audit_purge($1) AS deleted")
@@ -227,7 +231,7 @@ impl SqlAuditLog {
         };
         if deleted != archived {
             // Rolled back when `tx` drops.
-            return Err(StoreError(format!(
+            return Err(StoreError::Invalid(format!(
                 "SQL stores: archiving the audit log: {archived} records written but {deleted} \
                  would be deleted; nothing was deleted"
             )));

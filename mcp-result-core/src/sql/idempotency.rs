@@ -129,14 +129,15 @@ impl SqlIdempotencyStore {
 }
 
 fn random_token() -> Result<u64, StoreError> {
-    getrandom::u64().map_err(|e| StoreError(format!("SQL stores: random claim token: {e}")))
+    getrandom::u64()
+        .map_err(|e| StoreError::Invalid(format!("SQL stores: random claim token: {e}")))
 }
 
 fn parse_result(text: Option<String>) -> Result<Value, StoreError> {
-    let text =
-        text.ok_or_else(|| StoreError("SQL stores: a completed key has no result".into()))?;
+    let text = text
+        .ok_or_else(|| StoreError::Invalid("SQL stores: a completed key has no result".into()))?;
     serde_json::from_str(&text)
-        .map_err(|e| StoreError(format!("SQL stores: a stored result is not JSON: {e}")))
+        .map_err(|e| StoreError::Invalid(format!("SQL stores: a stored result is not JSON: {e}")))
 }
 
 impl IdempotencyStore for SqlIdempotencyStore {
@@ -149,7 +150,9 @@ impl IdempotencyStore for SqlIdempotencyStore {
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
             if fingerprints.is_empty() {
-                return Err(StoreError("SQL stores: a claim needs a fingerprint".into()));
+                return Err(StoreError::Invalid(
+                    "SQL stores: a claim needs a fingerprint".into(),
+                ));
             }
             self.purge(unix_ms(SystemTime::now())).await;
             for _ in 0..CLAIM_ATTEMPTS {
@@ -157,7 +160,7 @@ impl IdempotencyStore for SqlIdempotencyStore {
                     return Ok(claim);
                 }
             }
-            Err(StoreError(format!(
+            Err(StoreError::Invalid(format!(
                 "SQL stores: the idempotency key of `{}` kept changing while it was claimed",
                 scope.tool
             )))
@@ -181,7 +184,7 @@ impl IdempotencyStore for SqlIdempotencyStore {
             .await
             .map_err(failed("starting a claimed call"))?;
             if done.rows_affected() == 0 {
-                return Err(StoreError(format!(
+                return Err(StoreError::Invalid(format!(
                     "SQL stores: the claim on this idempotency key of `{}` was lost (its lease \
                      ran out); the call did not run",
                     scope.tool
@@ -198,7 +201,7 @@ impl IdempotencyStore for SqlIdempotencyStore {
         result: &'a Value,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let text = serde_json::to_string(result).map_err(|e| StoreError(e.to_string()))?;
+            let text = serde_json::to_string(result)?;
             sqlx::query(
                 "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
                  WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \

@@ -124,7 +124,7 @@ impl Dialect {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             (Dialect::Postgres, "postgres")
         } else {
-            return Err(StoreError(format!(
+            return Err(StoreError::Invalid(format!(
                 "SQL stores: `{}` is no SQLite (`sqlite:PATH`) or PostgreSQL \
                  (`postgres://...`) URL",
                 redact(url)
@@ -135,7 +135,7 @@ impl Dialect {
             Dialect::Postgres => cfg!(feature = "postgres"),
         };
         if !built {
-            return Err(StoreError(format!(
+            return Err(StoreError::Invalid(format!(
                 "SQL stores: this build has no {dialect:?} driver: enable mcp-result's \
                  feature `{feature}`"
             )));
@@ -254,10 +254,9 @@ impl SqlStores {
                 })
             });
         }
-        let pool = options
-            .connect(&url)
-            .await
-            .map_err(|e| StoreError(format!("SQL stores: connecting to {}: {e}", redact(&url))))?;
+        let pool = options.connect(&url).await.map_err(|e| {
+            StoreError::Invalid(format!("SQL stores: connecting to {}: {e}", redact(&url)))
+        })?;
         Ok(Self {
             db: Db {
                 pool,
@@ -275,12 +274,12 @@ impl SqlStores {
     pub async fn migrate(&self) -> Result<(), StoreError> {
         let mut migrator = Migrator::new(Shipped(self.db.dialect))
             .await
-            .map_err(|e| StoreError(format!("SQL stores: migrations: {e}")))?;
+            .map_err(|e| StoreError::Invalid(format!("SQL stores: migrations: {e}")))?;
         migrator.set_ignore_missing(true);
         migrator
             .run(&self.db.pool)
             .await
-            .map_err(|e| StoreError(format!("SQL stores: migrating: {e}")))
+            .map_err(|e| StoreError::Invalid(format!("SQL stores: migrating: {e}")))
     }
 
     /// The pool, for the application's own tables in the same database. Its statements go
@@ -352,7 +351,10 @@ fn int(value: u64) -> i64 {
 
 /// A failed query as a [`StoreError`] naming what was being done.
 fn failed(what: &'static str) -> impl FnOnce(sqlx::Error) -> StoreError {
-    move |error| StoreError(format!("SQL stores: {what}: {error}"))
+    move |error| StoreError::Database {
+        what,
+        source: Box::new(error),
+    }
 }
 
 /// Reads column `name` of `row`.
@@ -361,7 +363,7 @@ where
     T: sqlx::Decode<'r, sqlx::Any> + sqlx::Type<sqlx::Any>,
 {
     sqlx::Row::try_get(row, name)
-        .map_err(|e| StoreError(format!("SQL stores: column `{name}`: {e}")))
+        .map_err(|e| StoreError::Invalid(format!("SQL stores: column `{name}`: {e}")))
 }
 
 /// `url` without its password, for messages.

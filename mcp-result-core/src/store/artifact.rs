@@ -106,7 +106,8 @@ impl Default for ArtifactLimits {
 }
 
 /// Why a put was refused. Nothing of the put was stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum ArtifactRefusal {
     /// The caller's own quota ([`ArtifactLimits::per_owner_bytes`] or
     /// [`ArtifactLimits::max_artifacts_per_owner`]) would be passed.
@@ -127,6 +128,31 @@ pub enum ArtifactRefusal {
     },
     /// The store failed.
     Store(StoreError),
+}
+
+/// Bounds compare by their fields; two store failures are equal when they say the same.
+impl PartialEq for ArtifactRefusal {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (
+                Self::OwnerQuota {
+                    limit,
+                    used,
+                    requested,
+                    unit,
+                },
+                Self::OwnerQuota {
+                    limit: l,
+                    used: u,
+                    requested: r,
+                    unit: n,
+                },
+            ) => (limit, used, requested, unit) == (l, u, r, n),
+            (Self::TotalCap { limit }, Self::TotalCap { limit: other }) => limit == other,
+            (Self::Store(a), Self::Store(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        }
+    }
 }
 
 impl ArtifactRefusal {

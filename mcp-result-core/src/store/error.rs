@@ -2,17 +2,38 @@
 
 use std::{future::Future, pin::Pin};
 
-/// A store's failure (it could not be reached, a query failed).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoreError(pub String);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A store's failure: the store could not be reached, a statement failed, a record did not
+/// encode, or a stored record breaks the store's rules. The framework answers a call whose
+/// store failed with a retry-safe `upstream_unavailable` (nothing ran) and logs this error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A database statement or connection failed (`what` says which step).
+    #[error("SQL stores: {what}: {source}")]
+    Database {
+        /// The step that failed, in words (`"claiming a key"`).
+        what: &'static str,
+        /// The driver's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// A record did not serialize to, or parse from, JSON.
+    #[error(transparent)]
+    Encoding(#[from] serde_json::Error),
+    /// A file-backed store could not read or write its file (`what` names it).
+    #[error("{what}: {source}")]
+    Io {
+        /// The file and the step, in words (`"audit file"`).
+        what: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A stored record, or a request to the store, breaks the store's rules; the message
+    /// says which and what to do.
+    #[error("{0}")]
+    Invalid(String),
 }
-
-impl std::error::Error for StoreError {}
 
 /// The future a store method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;

@@ -24,16 +24,32 @@ use crate::wire::secret::Secret;
 type HmacSha256 = Hmac<Sha256>;
 
 /// Why the configured server key was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyError(String);
-
-impl std::fmt::Display for KeyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// Key number `index` (1 is the signing key) is shorter than [`ServerKey::MIN_LEN`].
+    #[error("server key #{index} has {len} bytes; a server key has at least {min}")]
+    TooShort {
+        /// Which key (1-based, in the setting's order).
+        index: usize,
+        /// Its length in bytes.
+        len: usize,
+        /// The shortest accepted ([`ServerKey::MIN_LEN`]).
+        min: usize,
+    },
+    /// The file named by [`ServerKey::FILE_ENV`] could not be read.
+    #[error("{env} names {path}: {source}", env = ServerKey::FILE_ENV)]
+    File {
+        /// The file's path.
+        path: String,
+        /// Why it could not be read.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The setting holds no key at all.
+    #[error("the server key setting holds no key")]
+    Empty,
 }
-
-impl std::error::Error for KeyError {}
 
 /// The server key (see the module docs): HMAC-SHA256 keys, the first signing.
 pub struct ServerKey {
@@ -74,12 +90,11 @@ impl ServerKey {
             .map(|(i, key)| {
                 let key = key.trim();
                 if key.len() < Self::MIN_LEN {
-                    return Err(KeyError(format!(
-                        "server key #{} has {} bytes; a server key has at least {}",
-                        i + 1,
-                        key.len(),
-                        Self::MIN_LEN
-                    )));
+                    return Err(KeyError::TooShort {
+                        index: i + 1,
+                        len: key.len(),
+                        min: Self::MIN_LEN,
+                    });
                 }
                 Ok(Secret::new(Sha256::digest(key.as_bytes()).into()))
             })
@@ -97,19 +112,16 @@ impl ServerKey {
     pub fn from_env() -> Result<Option<Self>, KeyError> {
         let text = match (std::env::var(Self::ENV), std::env::var_os(Self::FILE_ENV)) {
             (Ok(text), _) => text.replace(',', "\n"),
-            (Err(_), Some(path)) => std::fs::read_to_string(&path).map_err(|error| {
-                KeyError(format!(
-                    "{} names {}: {error}",
-                    Self::FILE_ENV,
-                    std::path::Path::new(&path).display()
-                ))
-            })?,
+            (Err(_), Some(path)) => {
+                std::fs::read_to_string(&path).map_err(|source| KeyError::File {
+                    path: std::path::Path::new(&path).display().to_string(),
+                    source,
+                })?
+            }
             (Err(_), None) => return Ok(None),
         };
         let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-        let current = lines
-            .next()
-            .ok_or_else(|| KeyError("the server key setting holds no key".into()))?;
+        let current = lines.next().ok_or(KeyError::Empty)?;
         Self::new(current, lines).map(Some)
     }
 

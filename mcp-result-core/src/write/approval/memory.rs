@@ -6,7 +6,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use crate::store::{StoreError, StoreFuture};
+use crate::store::StoreFuture;
 
 /// The in-memory [`ApprovalStore`]: one process. Clones share it.
 #[derive(Debug, Default, Clone)]
@@ -73,7 +73,7 @@ impl ApprovalStore for MemoryApprovals {
         Box::pin(async move {
             self.requests
                 .lock()
-                .map_err(|e| StoreError(e.to_string()))?
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .insert(request.id.clone(), request.clone());
             Ok(())
         })
@@ -84,7 +84,7 @@ impl ApprovalStore for MemoryApprovals {
             Ok(self
                 .requests
                 .lock()
-                .map_err(|e| StoreError(e.to_string()))?
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .get(id)
                 .cloned())
         })
@@ -107,7 +107,7 @@ impl ApprovalStore for MemoryApprovals {
             let mut requests = self
                 .requests
                 .lock()
-                .map_err(|e| StoreError(e.to_string()))?;
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let Some(request) = requests.get_mut(id) else {
                 return Ok(Err(Refusal::Unknown));
             };

@@ -161,7 +161,7 @@ impl AuditSink for TracingSink {
         Box::pin(async move {
             // Serialized only when a subscriber takes the record.
             if tracing::enabled!(target: "mcp_result::audit", tracing::Level::INFO) {
-                let json = serde_json::to_string(record).map_err(|e| StoreError(e.to_string()))?;
+                let json = serde_json::to_string(record)?;
                 tracing::info!(target: "mcp_result::audit", record = %json, "audit");
             }
             Ok(())
@@ -264,7 +264,7 @@ fn dangling_intents(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
 impl AuditSink for JsonLinesSink {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let mut line = serde_json::to_vec(record).map_err(|e| StoreError(e.to_string()))?;
+            let mut line = serde_json::to_vec(record)?;
             line.push(b'\n');
             let file = self.file.clone();
             tokio::task::spawn_blocking(move || {
@@ -273,8 +273,14 @@ impl AuditSink for JsonLinesSink {
                 file.sync_data()
             })
             .await
-            .map_err(|e| StoreError(e.to_string()))?
-            .map_err(|e| StoreError(format!("audit file: {e}")))
+            .map_err(|e| StoreError::Io {
+                what: "audit file".into(),
+                source: std::io::Error::other(e),
+            })?
+            .map_err(|source| StoreError::Io {
+                what: "audit file".into(),
+                source,
+            })
         })
     }
 }
