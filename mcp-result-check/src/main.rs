@@ -14,7 +14,7 @@
 //!    envelopes, field errors, large outputs, `_meta`, secrets).
 //!
 //! The checks are listed, with their fixes, in `checks::CHECKS`. Exit status: 0 clean, 1
-//! findings, 2 usage errors. See `mcp-result-check --help` and the README.
+//! findings, 2 usage errors. See `mcp-result-check --help` and this crate's README.
 
 mod checks;
 mod cli;
@@ -29,9 +29,9 @@ use std::{io::Write, process::ExitCode, time::Duration};
 
 use mcp_result::{
     lint,
-    rmcp::{model::CallToolRequestParams, ServiceError},
     serde_json::{self, Map, Value},
 };
+use rmcp::{model::CallToolRequestParams, ServiceError};
 
 use crate::{
     checks::Finding,

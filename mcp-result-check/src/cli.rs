@@ -4,10 +4,10 @@ use std::{ffi::OsString, path::PathBuf, time::Duration};
 
 use mcp_result::{
     lint::Host,
-    rmcp::model::ProtocolVersion,
     serde_json::{Map, Value},
 };
 use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::ProtocolVersion;
 
 pub const USAGE: &str = "\
 mcp-result-check: check an MCP server's tools against the hosts' rules, the MCP spec's tool

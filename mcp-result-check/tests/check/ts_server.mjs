@@ -1,9 +1,10 @@
 // A small weather server on the TypeScript MCP SDK's McpServer (@modelcontextprotocol/sdk
 // 1.32, pinned in tests/clients/package.json), with planted violations for
-// mcp-result-check (tests/check.rs runs it over stdio and asserts exactly these findings).
+// mcp-result-check (mcp-result-check/tests/check.rs runs it over stdio and asserts exactly
+// these findings).
 //
-// The SDK and zod are imported from tests/clients/node_modules by path: this file is not
-// under that directory, so bare specifiers would not resolve.
+// The SDK and zod are imported from the workspace's tests/clients/node_modules by path: this
+// file is not under that directory, so bare specifiers would not resolve.
 //
 // Planted (the check that reports each in brackets):
 // - get_conditions: structuredContent, but no text block with its JSON [json-compat-text];
@@ -21,7 +22,7 @@
 //
 // get_forecast is the control: no findings.
 
-const modules = new URL('../clients/node_modules/', import.meta.url);
+const modules = new URL('../../../tests/clients/node_modules/', import.meta.url);
 const { McpServer } = await import(new URL('@modelcontextprotocol/sdk/dist/esm/server/mcp.js', modules));
 const { StdioServerTransport } = await import(new URL('@modelcontextprotocol/sdk/dist/esm/server/stdio.js', modules));
 const { z } = await import(new URL('zod/index.js', modules));

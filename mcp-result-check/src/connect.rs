@@ -8,7 +8,7 @@ use std::{
     time::Duration,
 };
 
-use mcp_result::rmcp::{
+use rmcp::{
     model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion},
     service::{serve_client_with_lifecycle, ClientLifecycleMode, RoleClient, RunningService},
     transport::{

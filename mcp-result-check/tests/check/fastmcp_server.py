@@ -1,6 +1,7 @@
 """A small library server on the Python MCP SDK's FastMCP (mcp 1.30, the pinned
-tests/clients/requirements-mcp1.txt), with planted violations for mcp-result-check
-(tests/check.rs runs it over stdio and asserts exactly these findings).
+tests/clients/requirements-mcp1.txt of the workspace), with planted violations for
+mcp-result-check (mcp-result-check/tests/check.rs runs it over stdio and asserts exactly
+these findings).
 
 Planted (the check that reports each in brackets):
 
