@@ -4,6 +4,11 @@
 use serde_json::Value;
 
 use super::rules::{Chars, Check, PREFIXED_NAME_BUDGET, SERVER_NAME_ALLOWANCE};
+use crate::schema::keywords::{SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
+
+/// Where a foreign schema keeps its definitions (2020-12 and draft-07): walked like
+/// [`SCHEMA_MAP`], since a lint checks every schema a host receives.
+const DEFINITIONS: &[&str] = &["$defs", "definitions"];
 
 /// How deep a schema is walked (a hostile or broken payload cannot make the lint recurse
 /// without end).
@@ -22,10 +27,7 @@ fn hit(pointer: impl Into<String>, problem: impl Into<String>) -> Hit {
     }
 }
 
-/// A JSON Pointer reference token (RFC 6901): `~` → `~0`, `/` → `~1`.
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
+pub(crate) use crate::wire::pointer::escape;
 
 /// Every place of `tool` that breaks `check`; `earlier` holds the names of the tools listed
 /// before it.
@@ -239,32 +241,6 @@ fn schema_hits(
     out
 }
 
-/// Keywords whose value is one schema.
-const SCHEMA: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "additionalItems",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-];
-/// Keywords whose value is a list of schemas.
-const SCHEMA_LIST: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf", "items"];
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAP: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-
 fn walk(
     schema: &Value,
     keyword: Option<&str>,
@@ -288,7 +264,7 @@ fn walk(
                     walk(member, None, &format!("{at}/{i}"), depth + 1, visit);
                 }
             }
-            Value::Object(map) if SCHEMA_MAP.contains(&key) => {
+            Value::Object(map) if SCHEMA_MAP.contains(&key) || DEFINITIONS.contains(&key) => {
                 for (name, member) in map {
                     walk(
                         member,

@@ -96,27 +96,9 @@ pub struct Rule {
 }
 
 const CLAUDE: &[Host] = &[ClaudeApi, ClaudeDesktop, ClaudeCode];
-const EVERY_HOST: &[Host] = &[
-    Mcp,
-    ClaudeApi,
-    ClaudeDesktop,
-    ClaudeCode,
-    OpenAi,
-    OpenAiStrict,
-    Gemini,
-    Codex,
-    VsCodeCopilot,
-];
-const EVERY_CLIENT: &[Host] = &[
-    ClaudeApi,
-    ClaudeDesktop,
-    ClaudeCode,
-    OpenAi,
-    OpenAiStrict,
-    Gemini,
-    Codex,
-    VsCodeCopilot,
-];
+const EVERY_HOST: &[Host] = Host::ALL;
+/// Every host but MCP itself ([`Host::ALL`] lists [`Host::Mcp`] first).
+const EVERY_CLIENT: &[Host] = Host::ALL.split_at(1).1;
 
 const RENAME: &str = "rename the tool with `#[mcp_tool(name = \"...\")]` (letters, digits, `_` \
                       and `-`; at most 64 characters)";

@@ -283,7 +283,7 @@ struct Media {
 impl Media {
     fn new(data: Vec<u8>, mime_type: String) -> Self {
         let digest = sha2::Sha256::digest(&data);
-        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let hex = crate::wire::text::hex(&digest[..8]);
         Self {
             data,
             mime_type,

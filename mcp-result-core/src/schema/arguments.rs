@@ -71,7 +71,7 @@ impl ArgumentSchema {
             if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind() {
                 if let Value::String(name) = property {
                     pointer.push('/');
-                    pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                    pointer.push_str(&crate::wire::pointer::escape(name));
                 }
                 fields.push(FieldError::new(
                     text::escaped(&pointer),
@@ -107,7 +107,7 @@ impl ArgumentSchema {
             if write_only(schema) || write_only(core) {
                 return true;
             }
-            let key = segment.replace("~1", "/").replace("~0", "~");
+            let key = crate::wire::pointer::unescape(segment);
             let next = core
                 .get("properties")
                 .and_then(|p| p.get(&key))
@@ -185,7 +185,7 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
             }
             Segment::Map { key } | Segment::Enum { variant: key } => {
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&crate::wire::pointer::escape(key));
             }
             Segment::Unknown => {}
         }

@@ -40,6 +40,7 @@ use std::{
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
+use super::keywords::{ANNOTATIONS, SCHEMA, SCHEMA_LIST, SCHEMA_MAP};
 use super::{
     resolve::{def_name, is_null},
     RemoveKey,
@@ -47,37 +48,6 @@ use super::{
 
 /// How deep definitions are inlined; past it a `$ref` stays (with its definition kept).
 const MAX_INLINE_DEPTH: usize = 48;
-
-/// Keywords that only annotate a schema: beside another schema they merge without conflict
-/// (the outer one wins, descriptions are joined).
-const ANNOTATIONS: &[&str] = &[
-    "description",
-    "title",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
-
-/// Keywords whose value is one schema.
-const SCHEMA: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-/// Keywords whose value is a list of schemas.
-const SCHEMA_LIST: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf"];
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAP: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 
 /// An input schema with a composition keyword at its root: no portable form (the Claude API
 /// rejects every request listing such a tool, MCP "Tools" requires an object root).

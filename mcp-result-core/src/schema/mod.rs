@@ -33,6 +33,7 @@ use serde_json::Value;
 
 pub(crate) mod arguments;
 mod input;
+pub(crate) mod keywords;
 mod output;
 mod resolve;
 
@@ -70,19 +71,6 @@ pub fn generation_count() -> usize {
     GENERATED.load(Ordering::Relaxed)
 }
 
-/// Keywords that only annotate; beside a `$ref` they change nothing in any draft.
-const ANNOTATIONS: &[&str] = &[
-    "$ref",
-    "description",
-    "title",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
-
 /// The range of the integer `format`s schemars writes for Rust's integer types (`isize`
 /// and `usize` as 64-bit).
 fn integer_range(format: &str) -> Option<(Value, Value)> {
@@ -114,7 +102,10 @@ fn portable(schema: &mut Schema) {
         }
         // Draft-07 ignores every keyword beside a `$ref`; 2020-12 applies them. Moving the
         // `$ref` into an `allOf` means the same in both.
-        if object.contains_key("$ref") && object.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()))
+        if object.contains_key("$ref")
+            && object
+                .keys()
+                .any(|k| k != "$ref" && !keywords::ANNOTATIONS.contains(&k.as_str()))
         {
             if let Some(reference) = object.remove_key("$ref") {
                 let mut target = JsonObject::new();

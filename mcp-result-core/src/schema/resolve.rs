@@ -124,7 +124,7 @@ pub fn is_null(schema: &Value) -> bool {
 /// The name a `$ref` points at: its last JSON Pointer segment, unescaped.
 pub fn def_name(reference: &str) -> String {
     let last = reference.rsplit('/').next().unwrap_or(reference);
-    last.replace("~1", "/").replace("~0", "~")
+    crate::wire::pointer::unescape(last)
 }
 
 #[cfg(test)]

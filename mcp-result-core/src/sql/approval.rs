@@ -278,24 +278,12 @@ impl ApprovalStore for SqlApprovals {
             let Some(request) = self.read(id).await? else {
                 return Ok(Err(Refusal::Unknown));
             };
-            if !request
-                .fingerprints
-                .iter()
-                .any(|f| fingerprints.contains(f))
-            {
-                return Ok(Err(Refusal::OtherArguments));
-            }
-            let expired = request.expires_at <= unix_now();
-            Ok(Err(match request.decision {
-                Decision::Pending if expired => Refusal::Expired,
-                Decision::Pending => Refusal::Pending,
-                Decision::Rejected { reason, .. } => Refusal::Rejected(reason),
-                // Approved, unexpired, matching, yet not updated: another caller used it
-                // between the two statements.
-                Decision::Used { .. } => Refusal::Used,
-                Decision::Approved { .. } if expired => Refusal::Expired,
-                Decision::Approved { .. } => Refusal::Used,
-            }))
+            // Approved, unexpired, matching, yet not updated: another caller used it
+            // between the two statements.
+            Ok(Err(request
+                .usable_by(fingerprints)
+                .err()
+                .unwrap_or(Refusal::Used)))
         })
     }
 }

@@ -171,15 +171,13 @@ impl IdempotencyStore for SqlIdempotencyStore {
     /// out and another caller took it) is an error: the tool body must not run.
     fn start<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let done = sqlx::query(
+            let done = keyed(
                 "UPDATE mcp_result_idempotency SET state = 'started' \
                  WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
                    AND state = 'claimed'",
+                scope,
+                token,
             )
-            .bind(&scope.tool)
-            .bind(&scope.caller)
-            .bind(&scope.key)
-            .bind(int(token))
             .execute(&self.db.pool)
             .await
             .map_err(failed("starting a claimed call"))?;
@@ -202,15 +200,13 @@ impl IdempotencyStore for SqlIdempotencyStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let text = serde_json::to_string(result)?;
-            sqlx::query(
+            keyed(
                 "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
                  WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
                    AND state IN ('claimed', 'started')",
+                scope,
+                token,
             )
-            .bind(&scope.tool)
-            .bind(&scope.caller)
-            .bind(&scope.key)
-            .bind(int(token))
             .bind(text)
             .execute(&self.db.pool)
             .await
@@ -221,15 +217,13 @@ impl IdempotencyStore for SqlIdempotencyStore {
 
     fn release<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            sqlx::query(
+            keyed(
                 "DELETE FROM mcp_result_idempotency \
                  WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
                    AND state = 'claimed'",
+                scope,
+                token,
             )
-            .bind(&scope.tool)
-            .bind(&scope.caller)
-            .bind(&scope.key)
-            .bind(int(token))
             .execute(&self.db.pool)
             .await
             .map_err(failed("releasing a claim"))?;
@@ -275,4 +269,18 @@ impl IdempotencyStore for SqlIdempotencyStore {
                 .transpose()
         })
     }
+}
+
+/// A statement on one claimed key: `$1`..`$4` bound to the scope's tool, caller and key and
+/// the claim's token (further parameters are bound by the caller).
+fn keyed<'q>(
+    sql: &'q str,
+    scope: &'q KeyScope,
+    token: u64,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    sqlx::query(sql)
+        .bind(&scope.tool)
+        .bind(&scope.caller)
+        .bind(&scope.key)
+        .bind(int(token))
 }

@@ -71,7 +71,7 @@ pub struct StoredArtifact {
 pub fn new_artifact_uri() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system's random generator failed");
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::wire::text::hex(&bytes);
     format!("{ARTIFACT_URI_PREFIX}{hex}")
 }
 

@@ -243,7 +243,7 @@ fn violation(error: &ValidationError<'_>) -> SchemaViolation {
     } = error.kind()
     {
         pointer.push('/');
-        pointer.push_str(&name.replace('~', "~0").replace('/', "~1"));
+        pointer.push_str(&crate::wire::pointer::escape(name));
     }
     SchemaViolation {
         instance_path: pointer,

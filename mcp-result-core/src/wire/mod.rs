@@ -17,6 +17,7 @@ pub mod envelope;
 pub mod identity;
 pub mod keys;
 pub mod meta_key;
+pub(crate) mod pointer;
 pub mod secret;
 pub mod status;
 pub mod text;

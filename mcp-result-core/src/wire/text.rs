@@ -80,6 +80,17 @@ pub fn cap_message(message: &str) -> String {
     }
 }
 
+/// Lower-case hex of `bytes` (two characters a byte).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(DIGITS[usize::from(byte >> 4)] as char);
+        text.push(DIGITS[usize::from(byte & 0xf)] as char);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

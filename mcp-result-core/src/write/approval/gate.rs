@@ -172,7 +172,7 @@ fn seal_state(tool: &str, fingerprints: &[String]) -> String {
     })
     .to_string();
     let tag = ServerKey::global().sign(body.as_bytes());
-    let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::wire::text::hex(&tag);
     format!(
         "{}.{hex}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(body)

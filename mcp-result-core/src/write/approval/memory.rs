@@ -111,30 +111,15 @@ impl ApprovalStore for MemoryApprovals {
             let Some(request) = requests.get_mut(id) else {
                 return Ok(Err(Refusal::Unknown));
             };
-            if !request
-                .fingerprints
-                .iter()
-                .any(|f| fingerprints.contains(f))
-            {
-                return Ok(Err(Refusal::OtherArguments));
-            }
-            Ok(match request.decision.clone() {
-                Decision::Pending if request.expired() => Err(Refusal::Expired),
-                Decision::Pending => Err(Refusal::Pending),
-                Decision::Rejected { reason, .. } => Err(Refusal::Rejected(reason)),
-                Decision::Used { .. } => Err(Refusal::Used),
-                Decision::Approved { .. } if request.expired() => Err(Refusal::Expired),
-                Decision::Approved {
-                    approval_id,
-                    approver,
-                } => {
-                    request.decision = Decision::Used {
-                        approval_id: approval_id.clone(),
-                        approver: approver.clone(),
-                    };
-                    Ok((approval_id, approver))
-                }
-            })
+            let (approval_id, approver) = match request.usable_by(fingerprints) {
+                Ok((id, approver)) => (id.to_owned(), approver.to_owned()),
+                Err(refusal) => return Ok(Err(refusal)),
+            };
+            request.decision = Decision::Used {
+                approval_id: approval_id.clone(),
+                approver: approver.clone(),
+            };
+            Ok(Ok((approval_id, approver)))
         })
     }
 }

@@ -69,6 +69,30 @@ impl ApprovalRequest {
     pub(crate) fn expired(&self) -> bool {
         unix_now() >= self.expires_at
     }
+
+    /// Whether a call whose arguments have `fingerprints` may use this request now: the
+    /// one refusal order every store follows (other arguments; then, by decision, expired,
+    /// pending, rejected, used). `Ok((approvalId, approver))` only for an unexpired approval of
+    /// these arguments.
+    ///
+    /// # Errors
+    /// The [`Refusal`] the call gets.
+    pub fn usable_by(&self, fingerprints: &[String]) -> Result<(&str, &str), Refusal> {
+        if !self.fingerprints.iter().any(|f| fingerprints.contains(f)) {
+            return Err(Refusal::OtherArguments);
+        }
+        match &self.decision {
+            Decision::Pending if self.expired() => Err(Refusal::Expired),
+            Decision::Pending => Err(Refusal::Pending),
+            Decision::Rejected { reason, .. } => Err(Refusal::Rejected(reason.clone())),
+            Decision::Used { .. } => Err(Refusal::Used),
+            Decision::Approved { .. } if self.expired() => Err(Refusal::Expired),
+            Decision::Approved {
+                approval_id,
+                approver,
+            } => Ok((approval_id, approver)),
+        }
+    }
 }
 
 /// Why an approval request could not be used.

@@ -294,19 +294,18 @@ pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
         remove_secrets(&mut arguments, "", schema);
     }
     let canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
-    crate::write::idempotency::hex(&Sha256::digest(&canonical))
+    crate::wire::text::hex(&Sha256::digest(&canonical))
 }
 
 fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {
     match value {
         Value::Object(map) => {
             map.retain(|name, _| {
-                let child = format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let child = format!("{pointer}/{}", crate::wire::pointer::escape(name));
                 !schema.is_secret(&child)
             });
             for (name, child) in map.iter_mut() {
-                let child_pointer =
-                    format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let child_pointer = format!("{pointer}/{}", crate::wire::pointer::escape(name));
                 remove_secrets(child, &child_pointer, schema);
             }
         }

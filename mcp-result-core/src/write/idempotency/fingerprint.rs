@@ -3,6 +3,7 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::wire::text::hex;
 use crate::{schema::arguments::ArgumentSchema, store::key::ServerKey};
 
 /// The fingerprints of a call: one per server key (the signing key's first), since a
@@ -46,8 +47,7 @@ fn hash_secrets(
     match value {
         Value::Object(map) => {
             for (name, child) in map.iter_mut() {
-                let child_pointer =
-                    format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let child_pointer = format!("{pointer}/{}", crate::wire::pointer::escape(name));
                 hash_secrets(child, &child_pointer, schema, key, index);
             }
         }
@@ -58,15 +58,4 @@ fn hash_secrets(
         }
         _ => {}
     }
-}
-
-/// Lower-case hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(DIGITS[usize::from(byte >> 4)] as char);
-        text.push(DIGITS[usize::from(byte & 0xf)] as char);
-    }
-    text
 }

@@ -32,7 +32,6 @@ mod store;
 pub use advertised::Advertised;
 pub(crate) use call::{claim, idempotency_key, Claimed};
 pub use fingerprint::fingerprints;
-pub(crate) use fingerprint::hex;
 pub use memory::{KeyLimits, MemoryIdempotencyStore, MEMORY_PURGE_FLOOR};
 pub use store::{
     check_key, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT, MAX_KEY_CHARS,
