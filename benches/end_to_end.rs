@@ -152,7 +152,7 @@ mod framework {
     }
 
     impl ServerServices for Desk {
-        fn audit_sink(&self) -> Arc<dyn AuditSink> {
+        fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
             self.audit.clone()
         }
     }

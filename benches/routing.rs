@@ -27,6 +27,7 @@ use std::{
 
 use criterion::{BatchSize, BenchmarkId, Criterion};
 use mcp_result::{
+    __private::ToolDef,
     extract::{FromToolCall, ToolCall},
     rmcp::{
         handler::server::{
@@ -37,7 +38,7 @@ use mcp_result::{
         service::{RequestContext, RunningService},
         RoleClient, RoleServer, ServerHandler, ServiceExt,
     },
-    schema, IntoToolOutput, RegistryError, ToolDef, ToolRegistry, ToolSet,
+    schema, IntoToolOutput, RegistryError, ToolRegistry, ToolSet,
 };
 use rmcp::model::RequestId;
 use serde_json::Value;

@@ -64,13 +64,13 @@ struct Desk {
 }
 
 impl ServerServices for Desk {
-    fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
+    fn idempotency_store(&self, _state: &mcp_result::State) -> Arc<dyn IdempotencyStore> {
         self.idempotency.clone()
     }
-    fn approval_store(&self) -> Arc<dyn ApprovalStore> {
+    fn approval_store(&self, _state: &mcp_result::State) -> Arc<dyn ApprovalStore> {
         self.approvals.clone()
     }
-    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+    fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
         self.audit.clone()
     }
 }

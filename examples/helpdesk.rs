@@ -27,6 +27,7 @@ use std::{
 use mcp_result::{
     approval::{ApprovalStore, MemoryApprovals},
     audit::{AuditSink, JsonLinesSink, TracingSink},
+    content::Payload,
     content::{BlockAnnotations, Image},
     extract::WriteContext,
     idempotency::{IdempotencyStore, MemoryIdempotencyStore},
@@ -37,7 +38,6 @@ use mcp_result::{
         ServerHandler,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore},
-    content::Payload,
     Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
@@ -147,7 +147,7 @@ impl Helpdesk {
             next_event: Arc::new(AtomicU64::new(1)),
             artifacts: Arc::new(MemoryStore::new()),
             idempotency: Arc::new(MemoryIdempotencyStore::new()),
-            approvals: Arc::new(MemoryApprovals::global().clone()),
+            approvals: Arc::new(MemoryApprovals::default()),
             audit: Arc::new(TracingSink),
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             sql: None,
@@ -549,13 +549,13 @@ impl ArtifactAccess for Helpdesk {
 
 /// The stores `Helpdesk::open` chose: in memory, or in the `--store` database.
 impl ServerServices for Helpdesk {
-    fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
+    fn idempotency_store(&self, _state: &mcp_result::State) -> Arc<dyn IdempotencyStore> {
         self.idempotency.clone()
     }
-    fn approval_store(&self) -> Arc<dyn ApprovalStore> {
+    fn approval_store(&self, _state: &mcp_result::State) -> Arc<dyn ApprovalStore> {
         self.approvals.clone()
     }
-    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+    fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
         self.audit.clone()
     }
 }

@@ -13,7 +13,7 @@ use std::{
 };
 
 use mcp_result::{
-    approval::MemoryApprovals,
+    approval::{ApprovalStore, MemoryApprovals},
     audit::{read_records, AuditSink, JsonLinesSink, Phase},
     extract::WriteContext,
     mcp_handler, mcp_tools,
@@ -36,11 +36,15 @@ use serde_json::{json, Value};
 struct Desk {
     closed: Arc<AtomicUsize>,
     audit: JsonLinesSink,
+    approvals: MemoryApprovals,
 }
 
 impl ServerServices for Desk {
-    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+    fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
         Arc::new(self.audit.clone())
+    }
+    fn approval_store(&self, _state: &mcp_result::State) -> Arc<dyn ApprovalStore> {
+        Arc::new(self.approvals.clone())
     }
 }
 
@@ -129,6 +133,7 @@ fn desk(name: &str) -> (Desk, std::path::PathBuf) {
     let desk = Desk {
         closed: Arc::default(),
         audit: JsonLinesSink::open(&path).unwrap(),
+        approvals: MemoryApprovals::default(),
     };
     (desk, path)
 }
@@ -257,9 +262,7 @@ async fn without_elicitation_an_approver_decides_out_of_band() {
         .await
         .unwrap();
     assert_eq!(structured(&early)["errorKind"], "conflict");
-    let approval = MemoryApprovals::global()
-        .approve(&request, "alice")
-        .unwrap();
+    let approval = server.approvals.approve(&request, "alice").unwrap();
     // With other arguments: refused.
     let other = client
         .call_tool(close("T-3", Some(&request)))
@@ -354,7 +357,7 @@ async fn a_keyed_repeat_of_an_approved_write_is_its_replay_not_a_second_use() {
         .as_str()
         .unwrap()
         .to_owned();
-    MemoryApprovals::global().approve(&request, "bob").unwrap();
+    server.approvals.approve(&request, "bob").unwrap();
     let done = client.call_tool(keyed(Some(&request))).await.unwrap();
     assert_eq!(done.is_error, Some(false), "{done:?}");
     // The lost-response retry: same key, same approval request: the same answer, no run.

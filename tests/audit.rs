@@ -39,7 +39,7 @@ struct Desk {
 }
 
 impl ServerServices for Desk {
-    fn audit_sink(&self) -> Arc<dyn AuditSink> {
+    fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
         Arc::new(self.audit.clone())
     }
 }

@@ -451,7 +451,10 @@ struct Bounded {
 }
 
 impl mcp_result::ServerServices for Bounded {
-    fn idempotency_store(&self) -> Arc<dyn mcp_result::idempotency::IdempotencyStore> {
+    fn idempotency_store(
+        &self,
+        _state: &mcp_result::State,
+    ) -> Arc<dyn mcp_result::idempotency::IdempotencyStore> {
         self.keys.clone()
     }
 }

@@ -1,4 +1,5 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 //! Runtime half of **mcp-result**: the types and traits that `#[derive(ToolResult)]`,
 //! `#[mcp_tools]`, `#[mcp_tool]` and `#[mcp_handler]` generate code against. Depend on the
 //! `mcp-result` crate, which re-exports everything here together with the macros.
@@ -35,22 +36,22 @@ pub mod testing;
 pub mod view;
 
 pub use result::{
-    build::{build_result, ContentMode, IntoToolError, IntoToolOutput, ResultScope, ToolResult},
+    build::{build_result, ContentMode, IntoToolError, IntoToolOutput, ToolResult},
     content,
     ext::ResultExt,
     impls::Structured,
     meta,
-    probe::SuccessOutput,
     summary::{Summary, SummaryPart},
 };
 pub use router::{
-    def::{RegistryError, ToolBlock, ToolDef},
+    def::RegistryError,
     registry::ToolRegistry,
     set::{ServerServices, ToolSet},
+    state::State,
 };
+pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
 #[cfg(feature = "transport-io")]
-pub use serve::handler::serve_stdio;
-pub use serve::handler::{serve, SHUTDOWN_GRACE};
+pub use serve::handler::{serve_stdio, serve_stdio_with_state};
 #[cfg(feature = "http")]
 pub use serve::http;
 pub use store::key;
@@ -63,7 +64,7 @@ pub use wire::{
     envelope::{ErrorKind, FieldError, ToolError, ToolErrorEnvelope},
     identity::{self, Identity},
     keys,
-    secret::{Redacts, Secret, SecretField},
+    secret::{Redacts, Secret},
     status::{AuditEventId, Status},
 };
 pub use write::{approval, audit, contract, idempotency, receipt::WriteReceipt};
@@ -85,6 +86,8 @@ pub mod __private {
         ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
+    pub use crate::result::{build::ResultScope, probe::SuccessOutput};
+    pub use crate::router::def::{ToolBlock, ToolDef};
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
     pub use crate::serve::handler::{
@@ -97,7 +100,7 @@ pub mod __private {
         assert_one_arguments, run_blocking, tool_extensions, tool_input_schema, FromToolCall,
         ToolCall, ToolExtension,
     };
-    pub use crate::wire::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
+    pub use crate::wire::secret::{RedactsProbe, SecretField, ViaNoRedacts, ViaRedacts};
     pub use crate::write::contract::{markers, WriteProbe, WriteViaContract, WriteViaNothing};
     pub use ::core;
     pub use ::futures::future::FutureExt;

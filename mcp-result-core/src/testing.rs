@@ -54,6 +54,8 @@ use serde_json::{Map, Value};
 
 use crate::{
     lint::{assert_portable, Host},
+    router::state::State,
+    serve::transport::WithState,
     view::{ResultView, ToolCatalog},
 };
 
@@ -89,9 +91,27 @@ impl TestServer {
     /// # Panics
     /// As [`Self::start`].
     pub async fn start_for<S: ServerHandler>(server: S, hosts: &[Host]) -> Self {
+        Self::start_with_state(server, hosts, State::new()).await
+    }
+
+    /// [`Self::start_for`], with `state` handed to every call (its stores, server key and
+    /// values, [`State`]): keep clones of its stores to look into them from the test.
+    ///
+    /// # Panics
+    /// As [`Self::start`].
+    pub async fn start_with_state<S: ServerHandler>(
+        server: S,
+        hosts: &[Host],
+        state: State,
+    ) -> Self {
+        use rmcp::transport::IntoTransport;
         let (server_io, client_io) = tokio::io::duplex(1 << 22);
+        let transport = WithState {
+            inner: IntoTransport::<rmcp::RoleServer, _, _>::into_transport(server_io),
+            state,
+        };
         let serving = tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
+            if let Ok(running) = server.serve(transport).await {
                 let _ = running.waiting().await;
             }
         });

@@ -1,4 +1,6 @@
 //! The cursor: sealed and opened with the server key.
+use std::sync::Arc;
+
 use super::policy::*;
 
 use std::time::Duration;
@@ -30,6 +32,7 @@ pub(super) type Digest8 = [u8; 8];
 /// What the call's cursors are bound to (under the signing key).
 #[derive(Clone)]
 pub(super) struct Seal {
+    pub(super) key: Arc<ServerKey>,
     pub(super) tool: Digest8,
     pub(super) caller: Digest8,
     pub(super) arguments: Digest8,
@@ -42,8 +45,9 @@ pub(super) struct Opened {
 }
 
 impl Seal {
-    pub(super) fn new(key: &ServerKey, tool: &str, caller: &str, binding: &[String]) -> Self {
+    pub(super) fn new(key: &Arc<ServerKey>, tool: &str, caller: &str, binding: &[String]) -> Self {
         Self {
+            key: key.clone(),
             tool: tool_digest(tool),
             caller: caller_digests(key, caller).next().unwrap_or_default(),
             arguments: binding
@@ -69,7 +73,7 @@ impl Seal {
         bytes.extend(self.caller);
         bytes.extend(self.arguments);
         bytes.extend(&position);
-        let tag = ServerKey::global().sign(&signed(&bytes));
+        let tag = self.key.sign(&signed(&bytes));
         bytes.extend(tag);
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
     }

@@ -46,7 +46,7 @@
 //! binding it to the tool name, the caller's identity (keyed with the server key) and the
 //! RFC 8785 fingerprint of the other arguments (every argument but `cursor` and `pageSize`,
 //! secret ones as their keyed hash, as for idempotency keys), then the position as JSON, and
-//! an HMAC-SHA256 tag under the server key ([`ServerKey`]) over all of it. With
+//! an HMAC-SHA256 tag under the server key ([`ServerKey`](crate::key::ServerKey)) over all of it. With
 //! `MCP_RESULT_SERVER_KEY` set, a cursor works on every instance and after a restart.
 //!
 //! A cursor that is too long (over [`MAX_CURSOR_CHARS`], refused before decoding), does not

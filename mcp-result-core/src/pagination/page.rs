@@ -11,7 +11,7 @@ use crate::{
 };
 
 /// One page of a larger result: a tool's return type (also as `Result<Page<T>, ToolError>`),
-/// built by [`Pager::page`].
+/// built by [`Pager::page`](super::Pager::page).
 ///
 /// `structuredContent`: `{"items": [...], "offset": 50, "nextCursor": "...",
 /// "totalEstimate": 5000}`:

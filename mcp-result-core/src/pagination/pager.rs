@@ -8,7 +8,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{json, Value};
 
 use crate::{
-    store::{clock::now_ms, key::ServerKey},
+    store::clock::now_ms,
     tool::extract::{via, FromToolCall, ToolCall, ToolExtension},
     wire::{
         envelope::{FieldError, ToolError},
@@ -25,7 +25,7 @@ use crate::{
 /// It adds `cursor` and `pageSize` to the tool's `inputSchema` and the [`Advertised`]
 /// paging facts to its `_meta`. Extraction fails, and the tool does not run, with a
 /// `validation_error` at `/cursor` for a cursor that is not a valid, unexpired one of this
-/// tool, caller and arguments (see the [module docs](self)).
+/// tool, caller and arguments (see the [module docs](crate::pagination)).
 pub struct Pager<P, C: PagePolicy = DefaultPaging> {
     position: Option<P>,
     page_size: usize,
@@ -162,14 +162,14 @@ where
                 call.tool()
             )));
         };
-        let key = ServerKey::global();
+        let key = call.state().server_key().clone();
         let caller = call.identity().key();
-        let seal = Seal::new(key, call.tool(), &caller, binding);
+        let seal = Seal::new(&key, call.tool(), &caller, binding);
         let (position, offset) = match call.extension_argument(CURSOR_ARGUMENT) {
             None => (None, 0),
             Some(Value::String(cursor)) => {
                 let opened = seal
-                    .open(key, cursor, &caller, binding, now_ms())
+                    .open(&key, cursor, &caller, binding, now_ms())
                     .map_err(|problem| problem.error(C::CURSOR_LIFETIME))?;
                 let position = serde_json::from_slice::<P>(&opened.position)
                     .map_err(|_| Problem::Position.error(C::CURSOR_LIFETIME))?;

@@ -70,7 +70,7 @@ impl<C: PagePolicy> Checked<C> {
 /// `io.github.mcp-result/paging`: where the cursor and the page size go, where the next
 /// cursor comes back, and the policy (`{"cursorIn": "arguments/cursor", "pageSizeIn":
 /// "arguments/pageSize", "nextCursorIn": "structuredContent/nextCursor", "defaultPageSize":
-/// 50, "maxPageSize": 200, "cursorTtlSeconds": 86400}`). Written by [`Pager`]'s tool
+/// 50, "maxPageSize": 200, "cursorTtlSeconds": 86400}`). Written by [`Pager`](super::Pager)'s tool
 /// extension and read back by the docs through this one type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -63,9 +63,10 @@ fn lifetimes_read_as_words() {
 fn a_cursor_opens_only_for_its_tool_caller_arguments_and_time() {
     let key = ServerKey::new("a server key that is long enough to be used", []).unwrap();
     let fingerprints = vec!["f-1".to_owned()];
+    let key = std::sync::Arc::new(key);
     let seal = Seal::new(&key, "search", "alice", &fingerprints);
     // Sealed under the process key, so open with it too.
-    let global = ServerKey::global();
+    let global = ServerKey::global_shared();
     let seal_global = Seal::new(global, "search", "alice", &fingerprints);
     let cursor = seal_global.cursor(&42usize, 7, Duration::from_secs(60));
     let now = now_ms();

@@ -184,7 +184,7 @@ impl std::fmt::Debug for ResultScope<'_> {
 
 /// [`build_result`] inside a tool call: first stores the value's [`crate::store::artifact::Payload`]s in
 /// `scope`'s artifact store (so they serialize as URIs and link as `resource_link`s).
-pub fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> CallToolResult {
+pub(crate) fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> CallToolResult {
     let (serialized, mut collected) = collect::collecting(|| serde_json::to_value(value));
     let serialized = serialized.map(|value| {
         if T::is_wrapped() {

@@ -6,11 +6,11 @@
 //! Beneath it: the wire vocabulary, [`crate::schema`] and [`crate::store`]. Above it: tools,
 //! writes and the router, which call [`build::build_result_in`] and [`build::error_result`].
 
-pub mod build;
+pub(crate) mod build;
 pub(crate) mod collect;
 pub mod content;
 pub(crate) mod ext;
-pub mod impls;
+pub(crate) mod impls;
 pub mod meta;
 pub(crate) mod probe;
-pub mod summary;
+pub(crate) mod summary;

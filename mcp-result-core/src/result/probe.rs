@@ -71,6 +71,12 @@ impl<T: ToolResult> SuccessOutput for crate::result::meta::WithMeta<T> {
 #[doc(hidden)]
 pub struct Probe<R>(std::marker::PhantomData<fn() -> R>);
 
+impl<R> ::std::fmt::Debug for Probe<R> {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str("Probe")
+    }
+}
+
 impl<R> Probe<R> {
     #[doc(hidden)]
     pub const fn new() -> Self {
@@ -120,6 +126,12 @@ impl<R> ViaFallback<R> for &Probe<R> {
 #[doc(hidden)]
 pub struct ErrorProbe<E>(std::marker::PhantomData<fn() -> E>);
 
+impl<E> ::std::fmt::Debug for ErrorProbe<E> {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str("ErrorProbe")
+    }
+}
+
 impl<E> ErrorProbe<E> {
     #[doc(hidden)]
     pub const fn new() -> Self {
@@ -157,7 +169,7 @@ mod known_error {
     /// suggestions by `do_not_recommend`): no error type meets the bound, and rustc does not
     /// suggest adding an impl.
     #[allow(dead_code)]
-    pub enum Never {}
+    pub(super) enum Never {}
 }
 
 #[doc(hidden)]

@@ -18,7 +18,6 @@ use crate::{
         set::{services_of, ServerServices, ToolSet},
         telemetry,
     },
-    store::key::ServerKey,
     tool::{extract::ToolCall, panics, panics::Guarded},
     wire::{envelope::ToolError, identity::Identity},
     write::{
@@ -97,6 +96,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         // 1. The tool: an unknown name is a protocol error (-32602).
         let route = self.route(&request.name)?;
         let services = services_of(server);
+        let state = self.state_for(&context);
         // 2. The caller: no identity, no access; nothing is validated, claimed or run.
         let identity = caller(services, &context, route.name)?;
         // 3. The arguments, against the full inputSchema: every failing field at once.
@@ -104,8 +104,14 @@ impl<S: ToolSet> ToolRegistry<S> {
         // 4. A call cancelled before it started never starts.
         not_cancelled(&context)?;
         if route.read_only {
-            let call = ToolCall::new(arguments, route.arguments.clone(), context, identity)
-                .for_tool(route.name, &route.extension_arguments);
+            let call = ToolCall::new(
+                arguments,
+                route.arguments.clone(),
+                context,
+                identity,
+                state.clone(),
+            )
+            .for_tool(route.name, &route.extension_arguments);
             return Ok(self.run_read(route, server, call).await);
         }
         // 5. The write's facts: its approval request id, idempotency key, audit event and
@@ -117,7 +123,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             .map_err(|error| error_result(&error))?;
         let retry_safe = key.is_some() || route.idempotent;
         let mut audit = Audit {
-            sink: services.audit_sink(),
+            sink: services.audit_sink(&state),
             record: AuditRecord::intent(
                 new_event_id(),
                 route.name,
@@ -127,12 +133,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             ),
         };
         let fingerprints = if key.is_some() || route.approval.is_some() {
-            fingerprints(
-                route.name,
-                &arguments,
-                &route.arguments,
-                ServerKey::global(),
-            )
+            fingerprints(route.name, &arguments, &route.arguments, state.server_key())
         } else {
             Vec::new()
         };
@@ -144,7 +145,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                     caller: audit.record.caller.clone(),
                     key,
                 };
-                let store = services.idempotency_store();
+                let store = services.idempotency_store(&state);
                 Some(claim(store, scope, &fingerprints, route.timeout, &audit).await?)
             }
             None => None,
@@ -159,7 +160,8 @@ impl<S: ToolSet> ToolRegistry<S> {
                 arguments: &arguments,
                 fingerprints: &fingerprints,
                 context: &context,
-                store: services.approval_store(),
+                store: services.approval_store(&state),
+                key: state.server_key(),
                 schema: &route.arguments,
             };
             match gate(gate_input, &audit).await {
@@ -185,9 +187,15 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
         }
         // 9. The run, its outcome recorded and stored under the key before the answer.
-        let call = ToolCall::new(arguments, route.arguments.clone(), context, identity)
-            .for_tool(route.name, &route.extension_arguments)
-            .for_write(audit.write_context(retry_safe));
+        let call = ToolCall::new(
+            arguments,
+            route.arguments.clone(),
+            context,
+            identity,
+            state.clone(),
+        )
+        .for_tool(route.name, &route.extension_arguments)
+        .for_write(audit.write_context(retry_safe));
         Ok(self.run_write(route, server, call, audit, claimed).await)
     }
 

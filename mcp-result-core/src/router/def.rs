@@ -1,6 +1,6 @@
 //! One tool as `#[mcp_tool]` describes it, and the blocks of tools a server is made of.
 
-use std::{future::Future, pin::Pin, sync::Arc, time::Duration};
+use std::{fmt, future::Future, pin::Pin, sync::Arc, time::Duration};
 
 use rmcp::model::{CallToolResult, JsonObject, ToolAnnotations};
 
@@ -16,10 +16,10 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'stat
 /// The call glue `#[mcp_tools]` generates for one tool: extracts the parameters from the
 /// call, runs the method on `server` (a synchronous one on a blocking thread) and builds its
 /// result.
-pub type CallFn<S> = fn(S, ToolCall) -> ToolFuture;
+pub(crate) type CallFn<S> = fn(S, ToolCall) -> ToolFuture;
 
 /// One tool as `#[mcp_tool]` describes it: the static facts plus the call glue. Built by
-/// generated code; [`ToolRegistry::new`] turns the schema thunks into schemas once.
+/// generated code; [`ToolRegistry::new`](crate::ToolRegistry::new) turns the schema thunks into schemas once.
 pub struct ToolDef<S> {
     /// Tool name (checked at compile time: `^[a-zA-Z0-9_-]{1,64}$`, or with
     /// `#[mcp_tool(spec_name)]` 1 to 128 of `A-Z a-z 0-9 _ - .`).
@@ -57,9 +57,9 @@ pub struct ToolDef<S> {
 }
 
 /// The tools of one `#[mcp_tools]` impl block: the server's main block (`#[mcp_tools]`, the
-/// one that implements [`ToolSet`]) or a named block it includes
+/// one that implements [`ToolSet`](crate::ToolSet)) or a named block it includes
 /// (`#[mcp_tools(block = billing)]`, listed in `#[mcp_tools(include(billing))]` on the main
-/// block). Built by generated code; [`ToolRegistry::from_blocks`] makes one registry of all
+/// block). Built by generated code; [`ToolRegistry::from_blocks`](crate::ToolRegistry::from_blocks) makes one registry of all
 /// of a server's blocks.
 pub struct ToolBlock<S> {
     /// The server type as written (`Desk`), for messages.
@@ -94,4 +94,26 @@ pub struct RegistryError {
     pub tool: &'static str,
     /// What is wrong and how to fix it.
     pub message: String,
+}
+
+impl<S> fmt::Debug for ToolDef<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDef")
+            .field("name", &self.name)
+            .field("method", &self.method)
+            .field("timeout", &self.timeout)
+            .field("idempotency_key", &self.idempotency_key)
+            .field("approval", &self.approval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> fmt::Debug for ToolBlock<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolBlock")
+            .field("server", &self.server)
+            .field("block", &self.block)
+            .field("tools", &self.tools)
+            .finish()
+    }
 }

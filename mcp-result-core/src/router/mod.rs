@@ -5,8 +5,9 @@
 //! rmcp adapters.
 
 mod answer;
-pub mod def;
+pub(crate) mod def;
 pub(crate) mod in_flight;
-pub mod registry;
-pub mod set;
+pub(crate) mod registry;
+pub(crate) mod set;
+pub(crate) mod state;
 pub(crate) mod telemetry;

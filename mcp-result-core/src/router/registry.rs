@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::{
     result::build::error_result,
+    router::state::State,
     router::{
         def::{CallFn, RegistryError, ToolBlock, ToolDef},
         in_flight::InFlight,
@@ -48,6 +49,8 @@ pub struct ToolRegistry<S> {
     pub(crate) tools: Vec<Tool>,
     pub(crate) routes: HashMap<&'static str, Route<S>>,
     pub(crate) in_flight: Arc<InFlight>,
+    /// The state of calls served without one (rmcp's own `serve`): one per server type.
+    pub(crate) fallback: State,
 }
 
 impl<S> ToolRegistry<S> {
@@ -183,6 +186,7 @@ impl<S> ToolRegistry<S> {
             tools,
             routes,
             in_flight: Arc::default(),
+            fallback: State::new(),
         })
     }
 
@@ -324,5 +328,29 @@ impl<S> Route<S> {
             return Err(error_result(&ToolError::validation_of(field_errors, total)));
         }
         Ok(arguments)
+    }
+}
+
+impl<S> std::fmt::Debug for ToolRegistry<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field(
+                "tools",
+                &self.tools.iter().map(|t| &t.name).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> ToolRegistry<S> {
+    /// The state a request was served with ([`State::of`]), else this server type's
+    /// fallback (served through rmcp's own `serve`).
+    pub(crate) fn state_for(
+        &self,
+        context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> State {
+        State::of(context)
+            .cloned()
+            .unwrap_or_else(|| self.fallback.clone())
     }
 }

@@ -7,17 +7,14 @@ use std::sync::Arc;
 use rmcp::{service::RequestContext, RoleServer};
 
 use crate::{
+    router::state::State,
     router::{
         def::{RegistryError, ToolBlock},
         registry::ToolRegistry,
     },
     store::artifact::ArtifactAccess,
     wire::identity::Identity,
-    write::{
-        approval::{ApprovalStore, MemoryApprovals},
-        audit::{AuditSink, TracingSink},
-        idempotency::{IdempotencyStore, MemoryIdempotencyStore},
-    },
+    write::{approval::ApprovalStore, audit::AuditSink, idempotency::IdempotencyStore},
 };
 
 /// A server type whose tools were declared with `#[mcp_tools]`; implemented by that macro,
@@ -88,25 +85,27 @@ pub trait IncludesBlock<const BLOCK: u64> {}
 #[doc(hidden)]
 pub const fn assert_included<S: IncludesBlock<BLOCK>, const BLOCK: u64>() {}
 
-/// Where a server's write-safety state lives and who calls it. Implement it (every method
-/// has a default) and declare `#[mcp_tools(services)]` to replace a default.
+/// Per-server choices of where a call's write-safety records go and who calls: implement it
+/// (every method has a default) and declare `#[mcp_tools(services)]` to replace a default.
+/// The defaults are the served instance's [`State`]; a method here sees that state, so it
+/// can pick a store per server value (a tenant's database, say) or wrap the state's.
 pub trait ServerServices: Send + Sync {
-    /// Where idempotency records live. Default: one in-memory store for the process.
-    fn idempotency_store(&self) -> Arc<dyn IdempotencyStore> {
-        static DEFAULT: std::sync::LazyLock<Arc<MemoryIdempotencyStore>> =
-            std::sync::LazyLock::new(Default::default);
-        DEFAULT.clone()
+    /// Where idempotency records live. Default: the instance's
+    /// ([`State::idempotency_store`]).
+    fn idempotency_store(&self, state: &State) -> Arc<dyn IdempotencyStore> {
+        state.idempotency_store().clone()
     }
 
-    /// Where approval requests live. Default: [`MemoryApprovals::global`].
-    fn approval_store(&self) -> Arc<dyn ApprovalStore> {
-        Arc::new(MemoryApprovals::global().clone())
+    /// Where approval requests live. Default: the instance's ([`State::approval_store`]).
+    fn approval_store(&self, state: &State) -> Arc<dyn ApprovalStore> {
+        state.approval_store().clone()
     }
 
-    /// Where the audit records of write attempts go. Default: [`TracingSink`] (the log,
-    /// target `mcp_result::audit`).
-    fn audit_sink(&self) -> Arc<dyn AuditSink> {
-        Arc::new(TracingSink)
+    /// Where the audit records of write attempts go. Default: the instance's
+    /// ([`State::audit_sink`]; unless handed another, [`TracingSink`](crate::audit::TracingSink),
+    /// the log, target `mcp_result::audit`).
+    fn audit_sink(&self, state: &State) -> Arc<dyn AuditSink> {
+        state.audit_sink().clone()
     }
 
     /// The caller's identity, which artifacts, idempotency keys, audit records, approval

@@ -17,7 +17,7 @@ use crate::{
 };
 
 /// At most this many field errors are reported for one call (the rest are counted).
-pub const MAX_FIELD_ERRORS: usize = 20;
+pub(crate) const MAX_FIELD_ERRORS: usize = 20;
 
 /// The compiled `inputSchema` of one tool.
 pub struct ArgumentSchema {
@@ -137,7 +137,7 @@ impl ArgumentSchema {
 ///
 /// # Errors
 /// As [`ArgumentSchema::deserialize`].
-pub fn deserialize_with<T: DeserializeOwned>(
+pub(crate) fn deserialize_with<T: DeserializeOwned>(
     mut arguments: Value,
     is_secret: impl Fn(&str) -> bool,
 ) -> Result<T, ToolError> {
@@ -155,7 +155,7 @@ pub fn deserialize_with<T: DeserializeOwned>(
 
 /// Rewrites every number written with a zero fraction (`100000.0`) that fits an `i64` or
 /// `u64` as that integer: JSON Schema counts it as an integer, and so must serde.
-pub fn normalize_integers(value: &mut Value) {
+pub(crate) fn normalize_integers(value: &mut Value) {
     match value {
         Value::Number(number) if number.is_f64() => {
             if let Some(float) = number.as_f64() {

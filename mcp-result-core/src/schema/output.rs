@@ -164,7 +164,7 @@ const ADVERTISED_OPTIONAL: [&str; 5] = [
 ];
 
 /// The error envelope as every tool's `outputSchema` advertises it, in `tools/list`: the
-/// lean form ([`advertise`]) of the full schema of [`ToolError`]. Built once.
+/// lean form of the full schema of [`ToolError`]. Built once.
 ///
 /// `{"properties": {"status": {"enum": [...]}, "errorKind": {"enum": [...]}, "retrySafe":
 /// {"type": "boolean"}, "message": {"type": "string"}, "fieldErrors": ..., "retryAfterMs":

@@ -16,12 +16,14 @@ use rmcp::{
 };
 
 use crate::{
+    router::state::State,
     router::{
         def::RegistryError,
         registry::ToolRegistry,
         set::{services_of, ToolSet},
     },
     serve::resources::read_artifact,
+    serve::transport::WithState,
     write::approval::APPROVAL_URI_PREFIX,
 };
 
@@ -87,7 +89,29 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
+    serve_with_state(server, transport, State::new()).await
+}
+
+/// [`serve`], with `state` handed to every call: the stores, server key and values of this
+/// instance ([`State`]).
+///
+/// # Errors
+/// As [`serve`].
+pub async fn serve_with_state<S, T, E, A>(
+    server: S,
+    transport: T,
+    state: State,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+where
+    S: ToolSet + ServerHandler,
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
     let registry = prepare::<S>()?;
+    let transport = WithState {
+        inner: transport.into_transport(),
+        state,
+    };
     let running = server.serve(transport).await?;
     running.waiting().await?;
     drain(registry).await;
@@ -130,6 +154,18 @@ pub async fn serve_stdio<S: ToolSet + ServerHandler>(
     server: S,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     serve(server, rmcp::transport::io::stdio_pipes()).await
+}
+
+/// [`serve_stdio`], with `state` handed to every call ([`State`]).
+///
+/// # Errors
+/// As [`serve`].
+#[cfg(feature = "transport-io")]
+pub async fn serve_stdio_with_state<S: ToolSet + ServerHandler>(
+    server: S,
+    state: State,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    serve_with_state(server, rmcp::transport::io::stdio_pipes(), state).await
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`).
@@ -227,11 +263,11 @@ const MCP_REQUEST_METHODS: &[&str] = &[
 ];
 
 /// The `resources/read` answer of a [`ToolSet`] (used by `#[mcp_handler]`): the artifacts
-/// its tools stored, checked by [`ArtifactAccess::may_read`].
+/// its tools stored, checked by [`ArtifactAccess::may_read`](crate::store::ArtifactAccess::may_read).
 ///
 /// # Errors
 /// `-32601` when the server has no artifact store; resource-not-found for an unknown or
-/// denied URI ([`read_artifact`]).
+/// denied URI (the same error for both).
 pub async fn read_resource<S: ToolSet>(
     server: &S,
     request: rmcp::model::ReadResourceRequestParams,
@@ -263,9 +299,12 @@ async fn read_approval<S: ToolSet>(
     context: &RequestContext<RoleServer>,
 ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
     let services = services_of(server);
+    let state = S::tool_registry()
+        .map_err(registry_error)?
+        .state_for(context);
     let not_found = || ErrorData::resource_not_found(format!("resource not found: {uri}"), None);
     let request = services
-        .approval_store()
+        .approval_store(&state)
         .get(id)
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?

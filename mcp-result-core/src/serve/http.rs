@@ -46,6 +46,7 @@ use sha2::{Digest as _, Sha256};
 
 use crate::{
     router::set::{ServerClone, ToolSet},
+    router::state::State as InstanceState,
     serve::handler::{drain, prepare},
     store::StoreFuture,
     wire::identity::Identity,
@@ -124,6 +125,10 @@ pub struct HttpOptions {
     pub sessions: bool,
     /// The protected resource metadata URL (RFC 9728) named in the `401` challenge.
     pub resource_metadata: Option<String>,
+    /// The state every call of this router gets ([`State`](crate::State)): its stores, server key and
+    /// values. Default: `State::new()`, fresh in-memory stores for this router only (give
+    /// several instances the same SQL stores to share keys and approvals).
+    pub state: InstanceState,
 }
 
 impl Default for HttpOptions {
@@ -133,6 +138,7 @@ impl Default for HttpOptions {
             allowed_hosts: StreamableHttpServerConfig::default().allowed_hosts,
             sessions: false,
             resource_metadata: None,
+            state: InstanceState::new(),
         }
     }
 }
@@ -164,10 +170,11 @@ where
         verifier,
         challenge: challenge(options.resource_metadata.as_deref()),
     };
-    mcp.layer(axum::middleware::from_fn_with_state(
-        Arc::new(auth),
-        authenticate,
-    ))
+    mcp.layer(axum::Extension(options.state.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(auth),
+            authenticate,
+        ))
 }
 
 struct Authenticator {

@@ -5,8 +5,9 @@
 //! Beneath it: the router and everything under it. Nothing in the crate imports it but the
 //! face (`lib.rs`) and the docs.
 
-pub mod handler;
+pub(crate) mod handler;
 #[cfg(feature = "http")]
 pub mod http;
 pub(crate) mod resources;
 pub(crate) mod rmcp_tools;
+pub(crate) mod transport;

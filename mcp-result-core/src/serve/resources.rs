@@ -21,7 +21,7 @@ use crate::{
 /// it) with the message `resource not found: <uri>`, alike for an unknown or expired URI,
 /// for a reader without an identity and for one [`ArtifactAccess::may_read`] denies, so a
 /// denial does not reveal that an artifact exists. `-32603` when the store fails.
-pub async fn read_artifact(
+pub(crate) async fn read_artifact(
     access: &dyn ArtifactAccess,
     request: &ReadResourceRequestParams,
     reader: Option<Identity>,

@@ -31,7 +31,7 @@ use crate::{
 /// # Errors
 /// The registry's own [`RegistryError`]; or one naming the first tool (by name) that both
 /// define.
-pub fn check_rmcp_router<S: ToolSet>(
+pub(crate) fn check_rmcp_router<S: ToolSet>(
     tools: &ToolRouter<S>,
     router: &str,
 ) -> Result<&'static ToolRegistry<S>, RegistryError> {
@@ -56,7 +56,7 @@ pub fn check_rmcp_router<S: ToolSet>(
 }
 
 /// The `initialize` answer of a server with an rmcp router (used by
-/// `#[mcp_handler(rmcp_router)]`): [`initialize`], after [`check_rmcp_router`].
+/// `#[mcp_handler(rmcp_router)]`): [`initialize`], after checking the rmcp router beside the framework's tools.
 ///
 /// # Errors
 /// JSON-RPC `-32603` with the [`RegistryError`]; as [`initialize`].

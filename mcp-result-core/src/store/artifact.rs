@@ -1,6 +1,6 @@
 //! Large payloads spilled into an artifact store and served through `resources/read`.
 //!
-//! A [`Payload`] field (a long report, a log, a CSV, rows) is never inlined: when the tool's
+//! A [`Payload`](crate::content::Payload) field (a long report, a log, a CSV, rows) is never inlined: when the tool's
 //! result is built, the payload is stored in the server's [`ArtifactStore`] (a
 //! [`MemoryStore`] by default) under a fresh random URI, owned by the caller's
 //! [`Identity`]; `structuredContent` carries that URI, and `content` carries a

@@ -66,7 +66,7 @@ impl std::fmt::Debug for ServerKey {
     }
 }
 
-static GLOBAL: OnceLock<ServerKey> = OnceLock::new();
+static GLOBAL: OnceLock<std::sync::Arc<ServerKey>> = OnceLock::new();
 
 impl ServerKey {
     /// The environment variable holding the keys.
@@ -142,19 +142,26 @@ impl ServerKey {
     /// When the environment's key setting is invalid (too short, unreadable file): a server
     /// must not start with a key other than the one it was given.
     pub fn global() -> &'static ServerKey {
-        GLOBAL.get_or_init(|| match Self::from_env() {
-            Ok(Some(key)) => key,
-            Ok(None) => {
-                tracing::warn!(
-                    "no server key configured ({} or {}): using a random key for this process \
+        Self::global_shared()
+    }
+
+    /// [`Self::global`], shared: what a [`State`](crate::State) holds unless given a key.
+    pub(crate) fn global_shared() -> &'static std::sync::Arc<ServerKey> {
+        GLOBAL.get_or_init(|| {
+            std::sync::Arc::new(match Self::from_env() {
+                Ok(Some(key)) => key,
+                Ok(None) => {
+                    tracing::warn!(
+                        "no server key configured ({} or {}): using a random key for this process \
                      only; idempotency fingerprints of secret arguments, approvals and page \
                      cursors will not carry over to other instances or restarts",
-                    Self::ENV,
-                    Self::FILE_ENV
-                );
-                Self::generated()
-            }
-            Err(error) => panic!("invalid server key: {error}"),
+                        Self::ENV,
+                        Self::FILE_ENV
+                    );
+                    Self::generated()
+                }
+                Err(error) => panic!("invalid server key: {error}"),
+            })
         })
     }
 
@@ -163,7 +170,9 @@ impl ServerKey {
     /// # Errors
     /// Gives `key` back when a server key is already in use.
     pub fn install(key: ServerKey) -> Result<(), ServerKey> {
-        GLOBAL.set(key)
+        let mut given = Some(key);
+        GLOBAL.get_or_init(|| std::sync::Arc::new(given.take().unwrap_or_else(Self::generated)));
+        given.map_or(Ok(()), Err)
     }
 
     /// Whether this key was generated for this process (development).

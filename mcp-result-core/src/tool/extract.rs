@@ -26,8 +26,9 @@ pub use tokio_util::sync::CancellationToken;
 
 use crate::{
     result::build::{error_result, ResultScope},
+    router::state::State,
     schema::{arguments::ArgumentSchema, empty_input_schema, input_schema},
-    store::{artifact::ArtifactAccess, key::ServerKey},
+    store::artifact::ArtifactAccess,
     tool::panics,
     wire::{envelope::ToolError, identity::Identity},
     write::idempotency::fingerprints,
@@ -53,6 +54,8 @@ pub struct ToolCall {
     schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
     identity: Identity,
+    /// The served instance's state.
+    state: State,
     write: Option<WriteContext>,
     tool: &'static str,
     /// The arguments that parameters read themselves ([`ToolExtension::arguments`]), taken
@@ -81,17 +84,25 @@ impl ToolCall {
         schema: Arc<ArgumentSchema>,
         context: RequestContext<RoleServer>,
         identity: Identity,
+        state: State,
     ) -> Self {
         Self {
             arguments: Some(arguments),
             schema,
             context,
             identity,
+            state,
             write: None,
             tool: "",
             extension_arguments: JsonObject::new(),
             binding: None,
         }
+    }
+
+    /// The state of the instance that serves this call: its stores, its server key and the
+    /// values handed in with [`State::with`], for extractors of your own.
+    pub fn state(&self) -> &State {
+        &self.state
     }
 
     /// The call of tool `tool`. The arguments its parameters read themselves (`names`, from
@@ -111,7 +122,12 @@ impl ToolCall {
             }
         }
         let rest = self.arguments.as_ref().unwrap_or(&Value::Null);
-        self.binding = Some(fingerprints(tool, rest, &self.schema, ServerKey::global()));
+        self.binding = Some(fingerprints(
+            tool,
+            rest,
+            &self.schema,
+            self.state.server_key(),
+        ));
         self
     }
 
@@ -252,7 +268,7 @@ impl FromToolCall<via::Extractor> for Identity {
 /// What a parameter adds to its tool's `tools/list` entry ([`FromToolCall::tool_extension`]).
 ///
 /// The registry merges it into the tool when the server starts: a name that the arguments
-/// type, the framework or another parameter already uses is a [`RegistryError`]
+/// type, the framework or another parameter already uses is a [`RegistryError`](crate::RegistryError)
 /// (`crate::RegistryError`) naming the tool.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolExtension {
@@ -268,7 +284,7 @@ pub struct ToolExtension {
 }
 
 /// The extensions of a tool's parameters, in parameter order (for the generated
-/// [`ToolDef`](crate::ToolDef)).
+/// `ToolDef`).
 #[doc(hidden)]
 pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<ToolExtension> {
     extensions
@@ -281,7 +297,7 @@ pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<Tool
 /// extension arguments and the `_meta` entries.
 ///
 /// # Errors
-/// What collides, for a [`RegistryError`](crate::RegistryError).
+/// What collides, for a [`RegistryError`](crate::RegistryError)(crate::RegistryError).
 pub(crate) fn extend_input(
     input: Arc<JsonObject>,
     extensions: Vec<ToolExtension>,

@@ -12,12 +12,12 @@
 //! - [`meta_key`]: the `_meta` key rules;
 //! - [`text`]: how text for the model echoes values it did not write (escaped, capped).
 
-pub mod audience;
-pub mod envelope;
+pub(crate) mod audience;
+pub(crate) mod envelope;
 pub mod identity;
 pub mod keys;
-pub mod meta_key;
+pub(crate) mod meta_key;
 pub(crate) mod pointer;
-pub mod secret;
-pub mod status;
-pub mod text;
+pub(crate) mod secret;
+pub(crate) mod status;
+pub(crate) mod text;

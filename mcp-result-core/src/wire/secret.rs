@@ -193,6 +193,12 @@ redacts!(values:
 #[doc(hidden)]
 pub struct RedactsProbe<'a, T: ?Sized>(pub &'a T);
 
+impl<'a, T: ?Sized> ::std::fmt::Debug for RedactsProbe<'a, T> {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str("RedactsProbe")
+    }
+}
+
 #[doc(hidden)]
 pub trait ViaRedacts {
     fn withholds_secrets(&self) -> bool;

@@ -11,11 +11,11 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 /// How many characters of a caller's value an error message may echo.
-pub const ECHO_CHARS: usize = 40;
+pub(crate) const ECHO_CHARS: usize = 40;
 
 /// Appends `text` with every control character written as a visible escape (`\n`, `\r`,
 /// `\t`, `\u{1b}`), so it stays on one line. The runs between escapes are copied whole.
-pub fn push_escaped(out: &mut String, text: &str) {
+pub(crate) fn push_escaped(out: &mut String, text: &str) {
     let mut clean = 0;
     for (at, c) in text.char_indices() {
         let escape = match c {
@@ -39,7 +39,7 @@ pub fn push_escaped(out: &mut String, text: &str) {
 }
 
 /// `text` escaped by [`push_escaped`].
-pub fn escaped(text: &str) -> String {
+pub(crate) fn escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     push_escaped(&mut out, text);
     out
@@ -48,13 +48,13 @@ pub fn escaped(text: &str) -> String {
 /// A caller's value as an error message may echo it: compact JSON, cut to [`ECHO_CHARS`]
 /// characters with its full length given when longer (`"aaaa…" (4194304 characters)`),
 /// control characters escaped.
-pub fn echo(value: &Value) -> String {
+pub(crate) fn echo(value: &Value) -> String {
     let json = value.to_string();
     cap(&json)
 }
 
 /// `text` cut to [`ECHO_CHARS`] characters (length given when longer), escaped.
-pub fn cap(text: &str) -> String {
+pub(crate) fn cap(text: &str) -> String {
     match text.char_indices().nth(ECHO_CHARS) {
         Some((cut, _)) => {
             let mut out = escaped(&text[..cut]);
@@ -66,10 +66,10 @@ pub fn cap(text: &str) -> String {
 }
 
 /// How many characters of an error message about input are kept.
-pub const MESSAGE_CHARS: usize = 300;
+pub(crate) const MESSAGE_CHARS: usize = 300;
 
 /// An error message about input, escaped and cut to [`MESSAGE_CHARS`] characters.
-pub fn cap_message(message: &str) -> String {
+pub(crate) fn cap_message(message: &str) -> String {
     match message.char_indices().nth(MESSAGE_CHARS) {
         Some((cut, _)) => {
             let mut out = escaped(&message[..cut]);

@@ -106,10 +106,13 @@ impl FlagField for bool {}
 #[doc(hidden)]
 pub mod markers {
     /// A contract field with `#[serde(skip)]` or `#[serde(skip_serializing)]`.
+    #[derive(Debug)]
     pub struct SkippedBySerde;
     /// A contract field with `#[serde(skip_serializing_if = ...)]`.
+    #[derive(Debug)]
     pub struct ConditionallySkipped;
     /// A contract field serialized under another name.
+    #[derive(Debug)]
     pub struct RenamedAway;
 
     #[diagnostic::on_unimplemented(
@@ -177,6 +180,12 @@ pub trait ProvidesContractKeys {}
 /// have them (`rmcp::model::CallToolResult`) would only mislead.
 #[doc(hidden)]
 pub struct WriteProbe<R>(std::marker::PhantomData<fn() -> R>);
+
+impl<R> ::std::fmt::Debug for WriteProbe<R> {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str("WriteProbe")
+    }
+}
 
 impl<R> WriteProbe<R> {
     #[doc(hidden)]

@@ -9,7 +9,7 @@
 
 pub mod approval;
 pub mod audit;
-pub mod context;
+pub(crate) mod context;
 pub mod contract;
 pub mod idempotency;
 pub(crate) mod receipt;

@@ -43,8 +43,8 @@ pub fn expand(server: &Server) -> TokenStream {
                 impl #impl_generics #krate::__private::ToolBlockOf<#hash> for #self_ty
                 #where_clause
                 {
-                    fn tool_block() -> #krate::ToolBlock<Self> {
-                        #krate::ToolBlock {
+                    fn tool_block() -> #krate::__private::ToolBlock<Self> {
+                        #krate::__private::ToolBlock {
                             server: #type_name,
                             block: ::core::option::Option::Some(#name),
                             tools: ::std::vec![#(#defs),*],
@@ -114,7 +114,7 @@ fn tool_set(server: &Server, defs: &[TokenStream]) -> TokenStream {
     });
     let build = quote! {
         || #krate::ToolRegistry::from_blocks(::std::vec![
-            #krate::ToolBlock {
+            #krate::__private::ToolBlock {
                 server: #type_name,
                 block: ::core::option::Option::None,
                 tools: ::std::vec![#(#defs),*],
@@ -436,7 +436,7 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
         (None, _) => quote!(::core::option::Option::None),
     };
     quote! {
-        #krate::ToolDef {
+        #krate::__private::ToolDef {
             name: #name,
             method: #method,
             title: #title,

@@ -7,7 +7,6 @@ use std::time::Duration;
 #[cfg(feature = "elicitation")]
 use rmcp::service::ElicitationError;
 
-#[cfg(feature = "elicitation")]
 use crate::store::key::ServerKey;
 use rmcp::{model::CallToolResponse, service::RequestContext, RoleServer};
 use serde_json::Value;
@@ -72,6 +71,7 @@ const QUESTION: &str = "approval";
 /// the server key and bound to the tool, the arguments and an expiry).
 #[cfg(feature = "elicitation")]
 async fn ask(
+    key: &ServerKey,
     context: &RequestContext<RoleServer>,
     text: &str,
     round: &Round,
@@ -117,7 +117,7 @@ async fn ask(
             round
                 .state
                 .as_deref()
-                .is_some_and(|state| open_state(state, tool, fingerprints))
+                .is_some_and(|state| open_state(key, state, tool, fingerprints))
         });
     if let Some(answer) = answer {
         let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
@@ -144,13 +144,14 @@ async fn ask(
     );
     Asked::Ask(rmcp::model::InputRequiredResult::new(
         Some(requests),
-        Some(seal_state(tool, fingerprints)),
+        Some(seal_state(key, tool, fingerprints)),
     ))
 }
 
 /// Without the `elicitation` feature every client is asked out of band.
 #[cfg(not(feature = "elicitation"))]
 async fn ask(
+    _key: &ServerKey,
     _context: &RequestContext<RoleServer>,
     _text: &str,
     _round: &Round,
@@ -163,7 +164,7 @@ async fn ask(
 /// The state of an input-required approval round: `<base64url JSON>.<hex HMAC-SHA256>`
 /// under the server key, binding the tool, the arguments' fingerprint and an expiry.
 #[cfg(feature = "elicitation")]
-fn seal_state(tool: &str, fingerprints: &[String]) -> String {
+fn seal_state(key: &ServerKey, tool: &str, fingerprints: &[String]) -> String {
     use base64::Engine as _;
     let body = serde_json::json!({
         "tool": tool,
@@ -171,7 +172,7 @@ fn seal_state(tool: &str, fingerprints: &[String]) -> String {
         "expiresAt": unix_now() + APPROVAL_TTL.as_secs(),
     })
     .to_string();
-    let tag = ServerKey::global().sign(body.as_bytes());
+    let tag = key.sign(body.as_bytes());
     let hex = crate::wire::text::hex(&tag);
     format!(
         "{}.{hex}",
@@ -182,7 +183,7 @@ fn seal_state(tool: &str, fingerprints: &[String]) -> String {
 /// Whether `state` is this server's sealed state for this tool and these arguments, and
 /// not expired.
 #[cfg(feature = "elicitation")]
-fn open_state(state: &str, tool: &str, fingerprints: &[String]) -> bool {
+fn open_state(key: &ServerKey, state: &str, tool: &str, fingerprints: &[String]) -> bool {
     use base64::Engine as _;
     let Some((body, hex)) = state.split_once('.') else {
         return false;
@@ -197,7 +198,7 @@ fn open_state(state: &str, tool: &str, fingerprints: &[String]) -> bool {
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
         })
         .collect();
-    if !tag.is_some_and(|tag| ServerKey::global().verify(&body, &tag)) {
+    if !tag.is_some_and(|tag| key.verify(&body, &tag)) {
         return false;
     }
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
@@ -221,6 +222,7 @@ pub(crate) struct Gate<'a> {
     pub(crate) context: &'a RequestContext<RoleServer>,
     pub(crate) store: Arc<dyn ApprovalStore>,
     pub(crate) schema: &'a ArgumentSchema,
+    pub(crate) key: &'a ServerKey,
 }
 
 /// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
@@ -240,6 +242,7 @@ pub(crate) async fn gate(
         context,
         store,
         schema,
+        key,
     } = gate;
     let round = &round;
     if let Some(id) = request_id {
@@ -255,7 +258,7 @@ pub(crate) async fn gate(
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
         schema.is_secret(p)
     });
-    match ask(context, &text, round, &audit.record.tool, fingerprints).await {
+    match ask(key, context, &text, round, &audit.record.tool, fingerprints).await {
         Asked::Approved => Ok((
             uuid::Uuid::now_v7().to_string(),
             audit.record.caller.clone(),

@@ -8,21 +8,14 @@ use std::{
 
 use crate::store::StoreFuture;
 
-/// The in-memory [`ApprovalStore`]: one process. Clones share it.
+/// The in-memory [`ApprovalStore`]: one process. Clones share it: keep a clone of the one you
+/// hand a [`State`](crate::State) to approve requests out of band.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryApprovals {
     requests: Arc<Mutex<HashMap<String, ApprovalRequest>>>,
 }
 
 impl MemoryApprovals {
-    /// The process's default store (what servers use unless their `ServerServices` say
-    /// otherwise).
-    pub fn global() -> &'static MemoryApprovals {
-        static GLOBAL: std::sync::LazyLock<MemoryApprovals> =
-            std::sync::LazyLock::new(MemoryApprovals::default);
-        &GLOBAL
-    }
-
     /// `approver` approves request `id` (out of band: an admin API, a CLI).
     ///
     /// # Errors

@@ -13,7 +13,7 @@
 //! - otherwise it answers `blocked` with `requiresHumanReview: true`, an
 //!   `approvalRequestId` and a `resource_link` to the pending request
 //!   (`mcp-result://approvals/<id>`, served by `resources/read`). An approver decides out of
-//!   band ([`ApprovalStore::approve`] / [`ApprovalStore::reject`]); the same call repeated
+//!   band ([`MemoryApprovals::approve`](memory::MemoryApprovals::approve) / [`MemoryApprovals::reject`](memory::MemoryApprovals::reject)); the same call repeated
 //!   with the approval request id (in `_meta` `io.github.mcp-result/approvalRequestId`, or
 //!   the `approvalRequestId` argument the framework adds to the tool's `inputSchema`) then
 //!   runs once, and its result and audit record carry the `approvalId`.

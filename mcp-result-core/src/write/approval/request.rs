@@ -128,7 +128,7 @@ impl Refusal {
     }
 }
 
-/// Where approval requests live. [`MemoryApprovals`] is the default.
+/// Where approval requests live. [`MemoryApprovals`](super::MemoryApprovals) is the default.
 pub trait ApprovalStore: Send + Sync + 'static {
     /// Stores a new pending request.
     fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()>;

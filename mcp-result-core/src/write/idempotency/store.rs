@@ -46,7 +46,7 @@ pub enum Claim {
     Refused(String),
 }
 
-/// Where idempotency records live. The in-memory [`MemoryIdempotencyStore`] is the default;
+/// Where idempotency records live. The in-memory [`MemoryIdempotencyStore`](super::MemoryIdempotencyStore) is the default;
 /// a database store gives the same guarantees across processes: `claim` is atomic (one
 /// caller wins), "started" is recorded before the tool body runs, and an expired claim
 /// that never started is the only one claimed again.

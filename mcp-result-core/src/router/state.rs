@@ -1,0 +1,173 @@
+//! The state of one served instance ([`State`]): its stores, its server key and the values
+//! its extractors read. Handed in where the server is served, per instance, shared by
+//! clones (axum's `Router::with_state`); no process-wide default.
+
+use std::{
+    any::{Any, TypeId},
+    collections::HashMap,
+    fmt,
+    sync::Arc,
+};
+
+use rmcp::{service::RequestContext, RoleServer};
+
+use crate::{
+    store::key::ServerKey,
+    write::{
+        approval::{ApprovalStore, MemoryApprovals},
+        audit::{AuditSink, TracingSink},
+        idempotency::{IdempotencyStore, MemoryIdempotencyStore},
+    },
+};
+
+/// What one served instance of a server hands to its calls: where its idempotency keys,
+/// approval requests and audit records go, the key that seals its cursors and fingerprints,
+/// and values of your own for your extractors ([`State::with`], [`State::get`]).
+///
+/// Cheap to clone (one `Arc`); clones share everything. [`State::new`] makes fresh
+/// in-memory stores, so two instances served in one process (two tests, two servers) never
+/// share keys or approvals unless you hand them the same stores.
+///
+/// Hand it in where you serve: [`crate::serve_with_state`], [`crate::serve_stdio_with_state`],
+/// `HttpOptions::state` (feature `http`), `TestServer::start_with_state` (feature
+/// `testing`). Served without one ([`crate::serve`], the default HTTP options, rmcp's own
+/// `serve`), a server gets a fresh `State::new()` per serve call; only a server served
+/// through rmcp's `serve` directly falls back to one `State` per server type.
+///
+/// A server that declares `#[mcp_tools(services)]` can still choose a store per call in its
+/// [`ServerServices`](crate::ServerServices); the defaults there are this state's.
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_result::{approval::MemoryApprovals, State};
+///
+/// #[derive(Clone)]
+/// struct Pool(&'static str);
+///
+/// let approvals = MemoryApprovals::default();
+/// let state = State::new()
+///     .with_approval_store(Arc::new(approvals.clone()))
+///     .with(Pool("postgres://..."));
+/// assert_eq!(state.get::<Pool>().map(|p| p.0), Some("postgres://..."));
+/// ```
+#[derive(Clone)]
+pub struct State {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
+    idempotency: Arc<dyn IdempotencyStore>,
+    approvals: Arc<dyn ApprovalStore>,
+    audit: Arc<dyn AuditSink>,
+    key: Arc<ServerKey>,
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl State {
+    /// Fresh in-memory stores ([`MemoryIdempotencyStore`], [`MemoryApprovals`]), audit
+    /// records to the log ([`TracingSink`]), the configured server key
+    /// ([`ServerKey::global`]), no values.
+    pub fn new() -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                idempotency: Arc::new(MemoryIdempotencyStore::default()),
+                approvals: Arc::new(MemoryApprovals::default()),
+                audit: Arc::new(TracingSink),
+                key: ServerKey::global_shared().clone(),
+                values: HashMap::new(),
+            }),
+        }
+    }
+
+    fn edit(mut self, change: impl FnOnce(&mut Inner)) -> Self {
+        change(Arc::make_mut(&mut self.inner));
+        self
+    }
+
+    /// With `store` for idempotency keys (a SQL store, say, shared by every instance).
+    #[must_use]
+    pub fn with_idempotency_store(self, store: Arc<dyn IdempotencyStore>) -> Self {
+        self.edit(|inner| inner.idempotency = store)
+    }
+
+    /// With `store` for approval requests.
+    #[must_use]
+    pub fn with_approval_store(self, store: Arc<dyn ApprovalStore>) -> Self {
+        self.edit(|inner| inner.approvals = store)
+    }
+
+    /// With `sink` for the audit records of write attempts.
+    #[must_use]
+    pub fn with_audit_sink(self, sink: Arc<dyn AuditSink>) -> Self {
+        self.edit(|inner| inner.audit = sink)
+    }
+
+    /// With `key` as the server key (instead of the configured one).
+    #[must_use]
+    pub fn with_server_key(self, key: ServerKey) -> Self {
+        self.edit(|inner| inner.key = Arc::new(key))
+    }
+
+    /// With `value`, for your own extractors: a database pool, a tenant directory, a client
+    /// of an upstream. One value per type; a second `with` of the same type replaces it.
+    #[must_use]
+    pub fn with<T: Any + Send + Sync>(self, value: T) -> Self {
+        self.edit(|inner| {
+            inner.values.insert(TypeId::of::<T>(), Arc::new(value));
+        })
+    }
+
+    /// The value of type `T` handed in with [`State::with`], if any.
+    pub fn get<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.inner.values.get(&TypeId::of::<T>())?.downcast_ref()
+    }
+
+    /// Where idempotency keys live.
+    pub fn idempotency_store(&self) -> &Arc<dyn IdempotencyStore> {
+        &self.inner.idempotency
+    }
+
+    /// Where approval requests live.
+    pub fn approval_store(&self) -> &Arc<dyn ApprovalStore> {
+        &self.inner.approvals
+    }
+
+    /// Where audit records go.
+    pub fn audit_sink(&self) -> &Arc<dyn AuditSink> {
+        &self.inner.audit
+    }
+
+    /// The server key: the one handed in, else the configured one ([`ServerKey::global`]).
+    pub fn server_key(&self) -> &Arc<ServerKey> {
+        &self.inner.key
+    }
+
+    /// The state a request was served with: the one the serving function put into the
+    /// request (stdio and other transports: the message's extensions; streamable HTTP: the
+    /// HTTP request's), `None` when it was served by rmcp's own `serve`.
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Option<&State> {
+        if let Some(state) = context.extensions.get::<State>() {
+            return Some(state);
+        }
+        #[cfg(feature = "http")]
+        if let Some(parts) = context.extensions.get::<http::request::Parts>() {
+            return parts.extensions.get::<State>();
+        }
+        None
+    }
+}
+
+impl Default for State {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State")
+            .field("values", &self.inner.values.len())
+            .finish_non_exhaustive()
+    }
+}
