@@ -29,6 +29,7 @@
 //! | [Moving an rmcp server over](migration) | tool by tool, both routers served at once |
 //! | [Several blocks, generic servers](blocks) | tools in several impl blocks; generic server types |
 //! | [Cost and dependencies](cost) | what the framework costs per call, per tool and at compile time |
+//! | [State and extractors](state_extractors) | the state one served instance hands its calls; extractors of your own |
 
 #[doc = include_str!("../docs/guide/01-contract.md")]
 pub mod contract {}
@@ -101,3 +102,6 @@ pub mod blocks {}
 
 #[doc = include_str!("../docs/guide/20-cost.md")]
 pub mod cost {}
+
+#[doc = include_str!("../docs/guide/21-state-extractors.md")]
+pub mod state_extractors {}

@@ -39,7 +39,7 @@ use crate::{
 ///
 /// ```
 /// use std::sync::Arc;
-/// use mcp_result::{approval::MemoryApprovals, State};
+/// use mcp_result_core::{approval::MemoryApprovals, State};
 ///
 /// #[derive(Clone)]
 /// struct Pool(&'static str);
