@@ -1,5 +1,5 @@
 //! A deliberately broken MCP server: the negative control of the client conformance suite
-//! (`tests/clients.rs`, `tests/clients/`) and of `mcp-result-check` (`tests/check.rs`).
+//! (`tests/clients.rs`, `tests/clients/`) and of `mcp-result-check` (`mcp-result-check/tests/check.rs`).
 //!
 //! It is written by hand on rmcp (no mcp-result macros) and breaks the tool-result contract
 //! on purpose, so the suites can show that real clients, `mcp-result-check`, and the
@@ -34,7 +34,7 @@
 //! `schema-dialect`), a `$ref` to a missing definition (`get_customer`, `schema-ref`), and a
 //! dotted tool name (`orders.lookup`, the host lint's name rules). (An array `outputSchema`
 //! root cannot be planted here: rmcp's server drops it for peers before 2026-07-28; the
-//! FastMCP server of `tests/check/` plants it.) With `--no-tools` it declares no `tools`
+//! FastMCP server of `mcp-result-check/tests/check/` plants it.) With `--no-tools` it declares no `tools`
 //! capability and answers `tools/list` with a JSON-RPC error (`tools-list`).
 //!
 //! `cargo run --example broken_server [-- --all-plants | --no-tools]` serves MCP over

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use mcp_result::{
+    content::Payload,
     http::{serve_http, HttpOptions, StaticTokens},
     mcp_handler, mcp_tools,
     rmcp::{
@@ -21,7 +22,6 @@ use mcp_result::{
         ServerHandler, ServiceError, ServiceExt,
     },
     store::{ArtifactAccess, ArtifactLimits, ArtifactStore, MemoryStore},
-    content::Payload,
     Identity, ToolResult,
 };
 use schemars::JsonSchema;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use common::{object, output_schema, schema_errors, text, tool};
 use mcp_result::{
     content::Image,
+    content::Payload,
     mcp_handler, mcp_tools,
     rmcp::{
         model::{CallToolRequestParams, CallToolResult, ContentBlock},
@@ -18,7 +19,6 @@ use mcp_result::{
     },
     schema::ToolOutputSchema,
     store::{ArtifactAccess, ArtifactStore, MemoryStore},
-    content::Payload,
     AuditEventId, Secret, ToolError, ToolResult,
 };
 use schemars::JsonSchema;

@@ -6,6 +6,7 @@
 use std::time::{Duration, SystemTime};
 
 use mcp_result::{
+    content::Payload,
     content::{Artifact, Audio, BlockAnnotations, EmbeddedText, Image},
     mcp_handler, mcp_tools,
     meta::{MetaKey, ResultMeta, WithMeta},
@@ -18,7 +19,6 @@ use mcp_result::{
         ServerHandler, ServiceError, ServiceExt,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore},
-    content::Payload,
     Audience, ToolResult,
 };
 use schemars::JsonSchema;

@@ -13,7 +13,8 @@
 //! - random values of the corpus types (proptest) serialize to values their schema accepts.
 //!
 //! The schemas are committed under `tests/snapshots/schemas/`; a change shows in the diff.
-//! Refresh them with `UPDATE_SNAPSHOTS=1 cargo test --test schema_corpus` and review.
+//! Refresh them with `UPDATE_SNAPSHOTS=1 cargo test --features preserve-order --test
+//! schema_corpus` and review.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -799,7 +800,7 @@ fn schemas_match_the_committed_snapshots() {
     assert!(
         stale.is_empty(),
         "schemas changed for {stale:?}: review, then refresh with \
-         `UPDATE_SNAPSHOTS=1 cargo test --test schema_corpus`"
+         `UPDATE_SNAPSHOTS=1 cargo test --features preserve-order --test schema_corpus`"
     );
 }
 

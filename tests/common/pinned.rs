@@ -1,7 +1,7 @@
 //! The pinned MCP clients of `tests/clients/` (npm and two Python virtualenvs), installed
 //! on first use, and child processes run with a time limit and their whole process group
 //! killed afterwards. Shared by the real-client suite (`tests/clients.rs`) and the
-//! `mcp-result-check` tests (`tests/check.rs`), which reuse those installs to run their
+//! `mcp-result-check` tests (`mcp-result-check/tests/check.rs`), which reuse those installs to run their
 //! Python and TypeScript test servers.
 
 use std::{
