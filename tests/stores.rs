@@ -365,7 +365,7 @@ async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
     a.create(&request("r-1", 3600)).await.unwrap();
     assert_eq!(a.get("r-1").await.unwrap(), Some(request("r-1", 3600)));
     assert_eq!(
-        a.consume("r-1", &fp("fp-1")).await.unwrap(),
+        a.consume("r-1", "alice", &fp("fp-1")).await.unwrap(),
         Err(Refusal::Pending)
     );
     let decided = a.decide("r-1", approve("ap-1")).await.unwrap().unwrap();
@@ -376,12 +376,17 @@ async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
         "a decided request is decided once"
     );
     assert_eq!(
-        a.consume("r-1", &fp("other")).await.unwrap(),
+        a.consume("r-1", "alice", &fp("other")).await.unwrap(),
         Err(Refusal::OtherArguments)
+    );
+    assert_eq!(
+        a.consume("r-1", "mallory", &fp("fp-2")).await.unwrap(),
+        Err(Refusal::Unknown),
+        "another caller's approval id names nothing"
     );
     let uses = futures::future::join_all((0..50).map(|_| {
         let a = a.clone();
-        tokio::spawn(async move { a.consume("r-1", &fp("fp-2")).await })
+        tokio::spawn(async move { a.consume("r-1", "alice", &fp("fp-2")).await })
     }))
     .await;
     let uses: Vec<_> = uses.into_iter().map(|u| u.unwrap().unwrap()).collect();
@@ -400,11 +405,11 @@ async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
     };
     a.decide("r-2", rejected).await.unwrap().unwrap();
     assert_eq!(
-        a.consume("r-2", &fp("fp-1")).await.unwrap(),
+        a.consume("r-2", "alice", &fp("fp-1")).await.unwrap(),
         Err(Refusal::Rejected("not today".into()))
     );
     assert_eq!(
-        a.consume("r-9", &fp("fp-1")).await.unwrap(),
+        a.consume("r-9", "alice", &fp("fp-1")).await.unwrap(),
         Err(Refusal::Unknown)
     );
     assert_eq!(
@@ -421,7 +426,7 @@ async fn an_expired_approval_is_refused(store: Store) {
     a.create(&request("r-undecided", 2)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(2100)).await;
     assert_eq!(
-        a.consume("r-old", &fp("fp-1")).await.unwrap(),
+        a.consume("r-old", "alice", &fp("fp-1")).await.unwrap(),
         Err(Refusal::Expired)
     );
     assert_eq!(
@@ -429,7 +434,7 @@ async fn an_expired_approval_is_refused(store: Store) {
         Err(Refusal::Expired)
     );
     assert_eq!(
-        a.consume("r-undecided", &fp("fp-1")).await.unwrap(),
+        a.consume("r-undecided", "alice", &fp("fp-1")).await.unwrap(),
         Err(Refusal::Expired)
     );
 }

@@ -243,18 +243,22 @@ impl ApprovalStore for SqlApprovals {
     fn consume<'a>(
         &'a self,
         id: &'a str,
+        caller: &'a str,
         fingerprints: &'a [String],
     ) -> StoreFuture<'a, Result<(String, String), Refusal>> {
         Box::pin(async move {
             let sql = format!(
                 "UPDATE mcp_result_approvals SET state = 'used' \
-                 WHERE id = $1 AND state = 'approved' AND expires_at > $2 \
+                 WHERE id = $1 AND state = 'approved' AND expires_at > $2 AND caller = $3 \
                    AND EXISTS (SELECT 1 FROM mcp_result_approval_fingerprints \
                                WHERE request_id = $1 AND fingerprint IN ({})) \
                  RETURNING approval_id, approver",
-                placeholders(3, fingerprints.len().max(1))
+                placeholders(4, fingerprints.len().max(1))
             );
-            let mut query = sqlx::query(&sql).bind(id).bind(int(unix_now()));
+            let mut query = sqlx::query(&sql)
+                .bind(id)
+                .bind(int(unix_now()))
+                .bind(caller);
             if fingerprints.is_empty() {
                 // `IN (NULL)` matches nothing: no fingerprints, no match.
                 query = query.bind(None::<String>);
@@ -281,7 +285,7 @@ impl ApprovalStore for SqlApprovals {
             // Approved, unexpired, matching, yet not updated: another caller used it
             // between the two statements.
             Ok(Err(request
-                .usable_by(fingerprints)
+                .usable_by(caller, fingerprints)
                 .err()
                 .unwrap_or(Refusal::Used)))
         })

@@ -72,6 +72,7 @@ const QUESTION: &str = "approval";
 #[cfg(feature = "elicitation")]
 async fn ask(
     key: &ServerKey,
+    caller: &str,
     context: &RequestContext<RoleServer>,
     text: &str,
     round: &Round,
@@ -117,7 +118,7 @@ async fn ask(
             round
                 .state
                 .as_deref()
-                .is_some_and(|state| open_state(key, state, tool, fingerprints))
+                .is_some_and(|state| open_state(key, state, caller, tool, fingerprints))
         });
     if let Some(answer) = answer {
         let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
@@ -144,7 +145,7 @@ async fn ask(
     );
     Asked::Ask(rmcp::model::InputRequiredResult::new(
         Some(requests),
-        Some(seal_state(key, tool, fingerprints)),
+        Some(seal_state(key, caller, tool, fingerprints)),
     ))
 }
 
@@ -152,6 +153,7 @@ async fn ask(
 #[cfg(not(feature = "elicitation"))]
 async fn ask(
     _key: &ServerKey,
+    _caller: &str,
     _context: &RequestContext<RoleServer>,
     _text: &str,
     _round: &Round,
@@ -162,11 +164,18 @@ async fn ask(
 }
 
 /// The state of an input-required approval round: `<base64url JSON>.<hex HMAC-SHA256>`
-/// under the server key, binding the tool, the arguments' fingerprint and an expiry.
+/// under the server key, binding the caller (its identity key), the tool, the arguments'
+/// fingerprint and an expiry.
 #[cfg(feature = "elicitation")]
-fn seal_state(key: &ServerKey, tool: &str, fingerprints: &[String]) -> String {
+pub(super) fn seal_state(
+    key: &ServerKey,
+    caller: &str,
+    tool: &str,
+    fingerprints: &[String],
+) -> String {
     use base64::Engine as _;
     let body = serde_json::json!({
+        "caller": caller,
         "tool": tool,
         "fingerprint": fingerprints.first(),
         "expiresAt": unix_now() + APPROVAL_TTL.as_secs(),
@@ -180,10 +189,16 @@ fn seal_state(key: &ServerKey, tool: &str, fingerprints: &[String]) -> String {
     )
 }
 
-/// Whether `state` is this server's sealed state for this tool and these arguments, and
+/// Whether `state` is this server's sealed state for this caller, tool and arguments, and
 /// not expired.
 #[cfg(feature = "elicitation")]
-fn open_state(key: &ServerKey, state: &str, tool: &str, fingerprints: &[String]) -> bool {
+pub(super) fn open_state(
+    key: &ServerKey,
+    state: &str,
+    caller: &str,
+    tool: &str,
+    fingerprints: &[String],
+) -> bool {
     use base64::Engine as _;
     let Some((body, hex)) = state.split_once('.') else {
         return false;
@@ -204,7 +219,8 @@ fn open_state(key: &ServerKey, state: &str, tool: &str, fingerprints: &[String])
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
         return false;
     };
-    body["tool"] == tool
+    body["caller"] == caller
+        && body["tool"] == tool
         && body["fingerprint"]
             .as_str()
             .is_some_and(|f| fingerprints.iter().any(|mine| mine == f))
@@ -246,7 +262,7 @@ pub(crate) async fn gate(
     } = gate;
     let round = &round;
     if let Some(id) = request_id {
-        return match store.consume(&id, fingerprints).await {
+        return match store.consume(&id, &audit.record.caller, fingerprints).await {
             Ok(Ok(approved)) => Ok(approved),
             Ok(Err(refusal)) => Err(audit
                 .refuse(ToolError::conflict(refusal.message()))
@@ -258,7 +274,17 @@ pub(crate) async fn gate(
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
         schema.is_secret(p)
     });
-    match ask(key, context, &text, round, &audit.record.tool, fingerprints).await {
+    match ask(
+        key,
+        &audit.record.caller,
+        context,
+        &text,
+        round,
+        &audit.record.tool,
+        fingerprints,
+    )
+    .await
+    {
         Asked::Approved => Ok((
             uuid::Uuid::now_v7().to_string(),
             audit.record.caller.clone(),

@@ -94,6 +94,7 @@ impl ApprovalStore for MemoryApprovals {
     fn consume<'a>(
         &'a self,
         id: &'a str,
+        caller: &'a str,
         fingerprints: &'a [String],
     ) -> StoreFuture<'a, Result<(String, String), Refusal>> {
         Box::pin(async move {
@@ -104,7 +105,7 @@ impl ApprovalStore for MemoryApprovals {
             let Some(request) = requests.get_mut(id) else {
                 return Ok(Err(Refusal::Unknown));
             };
-            let (approval_id, approver) = match request.usable_by(fingerprints) {
+            let (approval_id, approver) = match request.usable_by(caller, fingerprints) {
                 Ok((id, approver)) => (id.to_owned(), approver.to_owned()),
                 Err(refusal) => return Ok(Err(refusal)),
             };

@@ -6,7 +6,7 @@
 //!   "Elicitation"): it asks through elicitation, form mode, showing the approval text
 //!   (arguments only, no secret); during the call before MCP 2026-07-28, and from
 //!   2026-07-28 on through an input-required round whose state is sealed with the server
-//!   key (bound to the tool, the arguments' fingerprint and an expiry; that round is no
+//!   key (bound to the caller, the tool, the arguments' fingerprint and an expiry; that round is no
 //!   write attempt: not audited, no key kept). Accept: the write runs under a freshly minted `approvalId`, the approver the
 //!   caller. Decline or cancel: `status: blocked`, `errorKind: policy_blocked`, reason
 //!   "declined by the user"; nothing runs.
@@ -18,7 +18,8 @@
 //!   the `approvalRequestId` argument the framework adds to the tool's `inputSchema`) then
 //!   runs once, and its result and audit record carry the `approvalId`.
 //!
-//! An approval is bound to the exact arguments (their idempotency fingerprint), expires
+//! An approval is bound to the caller who asked (another caller presenting its id is told it
+//! does not exist) and to the exact arguments (their idempotency fingerprint), expires
 //! ([`APPROVAL_TTL`]), and is used at most once. The blocked round is audited as an event of
 //! its own (status `blocked`, `requiresHumanReview`) and keeps no idempotency key (a claim
 //! taken for it is given back): the key belongs to the write that runs, so a keyed repeat

@@ -70,14 +70,21 @@ impl ApprovalRequest {
         unix_now() >= self.expires_at
     }
 
-    /// Whether a call whose arguments have `fingerprints` may use this request now: the
-    /// one refusal order every store follows (other arguments; then, by decision, expired,
-    /// pending, rejected, used). `Ok((approvalId, approver))` only for an unexpired approval of
+    /// Whether a call by `caller` whose arguments have `fingerprints` may use this request
+    /// now: the one refusal order every store follows (another caller's request is unknown;
+    /// then other arguments; then, by decision, expired, pending, rejected, used). `Ok((approvalId, approver))` only for an unexpired approval of
     /// these arguments.
     ///
     /// # Errors
     /// The [`Refusal`] the call gets.
-    pub fn usable_by(&self, fingerprints: &[String]) -> Result<(&str, &str), Refusal> {
+    pub fn usable_by(
+        &self,
+        caller: &str,
+        fingerprints: &[String],
+    ) -> Result<(&str, &str), Refusal> {
+        if self.caller != caller {
+            return Err(Refusal::Unknown);
+        }
         if !self.fingerprints.iter().any(|f| fingerprints.contains(f)) {
             return Err(Refusal::OtherArguments);
         }
@@ -143,11 +150,15 @@ pub trait ApprovalStore: Send + Sync + 'static {
         decision: Decision,
     ) -> StoreFuture<'a, Result<ApprovalRequest, Refusal>>;
 
-    /// Atomically uses the approval of request `id` for a write whose arguments have
-    /// `fingerprints`: it must be approved, for those arguments, unexpired and unused.
+    /// Atomically uses the approval of request `id` for a write by `caller` (its
+    /// [`Identity::key`](crate::Identity::key)) whose arguments have `fingerprints`: it must
+    /// be `caller`'s own request (another caller is told [`Refusal::Unknown`], so an id
+    /// names nothing to anyone else), approved, for those arguments, unexpired and unused
+    /// ([`ApprovalRequest::usable_by`]).
     fn consume<'a>(
         &'a self,
         id: &'a str,
+        caller: &'a str,
         fingerprints: &'a [String],
     ) -> StoreFuture<'a, Result<(String, String), Refusal>>;
 }

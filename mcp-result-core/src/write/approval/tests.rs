@@ -37,22 +37,91 @@ async fn an_approval_runs_one_write_with_its_arguments() {
     store.create(&request).await.unwrap();
     let fp = vec!["fp".to_owned()];
     assert_eq!(
-        store.consume("r-1", &fp).await.unwrap(),
+        store.consume("r-1", "local", &fp).await.unwrap(),
         Err(Refusal::Pending)
     );
     let approval = store.approve("r-1", "alice").unwrap();
     assert_eq!(
-        store.consume("r-1", &["other".to_owned()]).await.unwrap(),
+        store
+            .consume("r-1", "local", &["other".to_owned()])
+            .await
+            .unwrap(),
         Err(Refusal::OtherArguments)
     );
     assert_eq!(
-        store.consume("r-1", &fp).await.unwrap(),
+        store.consume("r-1", "local", &fp).await.unwrap(),
         Ok((approval, "alice".to_owned()))
     );
-    assert_eq!(store.consume("r-1", &fp).await.unwrap(), Err(Refusal::Used));
+    assert_eq!(
+        store.consume("r-1", "local", &fp).await.unwrap(),
+        Err(Refusal::Used)
+    );
     let mut old = request.clone();
     old.id = "r-2".into();
     old.expires_at = 0;
     store.create(&old).await.unwrap();
     assert_eq!(store.approve("r-2", "alice"), Err(Refusal::Expired));
+}
+
+/// The state of a 2026-07-28 approval round opens only for the caller, tool and arguments
+/// it was sealed for, under the key that sealed it.
+#[cfg(feature = "elicitation")]
+#[test]
+fn a_sealed_round_opens_only_for_its_caller_tool_and_arguments() {
+    use super::gate::{open_state, seal_state};
+    use crate::store::key::ServerKey;
+    let key = ServerKey::new("a server key that is long enough to be used", []).unwrap();
+    let other = ServerKey::new("another server key, also long enough to use", []).unwrap();
+    let fp = ["fp-1".to_owned()];
+    let state = seal_state(&key, "acme:alice", "close_ticket", &fp);
+    assert!(open_state(&key, &state, "acme:alice", "close_ticket", &fp));
+    assert!(!open_state(&key, &state, "globex:bob", "close_ticket", &fp));
+    assert!(!open_state(
+        &key,
+        &state,
+        "acme:alice",
+        "delete_ticket",
+        &fp
+    ));
+    assert!(!open_state(
+        &key,
+        &state,
+        "acme:alice",
+        "close_ticket",
+        &["fp-2".to_owned()]
+    ));
+    assert!(!open_state(
+        &other,
+        &state,
+        "acme:alice",
+        "close_ticket",
+        &fp
+    ));
+}
+
+#[tokio::test]
+async fn another_callers_approval_id_names_nothing() {
+    let store = MemoryApprovals::default();
+    let request = ApprovalRequest {
+        id: "r-2".into(),
+        tool: "close_ticket".into(),
+        text: "Close T-2".into(),
+        caller: "acme:alice".into(),
+        fingerprints: vec!["fp".into()],
+        expires_at: unix_now() + 60,
+        decision: Decision::Pending,
+    };
+    store.create(&request).await.unwrap();
+    store.approve("r-2", "carol").unwrap();
+    let fp = ["fp".to_owned()];
+    assert_eq!(
+        store.consume("r-2", "globex:bob", &fp).await.unwrap(),
+        Err(Refusal::Unknown)
+    );
+    // Still there, unused, for the caller who asked.
+    assert!(store
+        .consume("r-2", "acme:alice", &fp)
+        .await
+        .unwrap()
+        .is_ok());
 }
