@@ -23,10 +23,10 @@ use mcp_result::{
             ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData, Implementation,
             ReadResourceRequestParams, RequestMetaObject,
         },
-        service::{RequestContext, RoleClient, RunningService, ServiceExt},
+        service::{RequestContext, RoleClient, RoleServer, RunningService, ServiceExt},
         ClientHandler, ServerHandler,
     },
-    AuditEventId, ServerServices, Status, ToolError, ToolResult,
+    AuditEventId, Identity, ServerServices, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,6 +37,8 @@ struct Desk {
     closed: Arc<AtomicUsize>,
     audit: JsonLinesSink,
     approvals: MemoryApprovals,
+    /// Who calls, when a test says so (else the transport's identity).
+    caller: Arc<std::sync::Mutex<Option<Identity>>>,
 }
 
 impl ServerServices for Desk {
@@ -45,6 +47,10 @@ impl ServerServices for Desk {
     }
     fn approval_store(&self, _state: &mcp_result::State) -> Arc<dyn ApprovalStore> {
         Arc::new(self.approvals.clone())
+    }
+    fn caller_identity(&self, context: &RequestContext<RoleServer>) -> Option<Identity> {
+        let chosen = self.caller.lock().unwrap().clone();
+        chosen.or_else(|| Identity::of(context))
     }
 }
 
@@ -134,6 +140,7 @@ fn desk(name: &str) -> (Desk, std::path::PathBuf) {
         closed: Arc::default(),
         audit: JsonLinesSink::open(&path).unwrap(),
         approvals: MemoryApprovals::default(),
+        caller: Arc::default(),
     };
     (desk, path)
 }
@@ -423,4 +430,83 @@ async fn on_2026_07_28_the_question_is_an_input_required_round() {
             records.iter().map(|r| r.event_id.as_str()).collect();
         assert_eq!(events.len(), 1, "{records:?}");
     }
+}
+
+/// One human answer authorizes one write by the caller who asked: on MCP 2026-07-28 the
+/// accepted round sent again runs nothing, and sent by another caller runs nothing either.
+#[tokio::test]
+async fn an_accepted_round_runs_one_write_by_the_caller_who_asked() {
+    use mcp_result::rmcp::{
+        model::{CallToolResponse, ProtocolVersion},
+        service::{serve_client_with_lifecycle, ClientLifecycleMode},
+    };
+    let (server, log) = desk("round-once");
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let serving = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = serving.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let user = User {
+        action: ElicitationAction::Accept,
+        approve: true,
+        asked: Arc::default(),
+    };
+    let client = serve_client_with_lifecycle(
+        user,
+        client_io,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("discover");
+    let CallToolResponse::InputRequired(round) =
+        client.call_tool_once(close("T-11", None)).await.unwrap()
+    else {
+        panic!("the first round asks");
+    };
+    let state = round.request_state.clone().expect("sealed state");
+    let mut answer = mcp_result::rmcp::model::InputResponses::new();
+    answer.insert(
+        "approval".into(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    );
+    let answered = close("T-11", None)
+        .with_input_responses(answer)
+        .with_request_state(state);
+    // Another caller presents the accepted round: its state is not theirs.
+    *server.caller.lock().unwrap() = Some(Identity::new("mallory").with_tenant("globex"));
+    let CallToolResponse::InputRequired(_) = client.call_tool_once(answered.clone()).await.unwrap()
+    else {
+        panic!("another caller's round is asked again, never run");
+    };
+    assert_eq!(server.closed.load(Ordering::SeqCst), 0);
+    // The caller who asked: the write runs once.
+    *server.caller.lock().unwrap() = None;
+    let CallToolResponse::Complete(done) = client.call_tool_once(answered.clone()).await.unwrap()
+    else {
+        panic!("the accepted round completes");
+    };
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    assert!(structured(&done)["approvalId"].is_string());
+    // The same accepted round again: used, refused, nothing runs.
+    let CallToolResponse::Complete(again) = client.call_tool_once(answered).await.unwrap() else {
+        panic!("a used round is answered");
+    };
+    assert_eq!(again.is_error, Some(true), "{again:?}");
+    assert_eq!(structured(&again)["errorKind"], "conflict");
+    assert_eq!(
+        structured(&again)["message"],
+        "The approval was used already; each approval runs one write."
+    );
+    assert_eq!(server.closed.load(Ordering::SeqCst), 1);
+    // One intent in the audit log: one write.
+    let intents = read_records(&log)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.phase == Phase::Intent)
+        .count();
+    assert_eq!(intents, 1);
 }

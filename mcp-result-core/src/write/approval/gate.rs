@@ -19,7 +19,9 @@ use crate::{
         keys::{APPROVAL_REQUEST_ARGUMENT, APPROVAL_REQUEST_META},
     },
     write::{
-        approval::{approval_text, ApprovalRequest, ApprovalStore, Decision, APPROVAL_TTL},
+        approval::{
+            approval_text, ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL,
+        },
         audit::attempt::{audit_failed, Audit},
     },
 };
@@ -51,8 +53,14 @@ pub(crate) struct Round {
 /// What asking the human gave.
 #[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
 pub(crate) enum Asked {
-    /// Approved.
+    /// Approved during the call (elicitation): the framework mints the `approvalId`.
     Approved,
+    /// Approved through an input-required round, whose approval the store consumed:
+    /// `(approvalId, approver)`.
+    ApprovedRound(String, String),
+    /// The answer of a round that was answered already (or whose record is gone): no
+    /// second write.
+    Refused(Refusal),
     /// Declined or cancelled, with the reason.
     Declined(&'static str),
     /// MCP 2026-07-28: the question goes back as an input-required result; the client asks
@@ -70,15 +78,17 @@ const QUESTION: &str = "approval";
 /// 2026-07-28, through an input-required round from 2026-07-28 on (its state sealed with
 /// the server key and bound to the tool, the arguments and an expiry).
 #[cfg(feature = "elicitation")]
-async fn ask(
-    key: &ServerKey,
-    caller: &str,
-    context: &RequestContext<RoleServer>,
-    text: &str,
-    round: &Round,
-    tool: &str,
-    fingerprints: &[String],
-) -> Asked {
+async fn ask(question: Question<'_>) -> Asked {
+    let Question {
+        key,
+        caller,
+        context,
+        text,
+        round,
+        tool,
+        fingerprints,
+        store,
+    } = question;
     let stateless = context
         .protocol_version()
         .and_then(|v| serde_json::to_value(v).ok())
@@ -109,25 +119,22 @@ async fn ask(
     if !elicits {
         return Asked::CannotAsk;
     }
-    // The repeat: the answer counts only with this server's own state for this call.
+    // The repeat: the answer counts only with this server's own state for this call, and
+    // once: the round's record in the approval store is decided and consumed atomically.
     let answer = round
         .responses
         .as_ref()
         .and_then(|responses| responses.get(QUESTION))
-        .filter(|_| {
+        .zip(
             round
                 .state
                 .as_deref()
-                .is_some_and(|state| open_state(key, state, caller, tool, fingerprints))
-        });
-    if let Some(answer) = answer {
+                .and_then(|state| open_state(key, state, caller, tool, fingerprints)),
+        );
+    if let Some((answer, nonce)) = answer {
         let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
             && answer.pointer("/content/approve") == Some(&Value::Bool(true));
-        return if approved {
-            Asked::Approved
-        } else {
-            Asked::Declined("declined by the user")
-        };
+        return answered_round(store, &nonce, caller, fingerprints, approved).await;
     }
     let Ok(requested_schema) = rmcp::model::ElicitationSchema::from_type::<ApprovalForm>() else {
         return Asked::CannotAsk;
@@ -143,42 +150,111 @@ async fn ask(
         QUESTION.to_owned(),
         rmcp::model::InputRequest::Elicitation(question),
     );
+    // The round's record, pending until the answer comes back: what makes the answer count
+    // once, on every instance that shares the store.
+    let nonce = uuid::Uuid::now_v7().to_string();
+    let record = ApprovalRequest {
+        id: nonce.clone(),
+        tool: tool.to_owned(),
+        text: text.to_owned(),
+        caller: caller.to_owned(),
+        fingerprints: fingerprints.to_vec(),
+        expires_at: unix_now() + ROUND_TTL.as_secs(),
+        decision: Decision::Pending,
+    };
+    if store.create(&record).await.is_err() {
+        return Asked::CannotAsk;
+    }
     Asked::Ask(rmcp::model::InputRequiredResult::new(
         Some(requests),
-        Some(seal_state(key, caller, tool, fingerprints)),
+        Some(seal_state(key, &nonce, caller, tool, fingerprints)),
     ))
+}
+
+/// How long an input-required approval round may take to come back: 10 minutes.
+#[cfg(feature = "elicitation")]
+const ROUND_TTL: Duration = Duration::from_secs(600);
+
+/// The answer of an input-required round whose state opened: its record decided (approved
+/// by the caller, or declined) and, when approved, consumed, so a second sending of the
+/// same answer finds it used and runs nothing.
+#[cfg(feature = "elicitation")]
+async fn answered_round(
+    store: &dyn ApprovalStore,
+    nonce: &str,
+    caller: &str,
+    fingerprints: &[String],
+    approved: bool,
+) -> Asked {
+    let decision = if approved {
+        Decision::Approved {
+            approval_id: uuid::Uuid::now_v7().to_string(),
+            approver: caller.to_owned(),
+        }
+    } else {
+        Decision::Rejected {
+            approver: caller.to_owned(),
+            reason: "declined by the user".to_owned(),
+        }
+    };
+    match store.decide(nonce, decision).await {
+        Ok(Ok(_)) if approved => {}
+        Ok(Ok(_)) => return Asked::Declined("declined by the user"),
+        Ok(Err(refusal)) => return Asked::Refused(refusal),
+        Err(error) => {
+            tracing::error!(%error, "approval store failed to record a round's answer");
+            return Asked::Refused(Refusal::Unknown);
+        }
+    }
+    match store.consume(nonce, caller, fingerprints).await {
+        Ok(Ok((approval_id, approver))) => Asked::ApprovedRound(approval_id, approver),
+        Ok(Err(refusal)) => Asked::Refused(refusal),
+        Err(error) => {
+            tracing::error!(%error, "approval store failed to use a round's approval");
+            Asked::Refused(Refusal::Unknown)
+        }
+    }
+}
+
+/// What asking the human needs: the server key that seals a round, who asks, for which
+/// tool and arguments, the approval text, the call and the approval store.
+#[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
+struct Question<'a> {
+    key: &'a ServerKey,
+    caller: &'a str,
+    context: &'a RequestContext<RoleServer>,
+    text: &'a str,
+    round: &'a Round,
+    tool: &'a str,
+    fingerprints: &'a [String],
+    store: &'a dyn ApprovalStore,
 }
 
 /// Without the `elicitation` feature every client is asked out of band.
 #[cfg(not(feature = "elicitation"))]
-async fn ask(
-    _key: &ServerKey,
-    _caller: &str,
-    _context: &RequestContext<RoleServer>,
-    _text: &str,
-    _round: &Round,
-    _tool: &str,
-    _fingerprints: &[String],
-) -> Asked {
+async fn ask(_question: Question<'_>) -> Asked {
     Asked::CannotAsk
 }
 
 /// The state of an input-required approval round: `<base64url JSON>.<hex HMAC-SHA256>`
-/// under the server key, binding the caller (its identity key), the tool, the arguments'
-/// fingerprint and an expiry.
+/// under the server key, binding the round's nonce (the id of its record in the approval
+/// store), the caller (its identity key), the tool, the arguments' fingerprint and an
+/// expiry.
 #[cfg(feature = "elicitation")]
 pub(super) fn seal_state(
     key: &ServerKey,
+    nonce: &str,
     caller: &str,
     tool: &str,
     fingerprints: &[String],
 ) -> String {
     use base64::Engine as _;
     let body = serde_json::json!({
+        "nonce": nonce,
         "caller": caller,
         "tool": tool,
         "fingerprint": fingerprints.first(),
-        "expiresAt": unix_now() + APPROVAL_TTL.as_secs(),
+        "expiresAt": unix_now() + ROUND_TTL.as_secs(),
     })
     .to_string();
     let tag = key.sign(body.as_bytes());
@@ -189,8 +265,8 @@ pub(super) fn seal_state(
     )
 }
 
-/// Whether `state` is this server's sealed state for this caller, tool and arguments, and
-/// not expired.
+/// The round's nonce, when `state` is this server's sealed state for this caller, tool and
+/// arguments, and not expired.
 #[cfg(feature = "elicitation")]
 pub(super) fn open_state(
     key: &ServerKey,
@@ -198,13 +274,13 @@ pub(super) fn open_state(
     caller: &str,
     tool: &str,
     fingerprints: &[String],
-) -> bool {
+) -> Option<String> {
     use base64::Engine as _;
     let Some((body, hex)) = state.split_once('.') else {
-        return false;
+        return None;
     };
     let Ok(body) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(body) else {
-        return false;
+        return None;
     };
     let tag: Option<Vec<u8>> = (0..hex.len())
         .step_by(2)
@@ -214,17 +290,18 @@ pub(super) fn open_state(
         })
         .collect();
     if !tag.is_some_and(|tag| key.verify(&body, &tag)) {
-        return false;
+        return None;
     }
     let Ok(body) = serde_json::from_slice::<Value>(&body) else {
-        return false;
+        return None;
     };
-    body["caller"] == caller
+    let bound = body["caller"] == caller
         && body["tool"] == tool
         && body["fingerprint"]
             .as_str()
             .is_some_and(|f| fingerprints.iter().any(|mine| mine == f))
-        && body["expiresAt"].as_u64().is_some_and(|at| at > unix_now())
+        && body["expiresAt"].as_u64().is_some_and(|at| at > unix_now());
+    body["nonce"].as_str().filter(|_| bound).map(str::to_owned)
 }
 
 /// What the approval gate of one call reads: the tool's approval template, the call's
@@ -274,21 +351,26 @@ pub(crate) async fn gate(
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
         schema.is_secret(p)
     });
-    match ask(
+    let question = Question {
         key,
-        &audit.record.caller,
+        caller: &audit.record.caller,
         context,
-        &text,
+        text: &text,
         round,
-        &audit.record.tool,
+        tool: &audit.record.tool,
         fingerprints,
-    )
-    .await
-    {
+        store: &*store,
+    };
+    match ask(question).await {
         Asked::Approved => Ok((
             uuid::Uuid::now_v7().to_string(),
             audit.record.caller.clone(),
         )),
+        Asked::ApprovedRound(approval_id, approver) => Ok((approval_id, approver)),
+        Asked::Refused(refusal) => Err(audit
+            .refuse(ToolError::conflict(refusal.message()))
+            .await
+            .into()),
         Asked::Declined(reason) => {
             Err(audit.refuse(ToolError::policy_blocked(reason)).await.into())
         }

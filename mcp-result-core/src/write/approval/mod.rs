@@ -6,7 +6,8 @@
 //!   "Elicitation"): it asks through elicitation, form mode, showing the approval text
 //!   (arguments only, no secret); during the call before MCP 2026-07-28, and from
 //!   2026-07-28 on through an input-required round whose state is sealed with the server
-//!   key (bound to the caller, the tool, the arguments' fingerprint and an expiry; that round is no
+//!   key (bound to the caller, the tool, the arguments' fingerprint, an expiry and the round's
+//!   record in the approval store, consumed by the answer, so one answer runs one write; that round is no
 //!   write attempt: not audited, no key kept). Accept: the write runs under a freshly minted `approvalId`, the approver the
 //!   caller. Decline or cancel: `status: blocked`, `errorKind: policy_blocked`, reason
 //!   "declined by the user"; nothing runs.

@@ -63,8 +63,8 @@ async fn an_approval_runs_one_write_with_its_arguments() {
     assert_eq!(store.approve("r-2", "alice"), Err(Refusal::Expired));
 }
 
-/// The state of a 2026-07-28 approval round opens only for the caller, tool and arguments
-/// it was sealed for, under the key that sealed it.
+/// The state of a 2026-07-28 approval round opens (giving its nonce) only for the caller,
+/// tool and arguments it was sealed for, under the key that sealed it.
 #[cfg(feature = "elicitation")]
 #[test]
 fn a_sealed_round_opens_only_for_its_caller_tool_and_arguments() {
@@ -73,30 +73,23 @@ fn a_sealed_round_opens_only_for_its_caller_tool_and_arguments() {
     let key = ServerKey::new("a server key that is long enough to be used", []).unwrap();
     let other = ServerKey::new("another server key, also long enough to use", []).unwrap();
     let fp = ["fp-1".to_owned()];
-    let state = seal_state(&key, "acme:alice", "close_ticket", &fp);
-    assert!(open_state(&key, &state, "acme:alice", "close_ticket", &fp));
-    assert!(!open_state(&key, &state, "globex:bob", "close_ticket", &fp));
-    assert!(!open_state(
+    let state = seal_state(&key, "n-1", "acme:alice", "close_ticket", &fp);
+    assert_eq!(
+        open_state(&key, &state, "acme:alice", "close_ticket", &fp).as_deref(),
+        Some("n-1")
+    );
+    let opens = |key: &ServerKey, caller: &str, tool: &str, fp: &[String]| {
+        open_state(key, &state, caller, tool, fp).is_some()
+    };
+    assert!(!opens(&key, "globex:bob", "close_ticket", &fp));
+    assert!(!opens(&key, "acme:alice", "delete_ticket", &fp));
+    assert!(!opens(
         &key,
-        &state,
-        "acme:alice",
-        "delete_ticket",
-        &fp
-    ));
-    assert!(!open_state(
-        &key,
-        &state,
         "acme:alice",
         "close_ticket",
         &["fp-2".to_owned()]
     ));
-    assert!(!open_state(
-        &other,
-        &state,
-        "acme:alice",
-        "close_ticket",
-        &fp
-    ));
+    assert!(!opens(&other, "acme:alice", "close_ticket", &fp));
 }
 
 #[tokio::test]
