@@ -86,7 +86,7 @@ pub mod __private {
         ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
-    pub use crate::result::{build::ResultScope, probe::SuccessOutput};
+    pub use crate::result::build::ResultScope;
     pub use crate::router::def::{ToolBlock, ToolDef};
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
@@ -100,7 +100,7 @@ pub mod __private {
         assert_one_arguments, run_blocking, tool_extensions, tool_input_schema, FromToolCall,
         ToolCall, ToolExtension,
     };
-    pub use crate::wire::secret::{RedactsProbe, SecretField, ViaNoRedacts, ViaRedacts};
+    pub use crate::wire::secret::{RedactsProbe, ViaNoRedacts, ViaRedacts};
     pub use crate::write::contract::{markers, WriteProbe, WriteViaContract, WriteViaNothing};
     pub use ::core;
     pub use ::futures::future::FutureExt;

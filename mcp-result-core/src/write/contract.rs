@@ -22,7 +22,12 @@
 //! The three keys may also come from a `#[serde(flatten)]` field whose type
 //! [`ProvidesContractKeys`] (serde merges its keys into the result):
 //! [`WriteReceipt`](crate::WriteReceipt) is the ready-made one.
+//!
+//! Two more traits name, in compile errors, what any tool's types must be: [`SuccessOutput`]
+//! (what a tool may return on success) and [`SecretField`] (what a `#[secret]` field may
+//! hold). The framework implements them; you never do.
 
+pub use crate::{result::probe::SuccessOutput, wire::secret::SecretField};
 use crate::wire::status::{AuditEventId, Status};
 
 /// The result type serializes a `status` field of type [`Status`].

@@ -62,7 +62,7 @@ pub fn secret_bounds<'a: 'f, 'f>(
         .map(|field| {
             let ty = field.ty;
             let krate = crate::attr::respanned(krate, ty.span());
-            quote_spanned!(ty.span()=> #ty: #krate::__private::SecretField)
+            quote_spanned!(ty.span()=> #ty: #krate::contract::SecretField)
         })
         .collect()
 }
