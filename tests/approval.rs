@@ -510,3 +510,25 @@ async fn an_accepted_round_runs_one_write_by_the_caller_who_asked() {
         .count();
     assert_eq!(intents, 1);
 }
+
+/// Strict-mode hosts send `null` for every optional property they leave unset: the
+/// `approvalRequestId` argument the framework adds takes `null` as absent (the first round:
+/// blocked, asking for approval), never a `validation_error`.
+#[tokio::test]
+async fn a_null_approval_request_id_is_the_first_round() {
+    let (server, _log) = desk("null-request-id");
+    let client = connect(server.clone(), ()).await;
+    let arguments = json!({"ticketId": "T-3", "approvalRequestId": null});
+    let blocked = client
+        .call_tool(
+            CallToolRequestParams::new("close_ticket")
+                .with_arguments(arguments.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    let envelope = structured(&blocked);
+    assert_eq!(envelope["status"], "blocked", "{envelope}");
+    assert_eq!(envelope["requiresHumanReview"], true);
+    assert!(envelope["approvalRequestId"].is_string());
+    assert_eq!(server.closed.load(Ordering::SeqCst), 0);
+}

@@ -503,6 +503,25 @@ async fn every_bad_cursor_is_the_same_exact_refusal() {
     );
 }
 
+/// Strict-mode hosts send `null` for every optional property they leave unset: the
+/// arguments the framework adds (`cursor`, `pageSize`) take `null` as absent, as the user's
+/// own `Option` fields do.
+#[tokio::test]
+async fn null_for_the_cursor_and_the_page_size_is_the_first_page_at_the_default_size() {
+    let client = connect(Desk::seeded(60), "alice").await;
+    let nulls = call(
+        &client,
+        "search_tickets",
+        json!({"query": "", "cursor": null, "pageSize": null}),
+    )
+    .await;
+    assert_eq!(nulls.is_error, Some(false), "{nulls:?}");
+    let absent = call(&client, "search_tickets", json!({"query": ""})).await;
+    assert_eq!(structured(&nulls)["items"], structured(&absent)["items"]);
+    assert_eq!(structured(&nulls)["offset"], 0);
+    assert_eq!(structured(&nulls)["items"].as_array().unwrap().len(), 50);
+}
+
 #[tokio::test]
 async fn a_bad_page_size_or_a_cursor_of_the_wrong_type_is_a_validation_error() {
     let client = connect(Desk::seeded(10), "alice").await;

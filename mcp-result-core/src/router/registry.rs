@@ -22,6 +22,7 @@ use crate::{
     tool::{extract::extend_input, panics},
     wire::envelope::ErrorKind,
     wire::envelope::ToolError,
+    wire::keys::APPROVAL_REQUEST_ARGUMENT,
     write::{approval::gated_input_schema, idempotency::Advertised},
 };
 
@@ -321,13 +322,28 @@ fn explicit_hints(mut hints: ToolAnnotations) -> ToolAnnotations {
 impl<S> Route<S> {
     /// Phase 3 of a call: its arguments (absent: `{}`) checked against the tool's full
     /// `inputSchema`; every failing field at once in one `validation_error` result.
+    ///
+    /// The optional arguments the framework adds (a `Pager`'s `cursor` and `pageSize`, an
+    /// approval-gated tool's `approvalRequestId`) take `null` as absent, as a user's own
+    /// `Option` fields do: strict-mode hosts send `null` for every optional property they
+    /// leave unset.
     pub(crate) fn validate(&self, arguments: Option<JsonObject>) -> Result<Value, CallToolResult> {
-        let arguments = Value::Object(arguments.unwrap_or_default());
+        let mut arguments = arguments.unwrap_or_default();
+        arguments.retain(|name, value| !(value.is_null() && self.adds(name)));
+        let arguments = Value::Object(arguments);
         let (field_errors, total) = self.arguments.errors(&arguments);
         if !field_errors.is_empty() {
             return Err(error_result(&ToolError::validation_of(field_errors, total)));
         }
         Ok(arguments)
+    }
+}
+
+impl<S> Route<S> {
+    /// Whether argument `name` is one the framework adds to this tool's `inputSchema`.
+    fn adds(&self, name: &str) -> bool {
+        self.extension_arguments.iter().any(|added| added == name)
+            || (self.approval.is_some() && name == APPROVAL_REQUEST_ARGUMENT)
     }
 }
 
