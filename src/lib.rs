@@ -1,7 +1,52 @@
 #![doc = include_str!("../README.md")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
 pub mod guide;
 
-pub use mcp_result_core::*;
+// The surface, chosen here: every public item once, by name (serde's `lib.rs`).
+
+// The macros.
 pub use mcp_result_derive::{mcp_handler, mcp_tool, mcp_tools, Redact, ToolResult};
+
+// A tool's result and errors.
+pub use mcp_result_core::{
+    build_result, AuditEventId, Audience, ContentMode, ErrorKind, FieldError, IntoToolError,
+    IntoToolOutput, Redacts, ResultExt, Secret, Status, Structured, Summary, SummaryPart,
+    ToolError, ToolErrorEnvelope, ToolResult, WriteReceipt,
+};
+
+// A server: its tools, its state and serving it.
+#[cfg(feature = "transport-io")]
+pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
+pub use mcp_result_core::{
+    serve, serve_with_state, Identity, Progress, RegistryError, ServerServices, State,
+    ToolRegistry, ToolSet, SHUTDOWN_GRACE,
+};
+
+// The rooms users name by path.
+#[cfg(feature = "docs")]
+pub use mcp_result_core::docs;
+#[cfg(feature = "http")]
+pub use mcp_result_core::http;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use mcp_result_core::sql;
+#[cfg(feature = "testing")]
+pub use mcp_result_core::testing;
+#[cfg(feature = "client")]
+pub use mcp_result_core::view;
+pub use mcp_result_core::{
+    approval, audit, content, contract, extract, idempotency, identity, key, keys, lint, meta,
+    pagination, progress, schema, store,
+};
+
+// The crates generated code and users need, at the versions this crate uses.
+pub use mcp_result_core::{rmcp, schemars, serde, serde_json};
+
+// `meta_key!`, the compile-time `_meta` key check; the harness's snapshot macros.
+pub use mcp_result_core::meta_key;
+#[cfg(feature = "testing")]
+pub use mcp_result_core::{assert_result_snapshot, assert_tools_snapshot};
+
+#[doc(hidden)]
+pub use mcp_result_core::__private;
