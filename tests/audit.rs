@@ -334,8 +334,6 @@ async fn a_server_killed_mid_write_leaves_an_unknown_outcome() {
 /// finishes, and its outcome is recorded, before the process exits (`serve_stdio` drains).
 #[tokio::test]
 async fn closing_stdin_drains_a_write_in_flight_before_the_process_exits() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-
     let log = temp_log("stdin-closed");
     let example = common::example_path("helpdesk");
     let mut child = tokio::process::Command::new(&example)
@@ -347,30 +345,20 @@ async fn closing_stdin_drains_a_write_in_flight_before_the_process_exits() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    let mut raw =
+        common::raw::RawClient::new(child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    raw.send(&common::raw::handshake("2025-11-25")).await;
+    raw.send(&[
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-            "name": "email_transcript", "arguments": {"ticketId": "T-1001"}}}),
-    ] {
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
+        "name": "email_transcript", "arguments": {"ticketId": "T-1001"}}}),
+    ])
+    .await;
     // The initialize answer, then the intent of the write (the mail takes 300 ms).
-    stdout
-        .next_line()
-        .await
-        .unwrap()
-        .expect("initialize answered");
+    raw.answer(0).await;
     let all = records(&log, 1).await;
     assert_eq!(phases(&all.iter().collect::<Vec<_>>()), [Phase::Intent]);
-    drop(stdin);
+    // Closing stdin: the client goes away with the write in flight.
+    drop(raw);
     let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
         .await
         .expect("the server exits after stdin closes")

@@ -18,7 +18,6 @@ use mcp_result::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Done.
 #[derive(Serialize, JsonSchema, ToolResult)]
@@ -341,32 +340,11 @@ async fn raw_exchange(request: Value) -> Value {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}});
-    for message in [
-        initialize,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        request,
-    ] {
-        stdin
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    loop {
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .expect("server answered")
-            .unwrap()
-            .expect("server kept the connection open");
-        let message: Value = serde_json::from_str(&line).unwrap();
-        if message["id"] == 2 {
-            return message;
-        }
-    }
+    let mut raw =
+        common::raw::RawClient::new(child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    raw.send(&common::raw::handshake("2025-11-25")).await;
+    raw.send(&[request]).await;
+    raw.answer(2).await.0
 }
 
 #[tokio::test]

@@ -5,6 +5,8 @@
 //! between an rmcp server and rmcp's client, whose `ClientHandler::on_progress` records
 //! what arrives).
 
+mod common;
+
 use std::{
     sync::{Arc, Mutex},
     time::{Duration, Instant},
@@ -164,42 +166,17 @@ async fn progress_reaches_the_client_in_order_and_at_most_ten_a_second() {
 
 #[tokio::test]
 async fn without_a_progress_token_nothing_is_sent() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     // A raw JSON-RPC client: its `tools/call` carries no `_meta.progressToken`.
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = Importer.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, mut write) = tokio::io::split(client_io);
-    let mut lines = BufReader::new(read).lines();
-    for message in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "import_rows", "arguments": {"rows": 50}}}),
-    ] {
-        write
-            .write_all(format!("{message}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    loop {
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .expect("the server answers")
-            .unwrap()
-            .expect("the connection stays open");
-        let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let mut raw = common::raw::RawClient::serve(Importer);
+    raw.send(&common::raw::handshake("2025-11-25")).await;
+    raw.send(&[json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "import_rows", "arguments": {"rows": 50}}})])
+        .await;
+    let (answer, before) = raw.answer(2).await;
+    for message in &before {
         assert_ne!(message["method"], "notifications/progress", "{message}");
-        if message["id"] == 2 {
-            assert_eq!(message["result"]["structuredContent"], json!({"rows": 50}));
-            break;
-        }
     }
+    assert_eq!(answer["result"]["structuredContent"], json!({"rows": 50}));
 }
 
 /// Every log line of this test binary: one global subscriber (a thread's own default would

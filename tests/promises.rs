@@ -24,7 +24,6 @@ use mcp_result::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -572,34 +571,9 @@ fn uuid_of(id: &str) -> (u32, u32) {
 // Raw JSON-RPC: requests a well-behaved client would never send.
 
 async fn raw(requests: &[Value]) -> Vec<Value> {
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = desk().serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, mut write) = tokio::io::split(client_io);
-    let mut lines = BufReader::new(read).lines();
-    for request in requests {
-        write
-            .write_all(format!("{request}\n").as_bytes())
-            .await
-            .unwrap();
-    }
-    let expected = requests.iter().filter(|r| r.get("id").is_some()).count();
-    let mut answers = Vec::new();
-    while answers.len() < expected {
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .expect("the server answers")
-            .unwrap()
-            .expect("stream open");
-        let value: Value = serde_json::from_str(&line).unwrap();
-        if value.get("id").is_some() {
-            answers.push(value);
-        }
-    }
-    answers
+    common::raw::RawClient::serve(desk())
+        .exchange(requests)
+        .await
 }
 
 #[tokio::test]

@@ -5,8 +5,9 @@
 //! other) must not contain it, and no schema may list a secret field. `redactionApplied` is
 //! decided per value: `true` exactly when the returned value withheld a secret.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use mcp_result::{
     mcp_handler, mcp_tools, rmcp::ServerHandler, Redact, Secret, ToolError, ToolResult,
@@ -15,7 +16,6 @@ use proptest::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 const SENTINEL: &str = "SENTINEL-7b1e-do-not-leak";
 
@@ -346,34 +346,16 @@ impl ServerHandler for Vault {}
 /// Serves `Vault` on one end of a duplex stream and drives it with raw JSON-RPC lines on the
 /// other: returns every line the server wrote.
 async fn raw_session(calls: &[&str]) -> Vec<String> {
-    use mcp_result::rmcp::ServiceExt;
-    let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = Vault.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, mut write) = tokio::io::split(client_io);
-    let mut lines = BufReader::new(read).lines();
-    let mut requests = vec![
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-    ];
+    let mut raw = common::raw::RawClient::serve(Vault);
+    raw.send(&common::raw::handshake("2025-11-25")).await;
+    let mut requests = vec![json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})];
     for (i, name) in calls.iter().enumerate() {
         requests.push(
             json!({"jsonrpc": "2.0", "id": i + 2, "method": "tools/call",
             "params": {"name": name, "arguments": {}}}),
         );
     }
-    for request in &requests {
-        write
-            .write_all(format!("{request}\n").as_bytes())
-            .await
-            .unwrap();
-    }
+    raw.send(&requests).await;
     let expected = calls.len() + 2;
     let mut out = Vec::new();
     while out
@@ -382,12 +364,7 @@ async fn raw_session(calls: &[&str]) -> Vec<String> {
         .count()
         < expected
     {
-        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-            .await
-            .expect("server answered")
-            .unwrap()
-            .expect("stream open");
-        out.push(line);
+        out.push(raw.next_line().await);
     }
     out
 }

@@ -5,6 +5,7 @@
 
 pub mod pinned;
 pub mod postgres;
+pub mod raw;
 
 use std::path::PathBuf;
 
