@@ -576,6 +576,33 @@ async fn raw(requests: &[Value]) -> Vec<Value> {
         .await
 }
 
+/// MCP "Pagination": a cursor the server never issued SHOULD get `-32602`. The framework
+/// lists every tool in one page, so every cursor is one it never issued; the message does
+/// not echo it.
+#[tokio::test]
+async fn tools_list_refuses_a_cursor_it_never_issued() {
+    let [initialize, initialized] = common::raw::handshake("2025-11-25");
+    let answers = raw(&[
+        initialize,
+        initialized,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "bogus"}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": ""}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}),
+    ])
+    .await;
+    let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
+    for id in [1, 2] {
+        assert_eq!(
+            by_id(id)["error"],
+            json!({"code": -32602, "message": "invalid cursor: this server lists everything in \
+                one page and issued no cursor; list again without `cursor`"}),
+            "{answers:?}"
+        );
+    }
+    assert!(by_id(3)["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(by_id(3)["result"].get("nextCursor").is_none());
+}
+
 #[tokio::test]
 async fn malformed_requests_get_invalid_params() {
     let answers = raw(&[

@@ -86,7 +86,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     let (call, list, get, initialize) = match &router {
         None => (
             quote!(#krate::__private::call_tool(self, request, context).await),
-            quote!(#krate::__private::list_tools::<Self>()),
+            quote!(#krate::__private::list_tools::<Self>(request.as_ref())),
             quote!(#krate::__private::tool_for::<Self>(name)),
             quote!(#krate::__private::initialize(self, request, context)),
         ),
@@ -98,7 +98,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                     #krate::__private::call_tool_with_rmcp(self, #routes, #text, request, context)
                         .await
                 },
-                quote!(#krate::__private::list_tools_with_rmcp::<Self>(#routes, #text)),
+                quote!(#krate::__private::list_tools_with_rmcp::<Self>(#routes, #text, request.as_ref())),
                 quote!(#krate::__private::tool_with_rmcp::<Self>(#routes, name)),
                 quote! {
                     #krate::__private::initialize_with_rmcp(self, #routes, #text, request, context)
@@ -132,7 +132,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         added.push(syn::parse_quote! {
             async fn list_tools(
                 &self,
-                _request: ::core::option::Option<
+                request: ::core::option::Option<
                     #krate::__private::rmcp::model::PaginatedRequestParams,
                 >,
                 _context: #krate::__private::rmcp::service::RequestContext<

@@ -8,7 +8,7 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
         Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-        ServerCapabilities, ServerConfig, Tool,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
     },
     service::RequestContext,
     transport::IntoTransport,
@@ -168,11 +168,17 @@ pub async fn serve_stdio_with_state<S: ToolSet + ServerHandler>(
     serve_with_state(server, rmcp::transport::io::stdio_pipes(), state).await
 }
 
-/// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`).
+/// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`): every tool, in one
+/// page.
 ///
 /// # Errors
-/// JSON-RPC internal error (`-32603`) carrying the [`RegistryError`] text.
-pub fn list_tools<S: ToolSet>() -> Result<ListToolsResult, ErrorData> {
+/// JSON-RPC `-32602` for a `cursor` (this server issues none: MCP "Pagination", invalid
+/// cursors SHOULD get `-32602`); internal error (`-32603`) carrying the [`RegistryError`]
+/// text.
+pub fn list_tools<S: ToolSet>(
+    request: Option<&PaginatedRequestParams>,
+) -> Result<ListToolsResult, ErrorData> {
+    no_cursor(request)?;
     let registry = S::tool_registry().map_err(registry_error)?;
     Ok(ListToolsResult::with_all_items(registry.tools().to_vec()))
 }
@@ -330,4 +336,18 @@ async fn read_approval<S: ToolSet>(
 
 pub(crate) fn registry_error(error: &RegistryError) -> ErrorData {
     ErrorData::internal_error(error.to_string(), None)
+}
+
+/// Refuses a list request's `cursor`: the framework lists everything in one page, so it
+/// issued none, and a cursor it never issued is invalid (MCP "Pagination": `-32602`). The
+/// cursor itself is not echoed.
+pub(crate) fn no_cursor(request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
+    match request.and_then(|request| request.cursor.as_ref()) {
+        Some(_) => Err(ErrorData::invalid_params(
+            "invalid cursor: this server lists everything in one page and issued no cursor; \
+             list again without `cursor`",
+            None,
+        )),
+        None => Ok(()),
+    }
 }

@@ -79,7 +79,9 @@ pub fn initialize_with_rmcp<S: ToolSet + ServerHandler>(
 pub fn list_tools_with_rmcp<S: ToolSet>(
     tools: &ToolRouter<S>,
     router: &str,
+    request: Option<&rmcp::model::PaginatedRequestParams>,
 ) -> Result<ListToolsResult, ErrorData> {
+    crate::serve::handler::no_cursor(request)?;
     let registry = check_rmcp_router(tools, router).map_err(|error| registry_error(&error))?;
     let mut all = registry.tools().to_vec();
     all.extend(tools.list_all());
