@@ -95,15 +95,9 @@ where
             Ok(args) => args,
             Err(error) => return mcp_result::__private::error_result(&error),
         };
-        let (server, output) = match mcp_result::__private::run_blocking("search", move || {
-            let output = server.search(args);
-            (server, output)
-        })
-        .await
-        {
-            Ok(done) => done,
-            Err(result) => return result,
-        };
+        // Inline, as `#[mcp_tools]` glue runs an `async fn` tool: a synchronous tool's
+        // blocking-pool handoff needs a runtime, which `support::ready` (one poll) has not.
+        let output = server.search(args);
         let scope = call.scope(mcp_result::ToolSet::artifact_access(&server));
         output.into_result_in(&scope)
     })
