@@ -11,18 +11,18 @@ pub use mcp_result_derive::{mcp_handler, mcp_tool, mcp_tools, Redact, ToolResult
 
 // A tool's result and errors.
 pub use mcp_result_core::{
-    build_result, AuditEventId, Audience, ContentMode, ErrorKind, FieldError, IntoToolError,
+    build_result, Audience, AuditEventId, ContentMode, ErrorKind, FieldError, IntoToolError,
     IntoToolOutput, Redacts, ResultExt, Secret, Status, Structured, Summary, SummaryPart,
     ToolError, ToolErrorEnvelope, ToolResult, WriteReceipt,
 };
 
 // A server: its tools, its state and serving it.
-#[cfg(feature = "transport-io")]
-pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
 pub use mcp_result_core::{
     serve, serve_with_state, Identity, Progress, RegistryError, ServerServices, State,
     ToolRegistry, ToolSet, SHUTDOWN_GRACE,
 };
+#[cfg(feature = "transport-io")]
+pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
 
 // The rooms users name by path.
 #[cfg(feature = "docs")]

@@ -599,7 +599,9 @@ async fn tools_list_refuses_a_cursor_it_never_issued() {
             "{answers:?}"
         );
     }
-    assert!(by_id(3)["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(by_id(3)["result"]["tools"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
     assert!(by_id(3)["result"].get("nextCursor").is_none());
 }
 

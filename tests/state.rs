@@ -94,7 +94,10 @@ impl ServerHandler for Desk {}
 
 /// `structuredContent` of a result, success or error.
 fn structured(view: &mcp_result::view::ResultView) -> &serde_json::Value {
-    view.result().structured_content.as_ref().expect("structuredContent")
+    view.result()
+        .structured_content
+        .as_ref()
+        .expect("structuredContent")
 }
 
 fn pool(name: &'static str) -> Pool {
@@ -177,9 +180,6 @@ async fn an_approval_store_handed_in_is_the_one_the_calls_use() {
         )
         .await;
     assert!(!done.is_error(), "{done:?}");
-    assert_eq!(
-        structured(&done)["status"],
-        Status::Succeeded.as_str()
-    );
+    assert_eq!(structured(&done)["status"], Status::Succeeded.as_str());
     assert_eq!(desk.closed.load(Ordering::SeqCst), 1);
 }

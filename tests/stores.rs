@@ -434,7 +434,9 @@ async fn an_expired_approval_is_refused(store: Store) {
         Err(Refusal::Expired)
     );
     assert_eq!(
-        a.consume("r-undecided", "alice", &fp("fp-1")).await.unwrap(),
+        a.consume("r-undecided", "alice", &fp("fp-1"))
+            .await
+            .unwrap(),
         Err(Refusal::Expired)
     );
 }

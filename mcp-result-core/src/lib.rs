@@ -80,13 +80,13 @@ pub use serde_json;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::result::build::error_result;
+    pub use crate::result::build::ResultScope;
     pub use crate::result::probe::{
         assert_tool_output, assert_tool_result, ConvertsIntoToolError, ErrorProbe,
         ErrorViaAnything, ErrorViaBoxed, ErrorViaConversion, ErrorViaProtocol, ErrorViaText, Probe,
         ResultParts, ToolErrorInsteadOfBoxedError, ToolErrorInsteadOfProtocolError,
         ToolErrorInsteadOfText, ViaFallback, ViaToolOutput,
     };
-    pub use crate::result::build::ResultScope;
     pub use crate::router::def::{ToolBlock, ToolDef};
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};

@@ -27,8 +27,8 @@
 //! (what a tool may return on success) and [`SecretField`] (what a `#[secret]` field may
 //! hold). The framework implements them; you never do.
 
-pub use crate::{result::probe::SuccessOutput, wire::secret::SecretField};
 use crate::wire::status::{AuditEventId, Status};
+pub use crate::{result::probe::SuccessOutput, wire::secret::SecretField};
 
 /// The result type serializes a `status` field of type [`Status`].
 #[diagnostic::on_unimplemented(
