@@ -104,14 +104,8 @@ impl<S: ToolSet> ToolRegistry<S> {
         // 4. A call cancelled before it started never starts.
         not_cancelled(&context)?;
         if route.read_only {
-            let call = ToolCall::new(
-                arguments,
-                route.arguments.clone(),
-                context,
-                identity,
-                state.clone(),
-            )
-            .for_tool(route.name, &route.extension_arguments);
+            let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
+                .for_tool(route.name, &route.extension_arguments);
             return Ok(self.run_read(route, server, call).await);
         }
         // 5. The write's facts: its approval request id, idempotency key, audit event and
@@ -187,15 +181,9 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
         }
         // 9. The run, its outcome recorded and stored under the key before the answer.
-        let call = ToolCall::new(
-            arguments,
-            route.arguments.clone(),
-            context,
-            identity,
-            state.clone(),
-        )
-        .for_tool(route.name, &route.extension_arguments)
-        .for_write(audit.write_context(retry_safe));
+        let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
+            .for_tool(route.name, &route.extension_arguments)
+            .for_write(audit.write_context(retry_safe));
         Ok(self.run_write(route, server, call, audit, claimed).await)
     }
 
