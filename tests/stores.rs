@@ -362,8 +362,10 @@ fn approve(approval_id: &str) -> Decision {
 
 async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
     let a = &store.approvals;
-    a.create(&request("r-1", 3600)).await.unwrap();
-    assert_eq!(a.get("r-1").await.unwrap(), Some(request("r-1", 3600)));
+    // One value: two calls of `request` a second apart would differ in `expires_at`.
+    let first = request("r-1", 3600);
+    a.create(&first).await.unwrap();
+    assert_eq!(a.get("r-1").await.unwrap(), Some(first));
     assert_eq!(
         a.consume("r-1", "alice", &fp("fp-1")).await.unwrap(),
         Err(Refusal::Pending)
