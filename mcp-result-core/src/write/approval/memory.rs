@@ -3,16 +3,29 @@ use super::request::*;
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc, Mutex,
+    },
 };
 
-use crate::store::StoreFuture;
+use crate::{
+    store::{clock::unix_now, StoreFuture},
+    write::idempotency::MEMORY_PURGE_FLOOR,
+};
 
 /// The in-memory [`ApprovalStore`]: one process. Clones share it: keep a clone of the one you
 /// hand a [`State`](crate::State) to approve requests out of band.
+///
+/// Expired requests are deleted when a new one is created and the store has doubled since
+/// it last did (at least [`MEMORY_PURGE_FLOOR`] requests), as the SQL store's purge does:
+/// an expired request answers [`Refusal::Expired`] until then, [`Refusal::Unknown`] after,
+/// and memory stays within twice what is live.
 #[derive(Debug, Default, Clone)]
 pub struct MemoryApprovals {
     requests: Arc<Mutex<HashMap<String, ApprovalRequest>>>,
+    /// How many requests the store held after its last purge.
+    purged_at: Arc<AtomicUsize>,
 }
 
 impl MemoryApprovals {
@@ -64,10 +77,17 @@ impl MemoryApprovals {
 impl ApprovalStore for MemoryApprovals {
     fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            self.requests
+            let mut requests = self
+                .requests
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .insert(request.id.clone(), request.clone());
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let bound = MEMORY_PURGE_FLOOR.max(2 * self.purged_at.load(Ordering::Relaxed));
+            if requests.len() >= bound {
+                let now = unix_now();
+                requests.retain(|_, request| request.expires_at > now);
+                self.purged_at.store(requests.len(), Ordering::Relaxed);
+            }
+            requests.insert(request.id.clone(), request.clone());
             Ok(())
         })
     }

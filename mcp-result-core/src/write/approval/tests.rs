@@ -118,3 +118,31 @@ async fn another_callers_approval_id_names_nothing() {
         .unwrap()
         .is_ok());
 }
+
+#[tokio::test]
+async fn expired_requests_are_purged_once_the_store_has_grown() {
+    let store = MemoryApprovals::default();
+    let request = |id: String, expires_at: u64| ApprovalRequest {
+        id,
+        tool: "close_ticket".into(),
+        text: "Close T-1".into(),
+        caller: "local".into(),
+        fingerprints: vec!["fp".into()],
+        expires_at,
+        decision: Decision::Pending,
+    };
+    let floor = crate::write::idempotency::MEMORY_PURGE_FLOOR;
+    for i in 0..floor {
+        store.create(&request(format!("old-{i}"), 1)).await.unwrap();
+    }
+    // Below the floor nothing is purged: an expired request is still there, and expired.
+    assert!(store.get("old-0").await.unwrap().is_some());
+    let live = request("live".into(), unix_now() + 60);
+    store.create(&live).await.unwrap();
+    assert_eq!(store.get("old-0").await.unwrap(), None);
+    assert_eq!(
+        store.get(&format!("old-{}", floor - 1)).await.unwrap(),
+        None
+    );
+    assert_eq!(store.get("live").await.unwrap(), Some(live));
+}
