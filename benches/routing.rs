@@ -121,6 +121,7 @@ where
             timeout: None,
             idempotency_key: None,
             approval: None,
+            scopes: &[],
             call: search_glue::<N>,
         })
         .collect()

@@ -29,6 +29,8 @@ pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
 pub use mcp_result_core::docs;
 #[cfg(feature = "http")]
 pub use mcp_result_core::http;
+#[cfg(feature = "oauth")]
+pub use mcp_result_core::oauth;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use mcp_result_core::sql;
 #[cfg(feature = "testing")]

@@ -54,6 +54,8 @@ pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
 pub use serve::handler::{serve_stdio, serve_stdio_with_state};
 #[cfg(feature = "http")]
 pub use serve::http;
+#[cfg(feature = "oauth")]
+pub use serve::oauth;
 pub use store::key;
 pub use tool::{
     extract,

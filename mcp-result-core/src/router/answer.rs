@@ -99,6 +99,8 @@ impl<S: ToolSet> ToolRegistry<S> {
         let state = self.state_for(&context);
         // 2. The caller: no identity, no access; nothing is validated, claimed or run.
         let identity = caller(services, &context, route.name)?;
+        //    with every scope the tool declares (HTTP answered `403` before this).
+        scoped(&identity, route)?;
         // 3. The arguments, against the full inputSchema: every failing field at once.
         let mut arguments = route.validate(request.arguments)?;
         // 4. A call cancelled before it started never starts.
@@ -327,6 +329,22 @@ fn caller(
         tracing::warn!(tool, "tools/call without a verified identity: refused");
         error_result(&ToolError::unauthenticated()).into()
     })
+}
+
+/// Phase 2, its second half: a caller without one of the tool's scopes is refused
+/// (`permission_denied` naming the first missing one as `requiredScope`).
+fn scoped<S>(identity: &Identity, route: &Route<S>) -> Result<(), Early> {
+    match route.scopes.iter().find(|scope| !identity.has_scope(scope)) {
+        None => Ok(()),
+        Some(missing) => {
+            tracing::info!(
+                tool = route.name,
+                scope = missing,
+                "tools/call without a required scope: refused"
+            );
+            Err(error_result(&ToolError::permission_denied(*missing)).into())
+        }
+    }
 }
 
 /// Phase 4: a call cancelled before it started never starts (the answer is not delivered).

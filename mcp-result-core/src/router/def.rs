@@ -52,6 +52,11 @@ pub struct ToolDef<S> {
     /// `#[mcp_tool(requires_approval)]` (`Some("")`) or `approval = "Close {ticketId}"`: the
     /// write needs a human decision first ([`crate::approval`]); the approval text.
     pub approval: Option<&'static str>,
+    /// `#[mcp_tool(scopes = "tickets:write")]`: the OAuth scopes (RFC 6749 §3.3) a caller
+    /// needs, all of them; empty for none. Checked before the arguments: over HTTP a `403`
+    /// `insufficient_scope` challenge (MCP "Authorization", Scope Challenge Handling), over
+    /// stdio a `permission_denied` result naming `requiredScope`.
+    pub scopes: &'static [&'static str],
     /// Extracts the parameters, runs the method and builds its result.
     pub call: CallFn<S>,
 }

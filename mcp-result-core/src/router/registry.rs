@@ -22,7 +22,7 @@ use crate::{
     tool::{extract::extend_input, panics},
     wire::envelope::ErrorKind,
     wire::envelope::ToolError,
-    wire::keys::APPROVAL_REQUEST_ARGUMENT,
+    wire::keys::{APPROVAL_REQUEST_ARGUMENT, SCOPES_META},
     write::{approval::gated_input_schema, idempotency::Advertised},
 };
 
@@ -37,6 +37,8 @@ pub(crate) struct Route<S> {
     pub(crate) takes_arguments: bool,
     pub(crate) key_field: Option<&'static str>,
     pub(crate) approval: Option<&'static str>,
+    /// The OAuth scopes a caller needs ([`ToolDef::scopes`]).
+    pub(crate) scopes: &'static [&'static str],
     /// The arguments the tool's parameters read themselves ([`ToolExtension`]).
     pub(crate) extension_arguments: Vec<String>,
     pub(crate) call: CallFn<S>,
@@ -159,9 +161,13 @@ impl<S> ToolRegistry<S> {
             if !read_only {
                 Advertised::new(def.idempotency_key).write(&mut tool);
             }
-            if !extension_meta.is_empty() {
+            if !extension_meta.is_empty() || !def.scopes.is_empty() {
                 let mut meta = tool.meta.take().unwrap_or_default();
                 meta.0.extend(extension_meta);
+                if !def.scopes.is_empty() {
+                    meta.0
+                        .insert(SCOPES_META.to_owned(), Value::from(def.scopes.to_vec()));
+                }
                 tool.meta = Some(meta);
             }
             tools.push(tool);
@@ -177,6 +183,7 @@ impl<S> ToolRegistry<S> {
                     takes_arguments,
                     key_field: def.idempotency_key,
                     approval: def.approval,
+                    scopes: def.scopes,
                     extension_arguments,
                     call: def.call,
                 },
@@ -195,6 +202,25 @@ impl<S> ToolRegistry<S> {
     /// through `resources/read`).
     pub fn has_approvals(&self) -> bool {
         self.routes.values().any(|route| route.approval.is_some())
+    }
+
+    /// The OAuth scopes a call of tool `name` needs (`#[mcp_tool(scopes = "...")]`), all of
+    /// them; empty for a tool that declares none or an unknown name.
+    pub fn required_scopes(&self, name: &str) -> &'static [&'static str] {
+        self.routes.get(name).map_or(&[], |route| route.scopes)
+    }
+
+    /// Every scope some tool declares, sorted, each once: the protected resource
+    /// metadata's `scopes_supported` (RFC 9728 §2).
+    pub fn scopes(&self) -> Vec<&'static str> {
+        let mut scopes: Vec<&'static str> = self
+            .routes
+            .values()
+            .flat_map(|route| route.scopes.iter().copied())
+            .collect();
+        scopes.sort_unstable();
+        scopes.dedup();
+        scopes
     }
 
     /// Every tool, in declaration order (the `tools` of a `tools/list` result).

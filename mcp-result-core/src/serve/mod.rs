@@ -8,6 +8,8 @@
 pub(crate) mod handler;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 pub(crate) mod resources;
 pub(crate) mod rmcp_tools;
 pub(crate) mod transport;

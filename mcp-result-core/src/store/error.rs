@@ -29,6 +29,16 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// A remote service the answer depends on could not be asked or gave no usable answer
+    /// (an authorization server's keys or introspection endpoint; `what` says which).
+    #[error("{what}: {source}")]
+    Remote {
+        /// The service and the step, in words (`"JWKS https://auth.example.com/jwks"`).
+        what: String,
+        /// The client's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// A stored record, or a request to the store, breaks the store's rules; the message
     /// says which and what to do.
     #[error("{0}")]

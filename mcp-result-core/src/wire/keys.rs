@@ -50,6 +50,10 @@ pub const AUDIT_EVENT_ID: &str = "auditEventId";
 /// `true` by the framework.
 pub const REDACTION_APPLIED: &str = "redactionApplied";
 
+/// The `_meta` key of a `tools/list` entry whose tool needs OAuth scopes
+/// (`#[mcp_tool(scopes = "...")]`): their list, e.g. `["tickets:write"]`.
+pub const SCOPES_META: &str = "io.github.mcp-result/scopes";
+
 /// The `_meta` key of a `tools/call` request that carries the idempotency key.
 pub const IDEMPOTENCY_KEY_META: &str = "io.github.mcp-result/idempotencyKey";
 

@@ -27,9 +27,10 @@ const IDEMPOTENCY_KEY: Symbol = Symbol("idempotency_key");
 const REQUIRES_APPROVAL: Symbol = Symbol("requires_approval");
 const APPROVAL: Symbol = Symbol("approval");
 const SPEC_NAME: Symbol = Symbol("spec_name");
+const SCOPES: Symbol = Symbol("scopes");
 
 /// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
-const TOOL_KEYS: [Symbol; 12] = [
+const TOOL_KEYS: [Symbol; 13] = [
     NAME,
     SPEC_NAME,
     TITLE,
@@ -42,6 +43,7 @@ const TOOL_KEYS: [Symbol; 12] = [
     IDEMPOTENCY_KEY,
     REQUIRES_APPROVAL,
     APPROVAL,
+    SCOPES,
 ];
 
 /// `#[mcp_tools(...)]`.
@@ -146,6 +148,9 @@ pub struct ToolAttrs {
     /// `approval = "Close ticket {ticketId}"`: the approval text (implies
     /// `requires_approval`).
     pub approval: Option<LitStr>,
+    /// `scopes = "tickets:write"`: the OAuth scopes a caller needs (space-separated, all
+    /// required; RFC 6749 §3.3).
+    pub scopes: Option<LitStr>,
 }
 
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
@@ -231,6 +236,7 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     let mut idempotency_key = Attr::none(cx, IDEMPOTENCY_KEY);
     let mut requires_approval = Attr::none(cx, REQUIRES_APPROVAL);
     let mut approval = Attr::none(cx, APPROVAL);
+    let mut scopes = Attr::none(cx, SCOPES);
     attr::parse_attr(cx, attribute, |meta| {
         let span = attr::key_span(meta);
         if meta.path == NAME {
@@ -257,6 +263,8 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
             requires_approval.set(span, attr::flag(meta)?);
         } else if meta.path == APPROVAL {
             approval.set(span, attr::string(meta)?);
+        } else if meta.path == SCOPES {
+            scopes.set(span, attr::string(meta)?);
         } else {
             let keys: Vec<String> = TOOL_KEYS.iter().map(ToString::to_string).collect();
             return Err(attr::key_error(
@@ -288,5 +296,6 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         idempotency_key: idempotency_key.get(),
         requires_approval: requires_approval.get(),
         approval: approval.get(),
+        scopes: scopes.get(),
     }
 }

@@ -435,6 +435,18 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
         (None, Some(true)) => quote!(::core::option::Option::Some("")),
         (None, _) => quote!(::core::option::Option::None),
     };
+    let scopes: Vec<String> = tool
+        .attrs
+        .scopes
+        .as_ref()
+        .map(|s| {
+            s.value()
+                .split(' ')
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
     quote! {
         #krate::__private::ToolDef {
             name: #name,
@@ -456,6 +468,7 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
             timeout: #timeout,
             idempotency_key: #idempotency_key,
             approval: #approval,
+            scopes: &[#(#scopes),*],
             call: #glue #turbofish,
         }
     }

@@ -83,8 +83,34 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                  running it twice is safe; remove the key",
             );
         }
+        if let Some(scopes) = &tool.attrs.scopes {
+            if let Some(problem) = scope_problem(&scopes.value()) {
+                cx.error_spanned_by(scopes, problem);
+            }
+        }
     }
     cx.check()
+}
+
+/// What is wrong with `scopes = "..."`, if anything: one or more scope tokens separated by
+/// spaces, each of printable ASCII other than `"` and `\\` (RFC 6749 §3.3, `scope-token`),
+/// as an access token's `scope` and a `WWW-Authenticate` challenge carry them.
+fn scope_problem(scopes: &str) -> Option<String> {
+    let fix = "`scopes` lists the OAuth scopes a caller needs, separated by spaces, each of \
+               printable ASCII without `\"` or `\\` (RFC 6749 §3.3): \
+               `scopes = \"tickets:read tickets:write\"`";
+    if scopes.split(' ').all(str::is_empty) {
+        return Some(format!("`scopes` is empty: {fix}"));
+    }
+    let token = |t: &str| {
+        t.bytes()
+            .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b))
+    };
+    scopes
+        .split(' ')
+        .filter(|t| !t.is_empty())
+        .find(|t| !token(t))
+        .map(|bad| format!("invalid scope `{}`: {fix}", bad.escape_debug()))
 }
 
 /// Named blocks: the server-wide keys (`artifacts`, `services`, `include`) belong to the

@@ -1,0 +1,149 @@
+//! A look at a POST body before rmcp reads it: one JSON-RPC message or a `400` with a
+//! JSON-RPC error a client can act on, and a `tools/call` the caller lacks a scope for
+//! answered `403 insufficient_scope` (MCP "Authorization", Scope Challenge Handling), so
+//! hosts' step-up flows start before the tool runs.
+
+use std::sync::Arc;
+
+use axum::{
+    body::{to_bytes, Body},
+    extract::{Request, State},
+    http::{Method, StatusCode},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use serde::Deserialize;
+use serde_json::{json, value::RawValue};
+
+use super::auth::Challenge;
+use crate::wire::identity::Identity;
+
+/// The largest body looked at, as rmcp's own limit: larger ones are answered `413`.
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
+pub(crate) struct Calls {
+    /// The scopes a call of a tool needs, by tool name.
+    pub(crate) scopes: Box<dyn Fn(&str) -> &'static [&'static str] + Send + Sync>,
+    pub(crate) challenge: Challenge,
+}
+
+/// What the look needs of a message; the rest is skipped, not built.
+#[derive(Deserialize)]
+struct Peek<'a> {
+    jsonrpc: Option<&'a str>,
+    method: Option<&'a str>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    name: Option<&'a str>,
+}
+
+/// A `400` with a JSON-RPC error of `code` (`-32700` parse error, `-32600` invalid request)
+/// and `id` null: the request's id could not be read or the message is not one request.
+fn bad_request(code: i32, message: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::Json(json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": {"code": code, "message": message},
+        })),
+    )
+        .into_response()
+}
+
+pub(crate) async fn check_call(
+    State(calls): State<Arc<Calls>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = to_bytes(body, MAX_BODY).await else {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "the request body is larger than 4 MiB, or was cut off",
+        )
+            .into_response();
+    };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        return bad_request(
+            -32600,
+            "Invalid Request: a POST body is one JSON-RPC message; batches are not supported \
+             (MCP 2025-06-18 removed JSON-RPC batching)",
+        );
+    }
+    let peek = match serde_json::from_slice::<Peek>(&bytes) {
+        Ok(peek) => peek,
+        Err(error) if error.is_syntax() || error.is_eof() => {
+            return bad_request(
+                -32700,
+                &format!(
+                    "Parse error: the body is not valid JSON (line {}, column {})",
+                    error.line(),
+                    error.column()
+                ),
+            );
+        }
+        Err(_) => {
+            return bad_request(
+                -32600,
+                "Invalid Request: the body is not a JSON-RPC 2.0 message object",
+            );
+        }
+    };
+    let message = peek.jsonrpc == Some("2.0")
+        && (peek.method.is_some()
+            || (peek.id.is_some() && (peek.result.is_some() || peek.error.is_some())));
+    if !message {
+        return bad_request(
+            -32600,
+            "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \"2.0\"` and a \
+             `method` (a request or notification) or an `id` with a `result` or `error` (a \
+             response)",
+        );
+    }
+    if peek.method == Some("tools/call") {
+        let name = peek
+            .params
+            .and_then(|params| serde_json::from_str::<CallParams>(params.get()).ok())
+            .and_then(|params| params.name);
+        let required = name.map_or(&[][..], |name| (calls.scopes)(name));
+        if !required.is_empty() {
+            let identity = parts.extensions.get::<Identity>();
+            let missing = required
+                .iter()
+                .any(|scope| !identity.is_some_and(|identity| identity.has_scope(scope)));
+            if missing {
+                tracing::info!(tool = name, "tools/call without a required scope: 403");
+                let scope = required.join(" ");
+                return calls.challenge.refuse(
+                    StatusCode::FORBIDDEN,
+                    Some("insufficient_scope"),
+                    Some(&scope),
+                    &format!(
+                        "this tool needs the scope{} `{}`: ask the authorization server for \
+                         a token with {} (step-up authorization)",
+                        if required.len() == 1 { "" } else { "s" },
+                        required.join("`, `"),
+                        if required.len() == 1 { "it" } else { "them" },
+                    ),
+                );
+            }
+        }
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
+}

@@ -1,0 +1,70 @@
+//! How [`router`](super::router) serves: [`HttpOptions`].
+
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+
+use super::metadata::ProtectedResource;
+use crate::router::state::State as InstanceState;
+
+/// How [`router`](super::router) and [`serve_http`](super::serve_http) serve.
+///
+/// ```
+/// use mcp_result::http::{HttpOptions, ProtectedResource};
+///
+/// let options = HttpOptions {
+///     allowed_hosts: vec!["mcp.example.com".into()],
+///     allowed_origins: vec!["https://app.example.com".into()],
+///     resource: Some(ProtectedResource::new(
+///         "https://mcp.example.com/mcp",
+///         ["https://auth.example.com"],
+///     )),
+///     ..HttpOptions::default()
+/// };
+/// assert_eq!(options.path, "/mcp");
+/// ```
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// The path of the MCP endpoint. Default `/mcp`.
+    pub path: String,
+    /// Hosts accepted in the `Host` header (DNS-rebinding protection, MCP "Transports:
+    /// Security Warning"). Default: loopback only, as rmcp's.
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins allowed to call the server, as RFC 6454 origins: `scheme://host`
+    /// with an explicit port, `:*` for any port, or none for the scheme's default
+    /// (`https://app.example.com`, `http://localhost:*`).
+    ///
+    /// MCP "Transports" (Security Warning): servers MUST validate `Origin`. A request whose
+    /// `Origin` is neither a loopback origin (`http(s)://localhost`, `127.0.0.1`, `[::1]`,
+    /// any port) nor listed here is answered `403` before anything else, preflights
+    /// included; requests without `Origin` (every non-browser client) pass. The origins
+    /// listed here also get CORS answers (Fetch standard): a preflight is answered before
+    /// authentication, and `WWW-Authenticate`, `Mcp-Session-Id` and `MCP-Protocol-Version`
+    /// are exposed to the page. Default: empty (loopback pages may call, no page gets CORS).
+    pub allowed_origins: Vec<String>,
+    /// Keep MCP sessions (before 2026-07-28) in this instance's memory. Default `false`:
+    /// stateless, so any instance answers any request. A session is bound to the identity
+    /// that created it ([`Identity::key`](crate::Identity::key): tenant and subject, not the
+    /// token, so a refreshed token keeps it); any other identity is answered `404` for it.
+    pub sessions: bool,
+    /// The OAuth protected resource this server is (RFC 9728): served without a token at
+    /// `/.well-known/oauth-protected-resource` and the path-suffixed
+    /// `/.well-known/oauth-protected-resource{path}`, and named in every `401` and `403`
+    /// challenge. `None` (static tokens, no authorization server): those URLs answer `404`.
+    pub resource: Option<ProtectedResource>,
+    /// The state every call of this router gets ([`State`](crate::State)): its stores, server
+    /// key and values. Default: `State::new()`, fresh in-memory stores for this router only
+    /// (give several instances the same SQL stores to share keys and approvals).
+    pub state: InstanceState,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            allowed_hosts: StreamableHttpServerConfig::default().allowed_hosts,
+            allowed_origins: Vec::new(),
+            sessions: false,
+            resource: None,
+            state: InstanceState::new(),
+        }
+    }
+}

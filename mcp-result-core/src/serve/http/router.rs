@@ -1,0 +1,162 @@
+//! The axum router of an HTTP MCP server, its layers in the order a request meets them.
+
+use std::{future::Future, sync::Arc};
+
+use axum::{
+    http::{header, HeaderValue},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use rmcp::{
+    transport::streamable_http_server::{
+        session::{local::LocalSessionManager, never::NeverSessionManager},
+        StreamableHttpServerConfig, StreamableHttpService,
+    },
+    ServerHandler,
+};
+use serde_json::Value;
+
+use super::{
+    auth::{authenticate, Authenticator, Challenge, TokenVerifier},
+    calls::{check_call, Calls},
+    edge::{check_origin, Origins},
+    metadata::WELL_KNOWN,
+    options::HttpOptions,
+    sessions::{bind_session, Sessions},
+};
+use crate::{
+    router::set::{ServerClone, ToolSet},
+    serve::handler::{drain, prepare},
+};
+
+/// An [`axum::Router`] serving `server`'s tools at [`HttpOptions::path`], every request
+/// authenticated by `verifier`. Each request (stateless) or session gets a clone of
+/// `server`.
+///
+/// A request meets, in order:
+/// 1. the `Origin` check (`403` for a foreign origin) and, for the origins listed in
+///    [`HttpOptions::allowed_origins`], CORS (a preflight is answered here);
+/// 2. the protected resource metadata ([`HttpOptions::resource`]), served without a token;
+/// 3. the bearer check (`401` with the challenge, `400` for a token in the URL);
+/// 4. the message check: one JSON-RPC message (`400` with `-32700` or `-32600`), and a
+///    `tools/call` with every scope its tool declares (`403 insufficient_scope`);
+/// 5. with [`HttpOptions::sessions`], the session's owner (`404` for another identity);
+/// 6. rmcp's streamable HTTP service (its `Host` check, then MCP).
+///
+/// # Panics
+/// An entry of [`HttpOptions::allowed_origins`] that is not an origin (the message names it
+/// and the form): a configuration error, found when the server starts.
+pub fn router<S>(server: S, verifier: Arc<dyn TokenVerifier>, options: &HttpOptions) -> axum::Router
+where
+    S: ToolSet + ServerHandler + ServerClone,
+{
+    let origins =
+        Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
+    let declared: Vec<&'static str> = S::tool_registry().map(|r| r.scopes()).unwrap_or_default();
+    let challenge = Challenge {
+        resource_metadata: options.resource.as_ref().map(|r| r.metadata_url()),
+        scope: options
+            .resource
+            .as_ref()
+            .map(|r| {
+                r.challenge_scopes
+                    .clone()
+                    .unwrap_or_else(|| r.all_scopes(&declared))
+                    .join(" ")
+            })
+            .unwrap_or_default(),
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(options.sessions)
+        .with_json_response(!options.sessions)
+        .with_allowed_hosts(options.allowed_hosts.clone());
+    let factory = move || Ok(server.clone_server());
+    let mut mcp = if options.sessions {
+        axum::Router::new()
+            .route_service(
+                &options.path,
+                StreamableHttpService::new(
+                    factory,
+                    Arc::new(LocalSessionManager::default()),
+                    config,
+                ),
+            )
+            .route_layer(axum::middleware::from_fn_with_state(
+                Arc::new(Sessions::default()),
+                bind_session,
+            ))
+    } else {
+        axum::Router::new().route_service(
+            &options.path,
+            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config),
+        )
+    };
+    let calls = Calls {
+        scopes: Box::new(|name| S::tool_registry().map_or(&[], |r| r.required_scopes(name))),
+        challenge: challenge.clone(),
+    };
+    mcp = mcp
+        .route_layer(axum::middleware::from_fn_with_state(
+            Arc::new(calls),
+            check_call,
+        ))
+        .route_layer(axum::Extension(options.state.clone()))
+        .route_layer(axum::middleware::from_fn_with_state(
+            Arc::new(Authenticator {
+                verifier,
+                challenge,
+            }),
+            authenticate,
+        ));
+    if let Some(resource) = &options.resource {
+        let document = Arc::new(resource.document(&declared));
+        let serve = move || {
+            let document = Arc::clone(&document);
+            async move { metadata_response(&document) }
+        };
+        let suffixed = format!("{WELL_KNOWN}{}", options.path.trim_end_matches('/'));
+        mcp = mcp.route(WELL_KNOWN, get(serve.clone()));
+        if suffixed != WELL_KNOWN {
+            mcp = mcp.route(&suffixed, get(serve));
+        }
+    }
+    if let Some(cors) = origins.cors() {
+        mcp = mcp.layer(cors);
+    }
+    mcp.layer(axum::middleware::from_fn_with_state(origins, check_origin))
+}
+
+fn metadata_response(document: &Value) -> Response {
+    let mut response = axum::Json(document).into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("max-age=3600"),
+    );
+    response
+}
+
+/// Serves `server` over streamable HTTP on `listener` until `shutdown` completes, then
+/// waits up to [`crate::SHUTDOWN_GRACE`] for running writes (as [`crate::serve`] does).
+///
+/// # Errors
+/// A broken tool definition ([`crate::RegistryError`]), an unusable configured server key,
+/// an entry of [`HttpOptions::allowed_origins`] that is not an origin, or the listener's
+/// I/O error.
+pub async fn serve_http<S>(
+    server: S,
+    listener: tokio::net::TcpListener,
+    verifier: Arc<dyn TokenVerifier>,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>>
+where
+    S: ToolSet + ServerHandler + ServerClone,
+{
+    let registry = prepare::<S>()?;
+    Origins::new(&options.allowed_origins)?;
+    axum::serve(listener, router(server, verifier, &options))
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    drain(registry).await;
+    Ok(())
+}
