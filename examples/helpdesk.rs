@@ -10,7 +10,11 @@
 //! - `--store sqlite:PATH` or `--store postgres://...` (features `sqlite`, `postgres`) keeps
 //!   every store and the desk's notes and locks in that database; `--http ADDRESS`
 //!   (feature `http`) serves streamable HTTP with bearer tokens (`--tokens PATH`), so that
-//!   several instances can share one database. `approve --store URL ID APPROVER` and
+//!   several instances can share one database; with `--oauth-issuer URL --resource URL`
+//!   (feature `oauth`) it is an OAuth 2.1 protected resource instead, its JWT access tokens
+//!   issued by that authorization server for that resource URI (`--introspect CLIENT_ID`
+//!   with `MCP_RESULT_CLIENT_SECRET` verifies opaque tokens by introspection instead), and
+//!   `--allow-origin ORIGIN` lets a browser page of that origin call it (CORS). `approve --store URL ID APPROVER` and
 //!   `reject --store URL ID APPROVER REASON` decide an approval request from another
 //!   process.
 //!
@@ -566,7 +570,7 @@ impl Helpdesk {
     /// severe first, with their ids and URIs, a page at a time: `pageSize` (1 to 200,
     /// default 50) per page; for the next page, call again with the same arguments and the
     /// result's `nextCursor` as `cursor` (absent on the last page).
-    #[mcp_tool(read_only, title = "Search tickets")]
+    #[mcp_tool(read_only, title = "Search tickets", scopes = "tickets:read")]
     fn search_tickets(&self, args: SearchArgs, pages: Pager<usize>) -> Page<Finding> {
         let words: Vec<String> = args
             .query
@@ -601,21 +605,32 @@ impl Helpdesk {
 
     /// List every ticket id, oldest first. The result is a JSON array, so `structuredContent`
     /// wraps it as `{"result": [...]}` (the tool's `_meta` says so).
-    #[mcp_tool(read_only, idempotent, title = "List ticket ids")]
+    #[mcp_tool(
+        read_only,
+        idempotent,
+        title = "List ticket ids",
+        scopes = "tickets:read"
+    )]
     fn list_ticket_ids(&self) -> Vec<String> {
         let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
         tickets.keys().cloned().collect()
     }
 
     /// Read one ticket with its internal notes.
-    #[mcp_tool(read_only, title = "Get ticket")]
+    #[mcp_tool(read_only, title = "Get ticket", scopes = "tickets:read")]
     async fn get_ticket(&self, args: TicketArgs) -> Result<TicketView, ToolError> {
         self.view(&args.ticket_id).await
     }
 
     /// Look a customer up in the CRM. The CRM is slow at times: past 500 ms the call is
     /// answered with `upstream_timeout` (retry-safe: the lookup is idempotent).
-    #[mcp_tool(read_only, idempotent, timeout_ms = 500, title = "Look up customer")]
+    #[mcp_tool(
+        read_only,
+        idempotent,
+        timeout_ms = 500,
+        title = "Look up customer",
+        scopes = "tickets:read"
+    )]
     async fn lookup_customer(&self, args: CustomerArgs) -> Result<Customer, ToolError> {
         crm_fetch(&args.customer_id).await.ok_or_else(|| {
             ToolError::not_found(format!("No customer `{}` in the CRM.", args.customer_id))
@@ -629,7 +644,8 @@ impl Helpdesk {
     #[mcp_tool(
         title = "Add internal note",
         destructive = false,
-        idempotency_key = "requestId"
+        idempotency_key = "requestId",
+        scopes = "tickets:write"
     )]
     async fn add_internal_note(
         &self,
@@ -652,7 +668,11 @@ impl Helpdesk {
     /// Close a ticket. A human approves first: a client that can elicit asks its user; any
     /// other gets `blocked` with an `approvalRequestId` to call again with once an approver
     /// approved it.
-    #[mcp_tool(title = "Close ticket", approval = "Close ticket {ticketId}")]
+    #[mcp_tool(
+        title = "Close ticket",
+        approval = "Close ticket {ticketId}",
+        scopes = "tickets:write"
+    )]
     async fn close_ticket(
         &self,
         args: TicketArgs,
@@ -672,7 +692,11 @@ impl Helpdesk {
     /// milliseconds; past the 2 s limit the answer says the outcome is unknown, and the
     /// mail is still sent and recorded. Send an idempotency key (`_meta`
     /// `io.github.mcp-result/idempotencyKey`) so that a retry never mails twice.
-    #[mcp_tool(title = "Email transcript", timeout_ms = 2000)]
+    #[mcp_tool(
+        title = "Email transcript",
+        timeout_ms = 2000,
+        scopes = "tickets:write"
+    )]
     async fn email_transcript(
         &self,
         args: TicketArgs,
@@ -696,7 +720,12 @@ impl Helpdesk {
 
     /// Check a billing import without writing anything: counts in the result, the full
     /// row-by-row report behind a `resource_link` (only the caller who made it may read it).
-    #[mcp_tool(read_only, idempotent, title = "Billing import (dry run)")]
+    #[mcp_tool(
+        read_only,
+        idempotent,
+        title = "Billing import (dry run)",
+        scopes = "tickets:read"
+    )]
     fn billing_import_dry_run(&self, args: ImportArgs) -> ImportDryRun {
         let mut report = String::from("row,invoice,status,reason\n");
         let mut rejected = 0;
@@ -720,7 +749,7 @@ impl Helpdesk {
     }
 
     /// Get a ticket's attachment (an image).
-    #[mcp_tool(read_only, title = "Get attachment")]
+    #[mcp_tool(read_only, title = "Get attachment", scopes = "tickets:read")]
     fn get_attachment(&self, args: TicketArgs) -> Result<Attachment, ToolError> {
         let tickets = self.tickets.lock().unwrap_or_else(|e| e.into_inner());
         if !tickets.contains_key(&args.ticket_id) {
@@ -773,13 +802,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     };
     let store = take_flag(&mut args, "--store")?;
     let http = take_flag(&mut args, "--http")?;
-    let tokens = take_flag(&mut args, "--tokens")?;
+    let access = Access {
+        tokens: take_flag(&mut args, "--tokens")?,
+        issuer: take_flag(&mut args, "--oauth-issuer")?,
+        resource: take_flag(&mut args, "--resource")?,
+        introspect: take_flag(&mut args, "--introspect")?,
+        origins: take_flags(&mut args, "--allow-origin")?,
+    };
     match args.first().map(String::as_str) {
         None | Some("serve") => {
             let desk = Helpdesk::open(store.as_deref(), audit_log).await?;
             match http {
                 None => mcp_result::serve_stdio(desk).await,
-                Some(address) => serve_http(desk, &address, tokens.as_deref()).await,
+                Some(address) => serve_http(desk, &address, access).await,
             }
         }
         Some("demo") => demo().await,
@@ -838,6 +873,29 @@ async fn decide(
     Err("approve and reject need a shared store: cargo run --features sqlite --example helpdesk -- approve --store sqlite:desk.db ID APPROVER".into())
 }
 
+/// Removes every `--flag VALUE` from `args`: the values.
+fn take_flags(
+    args: &mut Vec<String>,
+    flag: &str,
+) -> Result<Vec<String>, Box<dyn std::error::Error + Send + Sync>> {
+    let mut values = Vec::new();
+    while let Some(value) = take_flag(args, flag)? {
+        values.push(value);
+    }
+    Ok(values)
+}
+
+/// Who may call over HTTP: `--tokens PATH`, or `--oauth-issuer URL --resource URL`
+/// [`--introspect CLIENT_ID`], and `--allow-origin ORIGIN` (repeatable).
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+struct Access {
+    tokens: Option<String>,
+    issuer: Option<String>,
+    resource: Option<String>,
+    introspect: Option<String>,
+    origins: Vec<String>,
+}
+
 /// Removes `--flag VALUE` from `args`: the value, if the flag is there.
 fn take_flag(
     args: &mut Vec<String>,
@@ -855,32 +913,35 @@ fn take_flag(
 }
 
 /// `--http ADDRESS`: streamable HTTP at `http://ADDRESS/mcp`, statelessly (any instance
-/// answers any request), each request's caller the identity of its bearer token, from
-/// the `--tokens PATH` table (JSON: `{"token": {"subject": ..., "tenant": ...}}`) or the
-/// demo table printed at start. Stops on Ctrl-C or SIGTERM after running writes finish.
+/// answers any request), each request's caller the identity of its bearer token: from the
+/// `--tokens PATH` table (JSON: `{"token": {"subject": ..., "tenant": ..., "scopes":
+/// [...]}}`) or the demo table printed at start, or, with `--oauth-issuer URL --resource
+/// URL`, a JWT access token of that authorization server for that resource (introspected
+/// with `--introspect CLIENT_ID`). Stops on Ctrl-C or SIGTERM after running writes finish.
 #[cfg(feature = "http")]
 async fn serve_http(
     desk: Helpdesk,
     address: &str,
-    tokens: Option<&str>,
+    access: Access,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    use mcp_result::{
-        http::{HttpOptions, StaticTokens},
-        Identity,
-    };
-    let tokens = match tokens {
-        Some(path) => StaticTokens::from_json(&std::fs::read_to_string(path)?)?,
-        None => {
-            tracing::warn!(
-                "no --tokens: demo tokens `alice-token` (acme:alice) and `bob-token` (globex:bob)"
-            );
-            StaticTokens::new()
-                .with("alice-token", Identity::new("alice").with_tenant("acme"))
-                .with("bob-token", Identity::new("bob").with_tenant("globex"))
-        }
-    };
+    use mcp_result::http::{HttpOptions, TokenVerifier};
     let listener = tokio::net::TcpListener::bind(address).await?;
-    tracing::info!("serving MCP at http://{}/mcp", listener.local_addr()?);
+    let local = listener.local_addr()?;
+    let mut options = HttpOptions {
+        allowed_origins: access.origins.clone(),
+        ..HttpOptions::default()
+    };
+    let verifier: Arc<dyn TokenVerifier> = match (&access.issuer, &access.resource) {
+        (Some(issuer), Some(resource)) => {
+            let (verifier, resource) =
+                oauth(issuer, resource, access.introspect.as_deref()).await?;
+            options.resource = Some(resource);
+            verifier
+        }
+        (None, None) => Arc::new(static_tokens(access.tokens.as_deref())?),
+        _ => return Err("--oauth-issuer and --resource go together".into()),
+    };
+    tracing::info!("serving MCP at http://{local}/mcp");
     let shutdown = async {
         let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
             .expect("SIGTERM handler");
@@ -889,21 +950,92 @@ async fn serve_http(
             _ = term.recv() => {}
         }
     };
-    mcp_result::http::serve_http(
-        desk,
-        listener,
-        Arc::new(tokens),
-        HttpOptions::default(),
-        shutdown,
-    )
-    .await
+    mcp_result::http::serve_http(desk, listener, verifier, options, shutdown).await
+}
+
+/// `--tokens PATH`, or the demo tokens.
+#[cfg(feature = "http")]
+fn static_tokens(
+    path: Option<&str>,
+) -> Result<mcp_result::http::StaticTokens, Box<dyn std::error::Error + Send + Sync>> {
+    use mcp_result::{http::StaticTokens, Identity};
+    Ok(match path {
+        Some(path) => StaticTokens::from_json(&std::fs::read_to_string(path)?)?,
+        None => {
+            tracing::warn!(
+                "no --tokens: demo tokens `alice-token` (acme:alice) and `bob-token` (globex:bob)"
+            );
+            let scopes = ["tickets:read", "tickets:write"];
+            StaticTokens::new()
+                .with(
+                    "alice-token",
+                    Identity::new("alice")
+                        .with_tenant("acme")
+                        .with_scopes(scopes),
+                )
+                .with(
+                    "bob-token",
+                    Identity::new("bob")
+                        .with_tenant("globex")
+                        .with_scopes(scopes),
+                )
+        }
+    })
+}
+
+/// The verifier of `issuer`'s tokens for `resource`, and the protected resource the server
+/// is: JWT access tokens checked against the issuer's keys, or, with `--introspect
+/// CLIENT_ID` (its secret in `MCP_RESULT_CLIENT_SECRET`), opaque ones by introspection.
+#[cfg(feature = "oauth")]
+async fn oauth(
+    issuer: &str,
+    resource: &str,
+    introspect: Option<&str>,
+) -> Result<
+    (
+        Arc<dyn mcp_result::http::TokenVerifier>,
+        mcp_result::http::ProtectedResource,
+    ),
+    Box<dyn std::error::Error + Send + Sync>,
+> {
+    use mcp_result::{
+        http::ProtectedResource,
+        oauth::{ClientCredentials, IntrospectionVerifier, JwtVerifier},
+    };
+    let verifier: Arc<dyn mcp_result::http::TokenVerifier> = match introspect {
+        None => Arc::new(JwtVerifier::discover(issuer, resource).await?),
+        Some(client_id) => {
+            let secret = std::env::var("MCP_RESULT_CLIENT_SECRET")
+                .map_err(|_| "--introspect needs the client secret in MCP_RESULT_CLIENT_SECRET")?;
+            let credentials = ClientCredentials::new(client_id, secret);
+            Arc::new(IntrospectionVerifier::discover(issuer, credentials, resource).await?)
+        }
+    };
+    let mut protected = ProtectedResource::new(resource, [issuer]);
+    protected.resource_name = Some("Helpdesk".to_owned());
+    Ok((verifier, protected))
+}
+
+#[cfg(all(feature = "http", not(feature = "oauth")))]
+async fn oauth(
+    _issuer: &str,
+    _resource: &str,
+    _introspect: Option<&str>,
+) -> Result<
+    (
+        Arc<dyn mcp_result::http::TokenVerifier>,
+        mcp_result::http::ProtectedResource,
+    ),
+    Box<dyn std::error::Error + Send + Sync>,
+> {
+    Err("--oauth-issuer needs the `oauth` feature: cargo run --features oauth --example helpdesk -- --http 127.0.0.1:8080 --oauth-issuer URL --resource URL".into())
 }
 
 #[cfg(not(feature = "http"))]
 async fn serve_http(
     _desk: Helpdesk,
     _address: &str,
-    _tokens: Option<&str>,
+    _access: Access,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     Err("--http needs the `http` feature: cargo run --features http --example helpdesk -- --http 127.0.0.1:8080".into())
 }

@@ -30,6 +30,7 @@
 //! | [Several blocks, generic servers](blocks) | tools in several impl blocks; generic server types |
 //! | [Cost and dependencies](cost) | what the framework costs per call, per tool and at compile time |
 //! | [State and extractors](state_extractors) | the state one served instance hands its calls; extractors of your own |
+//! | [Serving behind an authorization server](oauth) | OAuth 2.1: protected resource metadata, JWT and introspected tokens, scopes per tool, CORS and `Origin` (feature `oauth`) |
 
 #[doc = include_str!("../docs/guide/01-contract.md")]
 pub mod contract {}
@@ -105,3 +106,9 @@ pub mod cost {}
 
 #[doc = include_str!("../docs/guide/21-state-extractors.md")]
 pub mod state_extractors {}
+
+// Its example is an OAuth protected resource, which exists only with the feature.
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+#[doc = include_str!("../docs/guide/22-oauth.md")]
+pub mod oauth {}

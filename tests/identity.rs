@@ -14,7 +14,7 @@ use mcp_result::{
     mcp_handler, mcp_tools,
     rmcp::{
         model::{CallToolRequestParams, ErrorCode, ReadResourceRequestParams, RequestMetaObject},
-        service::{RoleClient, RunningService},
+        service::{RequestContext, RoleClient, RoleServer, RunningService},
         transport::{
             streamable_http_client::StreamableHttpClientTransportConfig,
             StreamableHttpClientTransport,
@@ -81,6 +81,20 @@ impl Reports {
             tenant: identity.tenant,
         }
     }
+
+    /// The HTTP headers a tool can see: never the bearer token.
+    #[mcp_tool(read_only)]
+    fn headers(&self, context: RequestContext<RoleServer>) -> Vec<String> {
+        let parts = context
+            .extensions
+            .get::<http::request::Parts>()
+            .expect("HTTP parts");
+        parts
+            .headers
+            .keys()
+            .map(|name| name.as_str().to_owned())
+            .collect()
+    }
 }
 
 #[mcp_handler]
@@ -92,6 +106,10 @@ struct Served {
 }
 
 async fn serve(limits: ArtifactLimits) -> Served {
+    serve_with(limits, HttpOptions::default()).await
+}
+
+async fn serve_with(limits: ArtifactLimits, options: HttpOptions) -> Served {
     let store = Arc::new(MemoryStore::with_limits(limits));
     let tokens = StaticTokens::new()
         .with("alice-token", Identity::new("alice").with_tenant("acme"))
@@ -106,7 +124,7 @@ async fn serve(limits: ArtifactLimits) -> Served {
             server,
             listener,
             Arc::new(tokens),
-            HttpOptions::default(),
+            options,
             std::future::pending(),
         )
         .await
@@ -384,4 +402,170 @@ async fn over_stdio_the_caller_is_the_configured_process_identity() {
     );
     client.cancel().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A raw POST of `body` to `url` as the holder of `token`, with `headers`: the status, the
+/// `Mcp-Session-Id` answered, and the body.
+async fn post(
+    url: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Option<String>, String) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_owned());
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (
+        response.status().as_u16(),
+        session,
+        response.text().await.unwrap(),
+    )
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+#[tokio::test]
+async fn a_session_belongs_to_the_identity_that_created_it() {
+    let options = HttpOptions {
+        sessions: true,
+        ..HttpOptions::default()
+    };
+    let served = serve_with(ArtifactLimits::default(), options).await;
+    let (status, session, _) = post(&served.url, "alice-token", &[], INITIALIZE).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let in_session = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    assert_eq!(
+        post(&served.url, "alice-token", &in_session, initialized)
+            .await
+            .0,
+        202
+    );
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    assert_eq!(
+        post(&served.url, "alice-token", &in_session, list).await.0,
+        200
+    );
+
+    // Bob, holding a valid token of his own and alice's session id: as if it did not exist.
+    let (status, _, body) = post(&served.url, "bob-token", &in_session, list).await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap(),
+        json!({"jsonrpc": "2.0", "id": null,
+               "error": {"code": -32001, "message": "Session not found: start a new one with initialize"}})
+    );
+    let delete = reqwest::Client::new()
+        .delete(&served.url)
+        .bearer_auth("bob-token")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(delete.status(), 404, "bob cannot end it either");
+    assert_eq!(
+        post(&served.url, "alice-token", &in_session, list).await.0,
+        200,
+        "still alice's"
+    );
+
+    // Alice ends it; then it is gone for her too.
+    let delete = reqwest::Client::new()
+        .delete(&served.url)
+        .bearer_auth("alice-token")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert!(delete.status().is_success(), "{}", delete.status());
+    assert_eq!(
+        post(&served.url, "alice-token", &in_session, list).await.0,
+        404
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_one_json_rpc_message_gets_400_with_a_json_rpc_error() {
+    let served = serve(ArtifactLimits::default()).await;
+    for (body, code, message) in [
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+            -32600,
+            "Invalid Request: a POST body is one JSON-RPC message; batches are not supported \
+             (MCP 2025-06-18 removed JSON-RPC batching)",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
+            -32700,
+            "Parse error: the body is not valid JSON (line 1, column 42)",
+        ),
+        (
+            r#"{"id":1,"method":"tools/list"}"#,
+            -32600,
+            "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \"2.0\"` and a `method` \
+             (a request or notification) or an `id` with a `result` or `error` (a response)",
+        ),
+        (
+            r#""tools/list""#,
+            -32600,
+            "Invalid Request: the body is not a JSON-RPC 2.0 message object",
+        ),
+    ] {
+        let (status, _, answer) = post(&served.url, "alice-token", &[], body).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&answer).unwrap(),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn static_tokens_serve_no_metadata_and_no_tool_sees_the_token() {
+    let served = serve(ArtifactLimits::default()).await;
+    let base = served.url.trim_end_matches("/mcp");
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let response = reqwest::get(format!("{base}{path}")).await.unwrap();
+        assert_eq!(
+            response.status(),
+            404,
+            "{path}: no authorization server, no metadata"
+        );
+    }
+    let alice = connect(&served.url, Some("alice-token")).await.unwrap();
+    let result = alice
+        .call_tool(CallToolRequestParams::new("headers"))
+        .await
+        .unwrap();
+    let seen = result.structured_content.unwrap()["result"].clone();
+    let names: Vec<&str> = seen
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"content-type"), "{names:?}");
+    assert!(
+        !names.contains(&"authorization"),
+        "the token never reaches a tool: {names:?}"
+    );
 }

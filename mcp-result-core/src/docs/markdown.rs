@@ -191,6 +191,13 @@ impl ToolDoc {
             "`#[mcp_tool(approval = \"...\")]`: elicitation, or `blocked` with an `approvalRequestId`".into(),
         );
         fact(
+            "scopes",
+            list_or_none(self.scopes.iter().map(|s| code(s))),
+            "`#[mcp_tool(scopes = \"...\")]`: a caller without them is refused before the tool \
+             runs (HTTP `403 insufficient_scope`, else `permission_denied`)"
+                .into(),
+        );
+        fact(
             "paging",
             self.paging.as_ref().map_or_else(
                 || "none".into(),

@@ -52,6 +52,9 @@ pub struct ToolDoc {
     pub idempotency: Option<crate::idempotency::Advertised>,
     /// A human approves each call first (`#[mcp_tool(approval = "...")]`).
     pub requires_approval: bool,
+    /// The OAuth scopes a caller needs (`#[mcp_tool(scopes = "...")]`; the tool's `_meta`
+    /// [`crate::keys::SCOPES_META`]); empty for none.
+    pub scopes: Vec<String>,
     /// How the tool pages its result (a `Pager` parameter: `cursor`, `pageSize`,
     /// `nextCursor`), when it does.
     pub paging: Option<crate::pagination::Advertised>,

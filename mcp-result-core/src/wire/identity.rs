@@ -65,8 +65,12 @@ impl Identity {
         self
     }
 
-    /// Whether the identity was granted `scope`.
+    /// Whether the identity was granted `scope`: it holds it, or it holds
+    /// [`Self::ALL_SCOPES`].
     pub fn has_scope(&self, scope: &str) -> bool {
+        if self.scopes.iter().any(|s| s == Self::ALL_SCOPES) {
+            return true;
+        }
         self.scopes.iter().any(|s| s == scope)
     }
 
@@ -101,8 +105,16 @@ impl Identity {
         })
     }
 
+    /// The scope that stands for every scope: what the process identity holds (the user
+    /// who launched a stdio server may do whatever the server does; MCP "Authorization":
+    /// stdio servers take credentials from the environment, not OAuth), and what a
+    /// [`StaticTokens`](crate::http::StaticTokens) entry may grant explicitly. Never taken
+    /// from an access token's claims.
+    pub const ALL_SCOPES: &'static str = "*";
+
     /// The process's identity (stdio: one user per process): the one installed with
-    /// [`Self::install_process`], else `MCP_RESULT_IDENTITY`, else `local`.
+    /// [`Self::install_process`], else `MCP_RESULT_IDENTITY`, else `local`; the latter two
+    /// hold [`Self::ALL_SCOPES`].
     ///
     /// An unparsable `MCP_RESULT_IDENTITY` is logged and falls back to no process identity
     /// at all, so every call is refused rather than run as someone else.
@@ -110,13 +122,13 @@ impl Identity {
         PROCESS
             .get_or_init(|| match std::env::var(IDENTITY_ENV) {
                 Ok(text) => match Identity::parse(&text) {
-                    Ok(identity) => Some(identity),
+                    Ok(identity) => Some(identity.with_scopes([Self::ALL_SCOPES])),
                     Err(error) => {
                         tracing::error!(%error, "no process identity: every call is refused");
                         None
                     }
                 },
-                Err(_) => Some(Identity::new("local")),
+                Err(_) => Some(Identity::new("local").with_scopes([Self::ALL_SCOPES])),
             })
             .as_ref()
     }

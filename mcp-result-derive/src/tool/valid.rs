@@ -110,7 +110,7 @@ fn scope_problem(scopes: &str) -> Option<String> {
         .split(' ')
         .filter(|t| !t.is_empty())
         .find(|t| !token(t))
-        .map(|bad| format!("invalid scope `{}`: {fix}", bad.escape_debug()))
+        .map(|bad| format!("invalid scope `{bad}`: {fix}"))
 }
 
 /// Named blocks: the server-wide keys (`artifacts`, `services`, `include`) belong to the

@@ -134,5 +134,10 @@ mod tests {
             Some(Identity::new("svc"))
         );
         assert_eq!(identity(json!({"sub": "", "scope": "a"})), None);
+        assert_eq!(
+            identity(json!({"sub": "eve", "scope": "* a"})),
+            Some(Identity::new("eve").with_scopes(["a"])),
+            "a token never grants every scope"
+        );
     }
 }

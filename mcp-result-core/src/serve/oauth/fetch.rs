@@ -11,12 +11,11 @@ use crate::store::StoreError;
 /// How long a fetch may take, connection included.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The client every verifier uses unless given one: rustls with the `ring` provider (the
-/// process's default provider when one is installed), the platform's roots, a time limit,
-/// no redirects (a key set or an introspection answer comes from the URL configured, RFC
-/// 8414 §3.3).
+/// The client every verifier uses unless given one: reqwest's rustls (the process's default
+/// crypto provider when one is installed, else aws-lc-rs) with the platform's roots, a time
+/// limit, no redirects (a key set or an introspection answer comes from the URL configured,
+/// RFC 8414 §3.3).
 pub(crate) fn default_client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(FETCH_TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())

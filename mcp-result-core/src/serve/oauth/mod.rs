@@ -14,7 +14,7 @@
 //! configuration.
 //!
 //! JOSE is `jsonwebtoken` (its RustCrypto backend, no C toolchain); keys and introspection
-//! are fetched with reqwest over rustls.
+//! are fetched with reqwest over rustls (aws-lc-rs, reqwest's default).
 
 mod claims;
 mod discovery;

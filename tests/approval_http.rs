@@ -1,0 +1,253 @@
+//! One human answer authorizes one write by the caller who asked, over streamable HTTP, on
+//! every approval store (memory, SQLite, PostgreSQL): the example served with `--http`
+//! (stateless, as deployed), rmcp's client over streamable HTTP as alice and as bob, each
+//! with their own bearer token.
+//!
+//! - MCP 2026-07-28: the accepted round sent twice runs the write once; sent by bob, it
+//!   does not run.
+//! - Out of band (MCP 2025-06-18, no elicitation): the `approvalRequestId` alice was given
+//!   is unknown to bob, approved or not; approved, it runs alice's write once.
+//! - The audit log has one intent per human answer.
+
+mod common;
+
+use std::{process::Stdio, time::Duration};
+
+use common::postgres::TestDatabase;
+use mcp_result::{
+    audit::{read_records, Phase},
+    rmcp::{
+        model::{
+            CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+            ClientConfig, Implementation, InputResponses, ProtocolVersion, RequestMetaObject,
+        },
+        service::{serve_client_with_lifecycle, ClientLifecycleMode, RoleClient, RunningService},
+        transport::{
+            streamable_http_client::StreamableHttpClientTransportConfig,
+            StreamableHttpClientTransport,
+        },
+        ClientHandler,
+    },
+};
+use serde_json::{json, Value};
+use tokio::process::{Child, Command};
+
+const SERVER_KEY: &str = "YXBwcm92YWwtaHR0cC10ZXN0LXNlcnZlci1rZXktMzItYnl0ZXM=";
+
+/// A client that can answer form elicitation (what a 2026-07-28 round asks).
+#[derive(Clone)]
+struct Host;
+
+impl ClientHandler for Host {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("approval-http-host", "0.1.0"),
+        )
+    }
+}
+
+struct Served {
+    url: String,
+    audit: std::path::PathBuf,
+    store: Option<String>,
+    _child: Child,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn serve(name: &str, store: Option<&str>) -> Served {
+    let port = free_port();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("approval_http");
+    std::fs::create_dir_all(&dir).unwrap();
+    let audit = dir.join(format!("{name}-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&audit);
+    let mut command = Command::new(common::example_path("helpdesk"));
+    command
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .args(["--audit-log", audit.to_str().unwrap()])
+        .env("MCP_RESULT_SERVER_KEY", SERVER_KEY)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    if let Some(store) = store {
+        command.args(["--store", store]);
+    }
+    let child = command.spawn().expect("start the example");
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Served {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        audit,
+        store: store.map(str::to_owned),
+        _child: child,
+    }
+}
+
+type Client = RunningService<RoleClient, Host>;
+
+async fn connect(url: &str, token: &str, version: ProtocolVersion) -> Client {
+    let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+    let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
+    serve_client_with_lifecycle(
+        Host,
+        transport,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        },
+    )
+    .await
+    .expect("connect")
+}
+
+fn close(ticket: &str, request: Option<&str>) -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new("close_ticket")
+        .with_arguments(json!({"ticketId": ticket}).as_object().unwrap().clone());
+    if let Some(id) = request {
+        let mut meta = RequestMetaObject::default();
+        meta.0
+            .insert("io.github.mcp-result/approvalRequestId".into(), json!(id));
+        params.meta = Some(meta);
+    }
+    params
+}
+
+fn structured(result: &CallToolResult) -> Value {
+    result
+        .structured_content
+        .clone()
+        .expect("structuredContent")
+}
+
+/// The `close_ticket` intents in the audit log: one per write that ran.
+fn intents(audit: &std::path::Path) -> usize {
+    read_records(audit)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| r.tool == "close_ticket" && r.phase == Phase::Intent)
+        .count()
+}
+
+async fn complete(client: &Client, params: CallToolRequestParams) -> CallToolResult {
+    match client.call_tool_once(params).await.unwrap() {
+        CallToolResponse::Complete(result) => result,
+        other => panic!("expected a complete result, got {other:?}"),
+    }
+}
+
+/// The 2026-07-28 round: asked of alice, answered by bob (nothing runs), by alice (runs),
+/// by alice again (used).
+async fn rounds(served: &Served) {
+    let alice = connect(&served.url, "alice-token", ProtocolVersion::V_2026_07_28).await;
+    let bob = connect(&served.url, "bob-token", ProtocolVersion::V_2026_07_28).await;
+    let CallToolResponse::InputRequired(round) =
+        alice.call_tool_once(close("T-1002", None)).await.unwrap()
+    else {
+        panic!("the first round asks");
+    };
+    let mut answer = InputResponses::new();
+    answer.insert(
+        "approval".into(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    );
+    let answered = close("T-1002", None)
+        .with_input_responses(answer)
+        .with_request_state(round.request_state.clone().expect("sealed state"));
+    let CallToolResponse::InputRequired(_) = bob.call_tool_once(answered.clone()).await.unwrap()
+    else {
+        panic!("bob's presentation of alice's round is asked again, never run");
+    };
+    assert_eq!(intents(&served.audit), 0, "nothing ran for bob");
+    let done = complete(&alice, answered.clone()).await;
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    assert!(structured(&done)["approvalId"].is_string());
+    let again = complete(&alice, answered).await;
+    assert_eq!(structured(&again)["errorKind"], "conflict", "{again:?}");
+    assert_eq!(
+        structured(&again)["message"],
+        "The approval was used already; each approval runs one write."
+    );
+    assert_eq!(intents(&served.audit), 1, "one human answer, one intent");
+}
+
+/// Out of band: alice is `blocked` with a request id; bob presenting it is told it does not
+/// exist, before and after it is approved; alice runs once.
+async fn out_of_band(served: &Served) {
+    let alice = connect(&served.url, "alice-token", ProtocolVersion::V_2025_06_18).await;
+    let bob = connect(&served.url, "bob-token", ProtocolVersion::V_2025_06_18).await;
+    let blocked = alice.call_tool(close("T-1003", None)).await.unwrap();
+    let envelope = structured(&blocked);
+    assert_eq!(envelope["status"], "blocked", "{envelope}");
+    let id = envelope["approvalRequestId"].as_str().unwrap().to_owned();
+    let unknown = |result: &CallToolResult| {
+        let envelope = structured(result);
+        assert_eq!(envelope["errorKind"], "conflict", "{envelope}");
+        assert_eq!(
+            envelope["message"], "No such approval request.",
+            "{envelope}"
+        );
+    };
+    unknown(&bob.call_tool(close("T-1003", Some(&id))).await.unwrap());
+    let Some(store) = &served.store else {
+        // The memory store lives in the server: nobody outside it can approve.
+        return;
+    };
+    let decided = std::process::Command::new(common::example_path("helpdesk"))
+        .args(["approve", "--store", store, &id, "carol"])
+        .output()
+        .unwrap();
+    assert!(
+        decided.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decided.stderr)
+    );
+    unknown(&bob.call_tool(close("T-1003", Some(&id))).await.unwrap());
+    let ran = alice.call_tool(close("T-1003", Some(&id))).await.unwrap();
+    assert_eq!(structured(&ran)["status"], "succeeded", "{ran:?}");
+    let again = alice.call_tool(close("T-1003", Some(&id))).await.unwrap();
+    assert_eq!(structured(&again)["errorKind"], "conflict", "{again:?}");
+    assert_eq!(
+        intents(&served.audit),
+        2,
+        "one more human answer, one more intent"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_over_http_in_memory() {
+    let served = serve("memory", None).await;
+    rounds(&served).await;
+    out_of_band(&served).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_over_http_in_sqlite() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("approval_http");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("desk-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let served = serve("sqlite", Some(&format!("sqlite:{}", path.display()))).await;
+    rounds(&served).await;
+    out_of_band(&served).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approvals_over_http_in_postgres() {
+    let database = TestDatabase::create().await;
+    let served = serve("postgres", Some(database.url())).await;
+    rounds(&served).await;
+    out_of_band(&served).await;
+}
