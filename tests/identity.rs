@@ -569,3 +569,49 @@ async fn static_tokens_serve_no_metadata_and_no_tool_sees_the_token() {
         "the token never reaches a tool: {names:?}"
     );
 }
+
+#[tokio::test]
+async fn methods_2026_07_28_removed_are_404_with_method_not_found() {
+    let served = serve(ArtifactLimits::default()).await;
+    for method in [
+        "initialize",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "tasks/result",
+        "tasks/list",
+    ] {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {},
+                          "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}});
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": {"_meta": meta}})
+            .to_string();
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        let (status, _, answer) = post(&served.url, "alice-token", &headers, &body).await;
+        let answer: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(
+            (status, &answer["error"]["code"]),
+            (404, &json!(-32601)),
+            "{method}: {answer}"
+        );
+    }
+    // On 2025-06-18 `initialize` is a method: malformed params are -32602, not a 404.
+    let body =
+        json!({"jsonrpc": "2.0", "id": 7, "method": "logging/setLevel", "params": {}}).to_string();
+    let (status, _, answer) = post(
+        &served.url,
+        "alice-token",
+        &[("mcp-protocol-version", "2025-06-18")],
+        &body,
+    )
+    .await;
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (200, &json!(-32602)),
+        "{answer}"
+    );
+}

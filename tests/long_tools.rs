@@ -69,6 +69,17 @@ impl Importer {
         Imported { rows: args.rows }
     }
 
+    /// Reports 0, 50 and 100 of 100, 50 ms apart (the conformance suite's
+    /// `test_tool_with_progress`): closer than the interval, and none of it lost.
+    #[mcp_tool(read_only)]
+    async fn three_steps(&self, progress: Progress) -> Imported {
+        for done in [0, 50, 100] {
+            progress.report(done, 100, format!("step {done}")).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Imported { rows: 3 }
+    }
+
     /// Adds a note.
     #[mcp_tool]
     async fn add_note(&self) -> NoteAdded {
@@ -138,7 +149,8 @@ async fn progress_reaches_the_client_in_order_and_at_most_ten_a_second() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     let seen = recorder.seen.lock().unwrap().clone();
     assert!(seen.len() >= 2, "the first and the final report: {seen:?}");
-    let limit = (elapsed.as_millis() / 100) as usize + 2;
+    // One per 100 ms, the first, and the final one right after the one waiting.
+    let limit = (elapsed.as_millis() / 100) as usize + 3;
     assert!(
         seen.len() <= limit,
         "{} notifications in {elapsed:?}: more than one per 100 ms plus the final one",
@@ -161,6 +173,29 @@ async fn progress_reaches_the_client_in_order_and_at_most_ten_a_second() {
     }
     assert_eq!(seen.first().unwrap().1.progress, 1.0);
     assert_eq!(seen.last().unwrap().1.progress, 400.0);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn reports_closer_than_the_interval_wait_and_the_final_one_follows_them() {
+    let recorder = Recorder::default();
+    let client = connect(recorder.clone()).await;
+    let result = client
+        .call_tool(CallToolRequestParams::new("three_steps"))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content, Some(json!({"rows": 3})));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let seen = recorder.seen.lock().unwrap().clone();
+    let progress: Vec<f64> = seen.iter().map(|(_, p)| p.progress).collect();
+    assert_eq!(
+        progress,
+        [0.0, 50.0, 100.0],
+        "every report arrives, in order"
+    );
+    // The one that came 50 ms after the first waited for the 100 ms interval.
+    let gap = seen[1].0.duration_since(seen[0].0);
+    assert!(gap >= Duration::from_millis(90), "{gap:?}");
     client.cancel().await.unwrap();
 }
 

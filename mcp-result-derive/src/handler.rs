@@ -205,14 +205,14 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             async fn on_custom_request(
                 &self,
                 request: #krate::__private::rmcp::model::CustomRequest,
-                _context: #krate::__private::rmcp::service::RequestContext<
+                context: #krate::__private::rmcp::service::RequestContext<
                     #krate::__private::rmcp::RoleServer,
                 >,
             ) -> ::core::result::Result<
                 #krate::__private::rmcp::model::CustomResult,
                 #krate::__private::rmcp::ErrorData,
             > {
-                #krate::__private::custom_request(request)
+                #krate::__private::custom_request(request, &context)
             }
         });
     }

@@ -8,7 +8,7 @@ use rmcp::{
     model::{
         CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
         Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
     },
     service::RequestContext,
     transport::IntoTransport,
@@ -209,12 +209,29 @@ pub fn tool_for<S: ToolSet>(name: &str) -> Option<Tool> {
 /// A request for an MCP method that reaches here had malformed params (a `tools/call`
 /// without `name`, a `resources/read` or `initialize` with `{}`): JSON-RPC `-32602` invalid
 /// params with a short reason, as JSON-RPC 2.0 prescribes, rather than rmcp's default
-/// `-32601` "method not found". Any other method is `-32601`.
+/// `-32601` "method not found". Any other method is `-32601`, and so is a method the
+/// request's protocol revision removed (on MCP 2026-07-28 and later: `initialize`,
+/// `logging/setLevel`, `resources/subscribe` and `unsubscribe`, the tasks extension's
+/// `tasks/result` and `tasks/list`), which rmcp's streamable HTTP answers with status `404`.
 ///
 /// # Errors
 /// Always: this is the error path.
-pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData> {
+pub fn custom_request(
+    request: CustomRequest,
+    context: &RequestContext<RoleServer>,
+) -> Result<CustomResult, ErrorData> {
     let method = request.method.as_str();
+    let removed = REMOVED_IN_2026_07_28.contains(&method)
+        && context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+    if removed {
+        return Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("{method} is not a method of MCP 2026-07-28 and later"),
+            None,
+        ));
+    }
     match method {
         "tools/call" => Err(ErrorData::invalid_params(
             "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}",
@@ -244,6 +261,17 @@ pub fn custom_request(request: CustomRequest) -> Result<CustomResult, ErrorData>
         )),
     }
 }
+
+/// The methods MCP 2026-07-28 removed (SEP-2567 stateless requests: no handshake, no
+/// per-session log level or subscriptions) and those the tasks extension removed then.
+const REMOVED_IN_2026_07_28: &[&str] = &[
+    "initialize",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "tasks/result",
+    "tasks/list",
+];
 
 /// The request methods of MCP (2025-06-18 to 2026-07-28). A request for one of these that
 /// reaches [`custom_request`] had params rmcp could not parse: `-32602`, not `-32601`.

@@ -54,39 +54,67 @@ use crate::{
 ///
 /// What reaches the client, whatever the tool reports:
 ///
-/// - **At most one report per [`Progress::MIN_INTERVAL`] (100 ms, so at most 10 a second),
-///   plus the final one.** A report that comes sooner after the last one sent is dropped,
-///   not queued: the next report carries the newer count anyway. The final report (`done
-///   >= total`) is always sent, and nothing after it.
+/// - **At most one report per interval** ([`ProgressPolicy::min_interval`], 100 ms by
+///   default, so at most 10 a second), **coalesced, never lost**: a report that comes
+///   sooner after the last one sent waits, and is sent when the interval has passed, unless
+///   a newer report replaced it by then (it carries the newer count). The final report
+///   (`done >= total`) is sent at once, after the one waiting, if any: the tool's last two
+///   words both arrive. Nothing is sent after the final report, nor after the tool
+///   returned (its result is the last word).
 /// - **In order, increasing.** MCP requires `progress` to increase with every notification:
-///   a report whose `done` is not above the last one sent is dropped. Reports from clones
-///   used on several tasks at once are sent one at a time, in the order they were let
-///   through.
+///   a report whose `done` is not above the last one reported is ignored. Reports from
+///   clones used on several tasks at once are sent one at a time, in order.
 /// - **Never an error for the tool.** A client that went away makes a report a no-op
 ///   (logged at `debug`).
 ///
-/// Clones share the rate limit and the order.
+/// Clones share the interval and the order.
 #[derive(Clone)]
 pub struct Progress {
     inner: Option<Arc<Inner>>,
 }
 
+/// How often a call's progress may reach the client: a value of the instance's
+/// [`State`](crate::State) (`State::new().with(ProgressPolicy { .. })`), read by every
+/// [`Progress`] of its calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProgressPolicy {
+    /// The shortest time between two reports sent (the final one excepted). Default
+    /// [`Progress::MIN_INTERVAL`]; zero sends every report as it comes.
+    pub min_interval: Duration,
+}
+
+impl Default for ProgressPolicy {
+    fn default() -> Self {
+        Self {
+            min_interval: Progress::MIN_INTERVAL,
+        }
+    }
+}
+
 struct Inner {
     peer: Peer<RoleServer>,
     token: ProgressToken,
+    interval: Duration,
     state: tokio::sync::Mutex<State>,
 }
+
+/// One report: `done`, `total`, `message`.
+type Report = (f64, Option<f64>, Option<String>);
 
 #[derive(Default)]
 struct State {
     last_sent: Option<Instant>,
+    /// The highest `done` reported (sent or waiting).
     last_done: Option<f64>,
+    /// The newest report not sent yet, and whether a flush is scheduled for it.
+    waiting: Option<Report>,
+    flush_scheduled: bool,
     finished: bool,
 }
 
 impl Progress {
-    /// The shortest time between two reports sent to the client (the final one excepted):
-    /// 100 ms, at most 10 reports a second.
+    /// The default shortest time between two reports sent to the client (the final one
+    /// excepted): 100 ms, at most 10 reports a second.
     pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 
     /// A `Progress` that reports nothing (the call carried no `progressToken`).
@@ -94,12 +122,23 @@ impl Progress {
         Self { inner: None }
     }
 
-    /// A `Progress` that reports to `peer` under `token`.
+    /// A `Progress` that reports to `peer` under `token`, at most one report per
+    /// [`Self::MIN_INTERVAL`].
     pub fn new(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
+        Self::with_policy(peer, token, ProgressPolicy::default())
+    }
+
+    /// A `Progress` that reports to `peer` under `token`, as often as `policy` allows.
+    pub fn with_policy(
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+        policy: ProgressPolicy,
+    ) -> Self {
         Self {
             inner: Some(Arc::new(Inner {
                 peer,
                 token,
+                interval: policy.min_interval,
                 state: tokio::sync::Mutex::new(State::default()),
             })),
         }
@@ -113,44 +152,76 @@ impl Progress {
 
     /// Reports that `done` of `total` units are done, with a short `message` for the user
     /// (`"imported 300 of 1,000 rows"`). `done >= total` is the final report: always sent,
-    /// and the last one. See [`Progress`] for what is dropped.
+    /// and the last one. See [`Progress`] for what is coalesced.
     pub async fn report(&self, done: u64, total: u64, message: impl Into<String>) {
-        self.send(done as f64, Some(total as f64), Some(message.into()))
+        self.send((done as f64, Some(total as f64), Some(message.into())))
             .await;
     }
 
     /// Reports `done` units with no known total (every report is an intermediate one).
     pub async fn report_unbounded(&self, done: u64, message: impl Into<String>) {
-        self.send(done as f64, None, Some(message.into())).await;
+        self.send((done as f64, None, Some(message.into()))).await;
     }
 
-    async fn send(&self, done: f64, total: Option<f64>, message: Option<String>) {
+    async fn send(&self, report: Report) {
         let Some(inner) = &self.inner else {
             return;
         };
         // Held while sending: two reports never overtake each other.
         let mut state = inner.state.lock().await;
-        if state.finished || state.last_done.is_some_and(|last| done <= last) {
+        let (done, total, _) = &report;
+        if state.finished || state.last_done.is_some_and(|last| *done <= last) {
             return;
         }
-        let last = total.is_some_and(|total| done >= total);
+        state.last_done = Some(*done);
+        let last = total.is_some_and(|total| *done >= total);
+        if last {
+            if let Some(waiting) = state.waiting.take() {
+                inner.notify(&mut state, waiting).await;
+            }
+            inner.notify(&mut state, report).await;
+            state.finished = true;
+            return;
+        }
         let now = Instant::now();
-        if !last
-            && state
-                .last_sent
-                .is_some_and(|sent| now.duration_since(sent) < Self::MIN_INTERVAL)
-        {
-            return;
+        let due = state.last_sent.map(|sent| sent + inner.interval);
+        match due {
+            Some(due) if now < due => {
+                state.waiting = Some(report);
+                if !state.flush_scheduled {
+                    state.flush_scheduled = true;
+                    // The flush holds the reporter weakly: once the tool returned (every
+                    // clone dropped), a report still waiting is not sent.
+                    let weak = Arc::downgrade(inner);
+                    tokio::spawn(async move {
+                        tokio::time::sleep_until(due.into()).await;
+                        if let Some(inner) = weak.upgrade() {
+                            let mut state = inner.state.lock().await;
+                            state.flush_scheduled = false;
+                            if let (false, Some(waiting)) = (state.finished, state.waiting.take()) {
+                                inner.notify(&mut state, waiting).await;
+                            }
+                        }
+                    });
+                }
+            }
+            _ => {
+                state.waiting = None;
+                inner.notify(&mut state, report).await;
+            }
         }
-        let mut param = ProgressNotificationParam::new(inner.token.clone(), done);
+    }
+}
+
+impl Inner {
+    async fn notify(&self, state: &mut State, (done, total, message): Report) {
+        let mut param = ProgressNotificationParam::new(self.token.clone(), done);
         param.total = total;
         param.message = message;
-        if let Err(error) = inner.peer.notify_progress(param).await {
+        if let Err(error) = self.peer.notify_progress(param).await {
             tracing::debug!(%error, "progress notification not sent");
         }
-        state.last_sent = Some(now);
-        state.last_done = Some(done);
-        state.finished = last;
+        state.last_sent = Some(Instant::now());
     }
 }
 
@@ -169,9 +240,14 @@ impl fmt::Debug for Progress {
 /// `_meta.progressToken`.
 impl FromToolCall<via::Extractor> for Progress {
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        let policy = call
+            .state()
+            .get::<ProgressPolicy>()
+            .copied()
+            .unwrap_or_default();
         let context = call.context();
         Ok(match context.meta.get_progress_token() {
-            Some(token) => Progress::new(context.peer.clone(), token),
+            Some(token) => Progress::with_policy(context.peer.clone(), token, policy),
             None => Progress::disabled(),
         })
     }
