@@ -8,7 +8,7 @@ use crate::router::state::State as InstanceState;
 /// How [`router`](super::router) and [`serve_http`](super::serve_http) serve.
 ///
 /// ```
-/// use mcp_result::http::{HttpOptions, ProtectedResource};
+/// use mcp_result_core::http::{HttpOptions, ProtectedResource};
 ///
 /// let options = HttpOptions {
 ///     allowed_hosts: vec!["mcp.example.com".into()],

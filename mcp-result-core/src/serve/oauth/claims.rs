@@ -16,7 +16,7 @@ use crate::wire::identity::Identity;
 ///   else `scp` (a string or an array: Entra ID, Okta).
 ///
 /// ```
-/// use mcp_result::oauth::ClaimMapping;
+/// use mcp_result_core::oauth::ClaimMapping;
 ///
 /// // Tenants are the `organization` claim; scopes are in `permissions`.
 /// let claims = ClaimMapping::default()
@@ -81,26 +81,21 @@ impl ClaimMapping {
         if let Some(tenant) = text(&self.tenant) {
             identity = identity.with_tenant(tenant);
         }
-        let scopes: Vec<String> = self
+        let listed: Vec<&str> = self
             .scopes
             .iter()
             .find_map(|name| match claims.get(name)? {
-                Value::String(list) => Some(
-                    list.split(' ')
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_owned)
-                        .collect(),
-                ),
-                Value::Array(items) => Some(
-                    items
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect(),
-                ),
+                Value::String(list) => Some(list.split(' ').collect()),
+                Value::Array(items) => Some(items.iter().filter_map(Value::as_str).collect()),
                 _ => None,
             })
             .unwrap_or_default();
+        let scopes: Vec<String> = listed
+            .into_iter()
+            // `*` would grant every scope (`Identity::ALL_SCOPES`): never from a token.
+            .filter(|scope| !scope.is_empty() && *scope != Identity::ALL_SCOPES)
+            .map(str::to_owned)
+            .collect();
         Some(identity.with_scopes(scopes))
     }
 }

@@ -48,8 +48,8 @@ pub const DEFAULT_MIN_REFETCH: Duration = Duration::from_secs(10);
 /// level, the token never.
 ///
 /// ```no_run
-/// # async fn run() -> Result<(), mcp_result::store::StoreError> {
-/// use mcp_result::oauth::JwtVerifier;
+/// # async fn run() -> Result<(), mcp_result_core::store::StoreError> {
+/// use mcp_result_core::oauth::JwtVerifier;
 ///
 /// let verifier = JwtVerifier::discover("https://auth.example.com", "https://mcp.example.com/mcp").await?;
 /// # let _ = verifier; Ok(()) }
