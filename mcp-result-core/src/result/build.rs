@@ -118,6 +118,9 @@ pub struct ResultScope<'a> {
     /// for a tool declared `idempotent`, else `false`. Written over the tool's own value
     /// where the result has the field (a contradiction is logged).
     pub retry_safe: Option<bool>,
+    /// The call is of a read-only tool: its errors are `retrySafe: true`, whatever their
+    /// kind (it has no effect to repeat; [`crate::ErrorKind::default_retry_safe`]).
+    pub read_only: bool,
     /// A write's audit event, minted by the framework: written as the result's
     /// `auditEventId` (and an error's).
     pub audit_event_id: Option<crate::wire::status::AuditEventId>,
@@ -152,9 +155,15 @@ impl ResultScope<'_> {
         error_result(&self.stamp(refusal.to_tool_error()))
     }
 
-    /// `error` with this call's audit event, for a write (the framework's id replaces one
-    /// the tool set; a different one is logged).
+    /// `error` with what the framework knows of this call: for a read-only tool
+    /// `retrySafe: true`; for a write its audit event (the framework's id replaces one the
+    /// tool set; a different one is logged).
     pub fn stamp(&self, error: ToolError) -> ToolError {
+        let error = if self.read_only {
+            error.with_retry_safe(true)
+        } else {
+            error
+        };
         match &self.audit_event_id {
             Some(id) => {
                 if error.audit_event_id.as_ref().is_some_and(|own| own != id) {

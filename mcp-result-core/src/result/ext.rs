@@ -53,8 +53,9 @@ type Cause = Box<dyn Error + Send + Sync + 'static>;
 /// (`not_found`, `conflict`, `validation_error`, `permission_denied`, `policy_blocked`,
 /// `in_progress`); its fields are `correlation_id` and `error_kind`.
 ///
-/// `retrySafe` is the kind's default ([`ErrorKind::default_retry_safe`]: `true` only for
-/// `upstream_unavailable` and `in_progress`); change it with
+/// `retrySafe` is the kind's default ([`ErrorKind::default_retry_safe`]: `false` only for
+/// `upstream_timeout`, `internal` and `outcome_unknown`, where the call may have taken
+/// effect; the framework answers `true` for every error of a read-only tool); change it with
 /// [`ToolError::with_retry_safe`] through [`ResultExt::or_tool_error_with`].
 ///
 /// Implemented for `Result<T, E>` of every error type that converts into a

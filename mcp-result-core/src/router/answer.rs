@@ -199,7 +199,8 @@ impl<S: ToolSet> ToolRegistry<S> {
         })
     }
 
-    /// A read-only call: inline, dropped at its time limit or when cancelled.
+    /// A read-only call: inline, dropped at its time limit or when cancelled. Its errors are
+    /// `retrySafe: true` (a read-only tool has no effect to repeat).
     async fn run_read(&self, route: &Route<S>, server: &S, call: ToolCall) -> CallToolResult {
         let cancelled = call.context().ct.clone();
         let run =
@@ -208,10 +209,10 @@ impl<S: ToolSet> ToolRegistry<S> {
         tokio::select! {
             outcome = tokio::time::timeout(limit, run) => match outcome {
                 Ok(Ok(result)) => result,
-                Ok(Err(panic)) => panicked(route.name, &*panic),
+                Ok(Err(panic)) => error_result(&panicked(route.name, &*panic).with_retry_safe(true)),
                 Err(_elapsed) => {
                     tracing::warn!(tool = route.name, limit_ms = limit.as_millis(), "tool timed out");
-                    error_result(&ToolError::upstream_timeout(limit, route.idempotent))
+                    error_result(&ToolError::upstream_timeout(limit, true))
                 }
             },
             () = cancelled.cancelled() => {
@@ -241,7 +242,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             async move {
                 let result = match AssertUnwindSafe(future).catch_unwind().await {
                     Ok(result) => result,
-                    Err(panic) => panicked(name, &*panic),
+                    Err(panic) => error_result(&panicked(name, &*panic)),
                 };
                 if let Err(error) = final_audit
                     .record(Phase::Outcome, Some((&result, started.elapsed())))
@@ -279,12 +280,12 @@ impl<S: ToolSet> ToolRegistry<S> {
     }
 }
 
-fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> CallToolResult {
+/// The `internal` error of a tool that panicked (the panic logged under its correlation
+/// id).
+fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
     let detail = panics::message(panic);
     let at = panics::take_location().unwrap_or_else(|| "an unknown place".to_owned());
-    error_result(&ToolError::internal_logged(format_args!(
-        "tool `{name}` panicked at {at}: {detail}"
-    )))
+    ToolError::internal_logged(format_args!("tool `{name}` panicked at {at}: {detail}"))
 }
 
 /// How a phase ends a call before the tool runs.

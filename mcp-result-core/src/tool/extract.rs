@@ -145,6 +145,7 @@ impl ToolCall {
             store: access.map(|access| access.artifact_store()),
             owner: Some(self.identity.key()),
             retry_safe: self.write.as_ref().map(|w| w.retry_safe),
+            read_only: self.write.is_none(),
             audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
             approval_id: self
                 .write

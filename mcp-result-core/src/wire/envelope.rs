@@ -44,16 +44,40 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Whether an error of this kind is retry-safe unless said otherwise (the default of
-    /// [`ToolError::of_kind`] and of [`crate::ResultExt::or_tool_error`]):
+    /// [`ToolError::of_kind`] and of [`crate::ResultExt::or_tool_error`]). `retrySafe` answers
+    /// one question, *is it safe to run the call again* (nothing ran, or nothing that can
+    /// harm twice); whether an unchanged retry can *help* is what `errorKind`, `status`,
+    /// `retryAfterMs` and the text say:
     ///
-    /// | kind | `retrySafe` | why |
-    /// |---|---|---|
-    /// | `upstream_unavailable` | `true` | the upstream was down or refused the request, so the call had no effect; a later retry may succeed |
-    /// | `in_progress` | `true` | the first call is still running; a retry with the same idempotency key returns its outcome |
-    /// | `upstream_timeout`, `internal`, `outcome_unknown` | `false` | the call may have taken effect: an automatic retry could run a write twice |
-    /// | `validation_error`, `not_found`, `conflict`, `permission_denied`, `policy_blocked` | `false` | the same call gets the same answer: change it first |
+    /// | kind | `retrySafe` | why | an unchanged retry |
+    /// |---|---|---|---|
+    /// | `validation_error`, `not_found`, `conflict`, `permission_denied`, `policy_blocked` | `true` | the call was refused: nothing ran, or the tool changed nothing | gets the same answer: change the call, the caller's scopes or the state first |
+    /// | `upstream_unavailable` | `true` | the upstream was down or refused the request: the call had no effect | may succeed later |
+    /// | `in_progress` | `true` | the first call is still running; the same idempotency key returns its outcome | after `retryAfterMs` |
+    /// | `upstream_timeout`, `internal`, `outcome_unknown` | `false` | the call may have taken effect: an automatic retry could run a write twice | check the outcome first |
+    ///
+    /// Every error of a read-only tool is `retrySafe: true`, whatever its kind: a read-only
+    /// tool has no effect to repeat. A write's time limit under an idempotency key is
+    /// retry-safe too (the key returns the outcome).
     pub const fn default_retry_safe(self) -> bool {
-        matches!(self, ErrorKind::UpstreamUnavailable | ErrorKind::InProgress)
+        !matches!(
+            self,
+            ErrorKind::UpstreamTimeout | ErrorKind::Internal | ErrorKind::OutcomeUnknown
+        )
+    }
+
+    /// Whether calling again unchanged can get another answer: not for the kinds that refuse
+    /// the call as it is (`validation_error`, `not_found`, `conflict`, `permission_denied`,
+    /// `policy_blocked`).
+    pub const fn unchanged_retry_may_help(self) -> bool {
+        !matches!(
+            self,
+            ErrorKind::ValidationError
+                | ErrorKind::NotFound
+                | ErrorKind::Conflict
+                | ErrorKind::PermissionDenied
+                | ErrorKind::PolicyBlocked
+        )
     }
 
     /// The `status` an error of this kind reports: `blocked` for `policy_blocked`,
@@ -226,13 +250,14 @@ impl ToolError {
         };
         ToolErrorEnvelope {
             field_errors: fields,
-            ..Self::new(ErrorKind::ValidationError, false, message)
+            ..Self::new(ErrorKind::ValidationError, true, message)
         }
         .boxed()
     }
 
     /// `upstream_timeout`: an upstream did not answer within `limit`. `retry_safe` says
-    /// whether the call may run again (true only for idempotent tools).
+    /// whether the call may run again: `true` for a read-only or idempotent tool, `false`
+    /// when the call may have taken effect.
     pub fn upstream_timeout(limit: Duration, retry_safe: bool) -> Self {
         Self::new(
             ErrorKind::UpstreamTimeout,
@@ -256,7 +281,7 @@ impl ToolError {
         ToolErrorEnvelope {
             message: format!("Permission denied: this call needs the `{scope}` scope."),
             required_scope: Some(scope),
-            ..Self::new(ErrorKind::PermissionDenied, false, String::new())
+            ..Self::new(ErrorKind::PermissionDenied, true, String::new())
         }
         .boxed()
     }
@@ -267,7 +292,7 @@ impl ToolError {
     pub fn unauthenticated() -> Self {
         Self::new(
             ErrorKind::PermissionDenied,
-            false,
+            true,
             "Permission denied: the call carries no verified identity, so nothing ran. \
              Connect with valid credentials.",
         )
@@ -284,7 +309,7 @@ impl ToolError {
             status: Status::Blocked,
             message: format!("Quota exceeded: {reason}. Nothing was stored. {advice}"),
             reason: Some(reason),
-            ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
+            ..Self::new(ErrorKind::PolicyBlocked, true, String::new())
         }
         .boxed()
     }
@@ -296,19 +321,19 @@ impl ToolError {
             status: Status::Blocked,
             message: format!("Blocked by policy: {reason}. Do not retry or work around it."),
             reason: Some(reason),
-            ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
+            ..Self::new(ErrorKind::PolicyBlocked, true, String::new())
         }
         .boxed()
     }
 
     /// `not_found`: `message` says what was not found.
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::NotFound, false, message).boxed()
+        Self::new(ErrorKind::NotFound, true, message).boxed()
     }
 
     /// `conflict`: the call conflicts with the current state.
     pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Conflict, false, message).boxed()
+        Self::new(ErrorKind::Conflict, true, message).boxed()
     }
 
     /// `internal`: a server fault. Only `correlation_id` reaches the client; log the
@@ -403,7 +428,7 @@ impl ToolError {
             reason: Some("requires human approval".into()),
             requires_human_review: Some(true),
             approval_request_id: Some(id),
-            ..Self::new(ErrorKind::PolicyBlocked, false, String::new())
+            ..Self::new(ErrorKind::PolicyBlocked, true, String::new())
         }
         .boxed()
     }
@@ -454,23 +479,26 @@ impl ToolError {
         out.push_str(self.error_kind.as_str());
         out.push_str("): ");
         push_escaped(&mut out, &self.message);
-        // What to do next, unless the message already says it.
-        match (self.error_kind, self.retry_safe, self.retry_after_ms) {
-            (ErrorKind::ValidationError | ErrorKind::PolicyBlocked, false, _) => {}
-            (_, true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
-            (_, true, None) => out.push_str(" Safe to retry."),
-            (
-                ErrorKind::UpstreamTimeout
-                | ErrorKind::UpstreamUnavailable
-                | ErrorKind::Internal
-                | ErrorKind::OutcomeUnknown,
-                false,
-                _,
-            ) => out.push_str(" Do not retry automatically: the call may have taken effect."),
-            (ErrorKind::PermissionDenied, false, _) => {
-                out.push_str(" Do not retry until the caller has that scope.");
+        // What to do next, unless the message already says it: whether an unchanged call
+        // can help (the kind), then whether running it again is safe (`retrySafe`).
+        let kind = self.error_kind;
+        match (
+            kind.unchanged_retry_may_help(),
+            self.retry_safe,
+            self.retry_after_ms,
+        ) {
+            (false, ..) => match kind {
+                ErrorKind::ValidationError | ErrorKind::PolicyBlocked => {}
+                ErrorKind::PermissionDenied => {
+                    out.push_str(" Do not retry until the caller has that scope.");
+                }
+                _ => out.push_str(" Do not retry unchanged."),
+            },
+            (true, true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
+            (true, true, None) => out.push_str(" Safe to retry."),
+            (true, false, _) => {
+                out.push_str(" Do not retry automatically: the call may have taken effect.");
             }
-            (_, false, _) => out.push_str(" Do not retry unchanged."),
         }
         if let Some(scope) = &self.required_scope {
             if !self.message.contains(scope.as_str()) {
