@@ -322,7 +322,7 @@ async fn framework_error_results_give_the_parsed_envelope() {
     let details = error.details.as_ref().expect("envelope parsed");
     assert_eq!(details.kind(), Some(ErrorKind::NotFound));
     assert_eq!(details.status(), Some(Status::Failed));
-    assert!(!error.retry_safe());
+    assert!(error.retry_safe(), "a read-only tool's error");
     assert_eq!(error.message, "Nothing to search for: give some text.");
     assert_eq!(
         error.details_source,

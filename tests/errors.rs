@@ -150,7 +150,7 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
     let cases = [
         (
             "validation_error",
-            json!({"status": "failed", "errorKind": "validation_error", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "validation_error", "retrySafe": true,
                    "message": "2 arguments are invalid. Fix all of them and call again.",
                    "fieldErrors": [{"pointer": "/amount", "message": "must be positive"},
                                    {"pointer": "/currency", "message": "unknown currency `XXX`"}]}),
@@ -158,21 +158,21 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
         ),
         (
             "permission_denied",
-            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": true,
                    "message": "Permission denied: this call needs the `billing:write` scope.",
                    "requiredScope": "billing:write"}),
             "Error (permission_denied): Permission denied: this call needs the `billing:write` scope. Do not retry until the caller has that scope.",
         ),
         (
             "policy_blocked",
-            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": false,
+            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": true,
                    "message": "Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
                    "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9"}),
             "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
         ),
         (
             "not_found",
-            json!({"status": "failed", "errorKind": "not_found", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "not_found", "retrySafe": true,
                    "message": "No invoice `INV-1`."}),
             "Error (not_found): No invoice `INV-1`. Do not retry unchanged.",
         ),
@@ -232,7 +232,7 @@ async fn a_user_error_enum_converts_through_from() {
     assert_eq!(
         declined.result().structured_content,
         Some(
-            json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "conflict", "retrySafe": true,
                     "message": "The card was declined; ask for another card."})
         )
     );
@@ -515,7 +515,7 @@ async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id()
         (
             "read_ticket",
             "No such file or directory",
-            json!({"status": "failed", "errorKind": "not_found", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "not_found", "retrySafe": true,
                    "message": "No ticket `T-9`."}),
             "Error (not_found): No ticket `T-9`. Do not retry unchanged.",
         ),
@@ -529,7 +529,7 @@ async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id()
         (
             "assign_ticket",
             "ticket store request failed: 403 for token sk-live-4242",
-            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": true,
                    "message": "Permission denied: this call needs the `tickets:assign` scope.",
                    "requiredScope": "tickets:assign"}),
             "Error (permission_denied): Permission denied: this call needs the `tickets:assign` scope. Do not retry until the caller has that scope.",
@@ -537,9 +537,11 @@ async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id()
         (
             "score_ticket",
             "ticket store request failed: password=hunter2 rejected",
-            json!({"status": "failed", "errorKind": "internal", "retrySafe": false,
+            json!({"status": "failed", "errorKind": "internal", "retrySafe": true,
                    "message": "Internal error (correlation id <id>)."}),
-            "Error (internal): Internal error (correlation id <id>). Do not retry automatically: the call may have taken effect.",
+            // A read-only tool: nothing to repeat, so safe to retry (a write's says it may
+            // have taken effect: `fail` above).
+            "Error (internal): Internal error (correlation id <id>). Safe to retry.",
         ),
     ];
     for (tool, cause, envelope, summary) in cases {
@@ -644,7 +646,7 @@ mod with_anyhow {
             let id = structured["correlationId"].as_str().unwrap().to_owned();
             assert_eq!(
                 structured,
-                json!({"status": "failed", "errorKind": "internal", "retrySafe": false,
+                json!({"status": "failed", "errorKind": "internal", "retrySafe": true,
                        "message": format!("Internal error (correlation id {id})."),
                        "correlationId": id}),
                 "{tool}"

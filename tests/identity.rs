@@ -318,7 +318,7 @@ async fn a_call_over_the_quota_gets_a_clear_error_and_stores_nothing() {
         json!({
             "status": "blocked",
             "errorKind": "policy_blocked",
-            "retrySafe": false,
+            "retrySafe": true,
             "message": "Quota exceeded: this caller holds 45 of its 100 bytes of artifacts and the result needs 57 more. Nothing was stored. Ask for a smaller result, or call again after earlier results expire.",
             "reason": "this caller holds 45 of its 100 bytes of artifacts and the result needs 57 more"
         })
@@ -396,7 +396,7 @@ async fn over_stdio_the_caller_is_the_configured_process_identity() {
         Some(json!({
             "status": "failed",
             "errorKind": "permission_denied",
-            "retrySafe": false,
+            "retrySafe": true,
             "message": "Permission denied: the call carries no verified identity, so nothing ran. Connect with valid credentials."
         }))
     );

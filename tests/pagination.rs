@@ -219,7 +219,7 @@ fn refusal(reason: &str) -> Value {
     json!({
         "status": "failed",
         "errorKind": "validation_error",
-        "retrySafe": false,
+        "retrySafe": true,
         "message": format!(
             "Invalid argument `cursor`: {reason}. Call again without `cursor` to start from the first page."
         ),
@@ -550,7 +550,7 @@ async fn a_bad_page_size_or_a_cursor_of_the_wrong_type_is_a_validation_error() {
         assert_eq!(
             structured(&result),
             &json!({
-                "status": "failed", "errorKind": "validation_error", "retrySafe": false,
+                "status": "failed", "errorKind": "validation_error", "retrySafe": true,
                 "message": format!("Invalid argument `{pointer}`: {message}. Fix it and call again."),
                 "fieldErrors": [{"pointer": pointer, "message": message}],
             }),

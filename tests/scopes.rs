@@ -109,7 +109,7 @@ async fn a_caller_without_a_declared_scope_is_refused_before_anything_runs() {
             &json!({
                 "status": "failed",
                 "errorKind": "permission_denied",
-                "retrySafe": false,
+                "retrySafe": true,
                 "message": message,
                 "requiredScope": "tickets:write",
             })

@@ -203,7 +203,7 @@ async fn the_same_key_with_other_arguments_is_a_conflict_and_runs_nothing() {
         .is_some());
     assert_eq!(
         envelope,
-        json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
+        json!({"status": "failed", "errorKind": "conflict", "retrySafe": true,
                "message": "Idempotency key reused with different arguments. Use a new key for a different call."})
     );
     assert_eq!(notes.executions.load(Ordering::SeqCst), 1);

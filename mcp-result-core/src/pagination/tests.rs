@@ -159,7 +159,7 @@ fn the_refusal_names_the_cursor_field_and_the_way_out() {
         json!({
             "status": "failed",
             "errorKind": "validation_error",
-            "retrySafe": false,
+            "retrySafe": true,
             "message": "Invalid argument `cursor`: the cursor has expired (cursors are valid \
                         for 24 hours). Call again without `cursor` to start from the first page.",
             "fieldErrors": [{

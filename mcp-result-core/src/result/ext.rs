@@ -309,12 +309,12 @@ mod tests {
             (
                 failed().not_found("No ticket `T-9`.").unwrap_err(),
                 ErrorKind::NotFound,
-                false,
+                true,
             ),
             (
                 failed().conflict("Closed.").unwrap_err(),
                 ErrorKind::Conflict,
-                false,
+                true,
             ),
             (
                 failed().upstream_unavailable("Down.").unwrap_err(),
@@ -329,17 +329,17 @@ mod tests {
             (
                 failed().permission_denied("tickets:write").unwrap_err(),
                 ErrorKind::PermissionDenied,
-                false,
+                true,
             ),
             (
                 failed().policy_blocked("frozen").unwrap_err(),
                 ErrorKind::PolicyBlocked,
-                false,
+                true,
             ),
             (
                 failed().invalid_argument("/id", "unknown").unwrap_err(),
                 ErrorKind::ValidationError,
-                false,
+                true,
             ),
         ];
         for (error, kind, retry_safe) in cases {
