@@ -19,14 +19,18 @@ use mcp_result::{
     rmcp::{
         model::{
             CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
-            ClientConfig, Implementation, InputResponses, ProtocolVersion, RequestMetaObject,
+            ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
+            InputResponses, ProtocolVersion, RequestMetaObject,
         },
-        service::{serve_client_with_lifecycle, ClientLifecycleMode, RoleClient, RunningService},
+        service::{
+            serve_client_with_lifecycle, ClientLifecycleMode, RequestContext, RoleClient,
+            RunningService,
+        },
         transport::{
             streamable_http_client::StreamableHttpClientTransportConfig,
             StreamableHttpClientTransport,
         },
-        ClientHandler,
+        ClientHandler, ErrorData,
     },
 };
 use serde_json::{json, Value};
@@ -34,7 +38,8 @@ use tokio::process::{Child, Command};
 
 const SERVER_KEY: &str = "YXBwcm92YWwtaHR0cC10ZXN0LXNlcnZlci1rZXktMzItYnl0ZXM=";
 
-/// A client that can answer form elicitation (what a 2026-07-28 round asks).
+/// A client that can answer form elicitation (what a 2026-07-28 round asks), and accepts
+/// when it is asked during a call (before 2026-07-28).
 #[derive(Clone)]
 struct Host;
 
@@ -44,6 +49,14 @@ impl ClientHandler for Host {
             ClientCapabilities::builder().enable_elicitation().build(),
             Implementation::new("approval-http-host", "0.1.0"),
         )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"approve": true})))
     }
 }
 
@@ -183,12 +196,20 @@ async fn rounds(served: &Served) {
     assert_eq!(intents(&served.audit), 1, "one human answer, one intent");
 }
 
-/// Out of band: alice is `blocked` with a request id; bob presenting it is told it does not
-/// exist, before and after it is approved; alice runs once.
+/// Out of band: alice is `blocked` with a request id at once (default HTTP is stateless: a
+/// question during the call could never be answered, so none is sent, although her client
+/// would accept); bob presenting the id is told it does not exist, before and after it is
+/// approved; alice runs once.
 async fn out_of_band(served: &Served) {
-    let alice = connect(&served.url, "alice-token", ProtocolVersion::V_2025_06_18).await;
-    let bob = connect(&served.url, "bob-token", ProtocolVersion::V_2025_06_18).await;
+    let alice = connect(&served.url, "alice-token", ProtocolVersion::V_2025_11_25).await;
+    let bob = connect(&served.url, "bob-token", ProtocolVersion::V_2025_11_25).await;
+    let started = std::time::Instant::now();
     let blocked = alice.call_tool(close("T-1003", None)).await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "answered without waiting for an answer that cannot come: {:?}",
+        started.elapsed()
+    );
     let envelope = structured(&blocked);
     assert_eq!(envelope["status"], "blocked", "{envelope}");
     let id = envelope["approvalRequestId"].as_str().unwrap().to_owned();

@@ -95,6 +95,9 @@ async fn ask(question: Question<'_>) -> Asked {
         .and_then(|v| v.as_str().map(|v| v >= "2026-07-28"))
         .unwrap_or(false);
     if !stateless {
+        if !requests_reach_the_client(context) {
+            return Asked::CannotAsk;
+        }
         let asked = context
             .peer
             .elicit_with_timeout::<ApprovalForm>(
@@ -169,6 +172,21 @@ async fn ask(question: Question<'_>) -> Asked {
         Some(requests),
         Some(seal_state(key, &nonce, caller, tool, fingerprints)),
     ))
+}
+
+/// Whether a request of the server can reach the client during this call and its answer
+/// come back. Not over streamable HTTP without a session before MCP 2026-07-28 (the
+/// framework's default, stateless HTTP): the client would answer on a new POST that no
+/// session ties to the waiting call, so asking would only wait out the time limit. Such a
+/// call uses the out-of-band approval at once.
+#[cfg(feature = "elicitation")]
+fn requests_reach_the_client(context: &RequestContext<RoleServer>) -> bool {
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get::<http::request::Parts>() {
+        return parts.headers.contains_key("mcp-session-id");
+    }
+    let _ = context;
+    true
 }
 
 /// How long an input-required approval round may take to come back: 10 minutes.
