@@ -577,32 +577,59 @@ async fn raw(requests: &[Value]) -> Vec<Value> {
 }
 
 /// MCP "Pagination": a cursor the server never issued SHOULD get `-32602`. The framework
-/// lists every tool in one page, so every cursor is one it never issued; the message does
-/// not echo it.
+/// lists everything in one page, so every cursor is one it never issued, on every list
+/// method (`prompts/list` of a server without prompts is `-32601`, as rmcp answers); the
+/// message does not echo it.
 #[tokio::test]
-async fn tools_list_refuses_a_cursor_it_never_issued() {
+async fn every_list_method_refuses_a_cursor_it_never_issued() {
     let [initialize, initialized] = common::raw::handshake("2025-11-25");
-    let answers = raw(&[
-        initialize,
-        initialized,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"cursor": "bogus"}}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": ""}}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}),
-    ])
-    .await;
-    let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
-    for id in [1, 2] {
-        assert_eq!(
-            by_id(id)["error"],
-            json!({"code": -32602, "message": "invalid cursor: this server lists everything in \
-                one page and issued no cursor; list again without `cursor`"}),
-            "{answers:?}"
-        );
+    let mut requests = vec![initialize, initialized];
+    let methods = ["tools/list", "resources/list", "resources/templates/list"];
+    for (i, method) in methods.iter().enumerate() {
+        let id = 100 + 10 * i as u64;
+        for (offset, params) in [
+            json!({"cursor": "bogus"}),
+            json!({"cursor": ""}),
+            json!({}),
+            json!({"cursor": null}),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            requests.push(
+                json!({"jsonrpc": "2.0", "id": id + offset as u64, "method": method,
+                                 "params": params}),
+            );
+        }
     }
-    assert!(by_id(3)["result"]["tools"]
+    requests.push(json!({"jsonrpc": "2.0", "id": 99, "method": "prompts/list",
+                         "params": {"cursor": "bogus"}}));
+    let answers = raw(&requests).await;
+    let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
+    for (i, method) in methods.iter().enumerate() {
+        let id = 100 + 10 * i as u64;
+        for refused in [id, id + 1] {
+            assert_eq!(
+                by_id(refused)["error"],
+                json!({"code": -32602, "message": "invalid cursor: this server lists everything \
+                    in one page and issued no cursor; list again without `cursor`"}),
+                "{method}: {answers:?}"
+            );
+        }
+        for listed in [id + 2, id + 3] {
+            let result = &by_id(listed)["result"];
+            assert!(result.is_object(), "{method}: {answers:?}");
+            assert!(result.get("nextCursor").is_none(), "{method}");
+        }
+    }
+    assert!(by_id(102)["result"]["tools"]
         .as_array()
         .is_some_and(|t| !t.is_empty()));
-    assert!(by_id(3)["result"].get("nextCursor").is_none());
+    assert_eq!(
+        by_id(99)["error"]["code"],
+        -32601,
+        "no prompts: {answers:?}"
+    );
 }
 
 #[tokio::test]

@@ -93,7 +93,8 @@ pub mod __private {
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
     pub use crate::serve::handler::{
-        call_tool, custom_request, initialize, list_tools, read_resource, server_info, tool_for,
+        call_tool, custom_request, empty_list, initialize, list_tools, read_resource, server_info,
+        tool_for,
     };
     pub use crate::serve::rmcp_tools::{
         call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,

@@ -146,6 +146,58 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         });
     }
+    // The list methods the server leaves to the framework: rmcp's answers, except that a
+    // cursor they never issued is `-32602` (MCP "Pagination").
+    for (method, result, request_method, capability) in [
+        (
+            "list_resources",
+            "ListResourcesResult",
+            "ListResourcesRequestMethod",
+            "resources",
+        ),
+        (
+            "list_resource_templates",
+            "ListResourceTemplatesResult",
+            "ListResourceTemplatesRequestMethod",
+            "resources",
+        ),
+        (
+            "list_prompts",
+            "ListPromptsResult",
+            "ListPromptsRequestMethod",
+            "prompts",
+        ),
+    ] {
+        if has(method) {
+            continue;
+        }
+        let method = syn::Ident::new(method, proc_macro2::Span::call_site());
+        let result = syn::Ident::new(result, proc_macro2::Span::call_site());
+        let request_method = syn::Ident::new(request_method, proc_macro2::Span::call_site());
+        let capability = syn::Ident::new(capability, proc_macro2::Span::call_site());
+        added.push(syn::parse_quote! {
+            async fn #method(
+                &self,
+                request: ::core::option::Option<
+                    #krate::__private::rmcp::model::PaginatedRequestParams,
+                >,
+                _context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                #krate::__private::rmcp::model::#result,
+                #krate::__private::rmcp::ErrorData,
+            > {
+                #krate::__private::empty_list::<_, #krate::__private::rmcp::model::#request_method>(
+                    #krate::__private::rmcp::ServerHandler::get_info(self)
+                        .capabilities
+                        .#capability
+                        .is_some(),
+                    request.as_ref(),
+                )
+            }
+        });
+    }
     if !has("get_tool") {
         added.push(syn::parse_quote! {
             fn get_tool(&self, name: &str)

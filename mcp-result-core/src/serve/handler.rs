@@ -366,6 +366,24 @@ pub(crate) fn registry_error(error: &RegistryError) -> ErrorData {
     ErrorData::internal_error(error.to_string(), None)
 }
 
+/// The answer of a list method the server leaves to the framework (`resources/list`,
+/// `resources/templates/list`, `prompts/list`; used by `#[mcp_handler]`): `-32601` when the
+/// server does not declare the capability (`declared`), as rmcp answers; else `-32602` for a
+/// `cursor` (a one-page list issued none: MCP "Pagination"), else the empty list.
+///
+/// # Errors
+/// As above.
+pub fn empty_list<R: Default, M: rmcp::model::ConstString>(
+    declared: bool,
+    request: Option<&PaginatedRequestParams>,
+) -> Result<R, ErrorData> {
+    if !declared {
+        return Err(ErrorData::method_not_found::<M>());
+    }
+    no_cursor(request)?;
+    Ok(R::default())
+}
+
 /// Refuses a list request's `cursor`: the framework lists everything in one page, so it
 /// issued none, and a cursor it never issued is invalid (MCP "Pagination": `-32602`). The
 /// cursor itself is not echoed.
