@@ -615,3 +615,34 @@ async fn methods_2026_07_28_removed_are_404_with_method_not_found() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn anonymous_http_is_an_explicit_choice() {
+    use mcp_result::http::Anonymous;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = Reports {
+        store: Arc::new(MemoryStore::with_limits(ArtifactLimits::default())),
+    };
+    tokio::spawn(async move {
+        serve_http(
+            server,
+            listener,
+            Arc::new(Anonymous::new(Identity::new("dev"))),
+            HttpOptions::default(),
+            std::future::pending(),
+        )
+        .await
+        .unwrap();
+    });
+    // No token at all: served, as `dev`.
+    let client = connect(&url, None).await.unwrap();
+    let result = client
+        .call_tool(CallToolRequestParams::new("whoami"))
+        .await
+        .unwrap();
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"subject": "dev", "tenant": null}))
+    );
+}

@@ -28,6 +28,46 @@ pub trait TokenVerifier: Send + Sync + 'static {
     /// The verifier could not decide (an authorization server is down): the request is
     /// answered `503`.
     fn verify<'a>(&'a self, token: &'a str) -> StoreFuture<'a, Option<Identity>>;
+
+    /// The identity of a request that carries no token: `None` (the default) answers it
+    /// `401` with the challenge. Only [`Anonymous`] says otherwise.
+    fn anonymous(&self) -> Option<Identity> {
+        None
+    }
+}
+
+/// Serving without authentication, as an explicit choice: every request, with a token or
+/// without, is `identity` (the token is not looked at). For a server on a developer's
+/// machine or behind a gateway that authenticates; every caller then shares one identity,
+/// so artifacts, idempotency keys and approvals are shared too. The router logs a warning
+/// when it is built with it.
+///
+/// ```
+/// use mcp_result_core::{http::Anonymous, Identity};
+///
+/// let verifier = Anonymous::new(Identity::new("dev"));
+/// # let _ = verifier;
+/// ```
+#[derive(Debug, Clone)]
+pub struct Anonymous {
+    identity: Identity,
+}
+
+impl Anonymous {
+    /// Every request is `identity`.
+    pub fn new(identity: Identity) -> Self {
+        Self { identity }
+    }
+}
+
+impl TokenVerifier for Anonymous {
+    fn verify<'a>(&'a self, _token: &'a str) -> StoreFuture<'a, Option<Identity>> {
+        Box::pin(async move { Ok(Some(self.identity.clone())) })
+    }
+
+    fn anonymous(&self) -> Option<Identity> {
+        Some(self.identity.clone())
+    }
 }
 
 /// A fixed token table: each token stands for one [`Identity`]. Tokens are kept as
@@ -168,6 +208,10 @@ pub(crate) async fn authenticate(
         })
         .filter(|token| !token.is_empty());
     let Some(token) = token else {
+        if let Some(identity) = auth.verifier.anonymous() {
+            request.extensions_mut().insert(identity);
+            return next.run(request).await;
+        }
         return auth.challenge.refuse(
             StatusCode::UNAUTHORIZED,
             None,

@@ -21,7 +21,8 @@
 //! (feature `oauth`): JWT access tokens (RFC 9068) against its keys, or RFC 7662
 //! introspection. A tool that declares `#[mcp_tool(scopes = "...")]` is answered `403
 //! insufficient_scope` for a caller without them, before it runs. [`StaticTokens`] is the
-//! fixed table a demo or a test uses.
+//! fixed table a demo or a test uses; [`Anonymous`] serves without authentication, as an
+//! explicit choice.
 //!
 //! **Browsers.** `Origin` is validated (loopback and [`HttpOptions::allowed_origins`] pass,
 //! others get `403`); the listed origins get CORS, preflights answered before
@@ -41,7 +42,7 @@ mod options;
 mod router;
 mod sessions;
 
-pub use auth::{StaticTokens, TokenVerifier};
+pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;
 pub use options::HttpOptions;
 pub use router::{router, serve_http};

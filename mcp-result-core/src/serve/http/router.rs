@@ -52,6 +52,12 @@ where
 {
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
+    if let Some(identity) = verifier.anonymous() {
+        tracing::warn!(
+            identity = %identity,
+            "serving HTTP without authentication: every request is this identity"
+        );
+    }
     let declared: Vec<&'static str> = S::tool_registry().map(|r| r.scopes()).unwrap_or_default();
     let challenge = Challenge {
         resource_metadata: options.resource.as_ref().map(|r| r.metadata_url()),
