@@ -122,6 +122,7 @@ where
             idempotency_key: None,
             approval: None,
             scopes: &[],
+            full_input_schema: false,
             call: search_glue::<N>,
         })
         .collect()

@@ -1134,6 +1134,65 @@ async fn a_root_composition_stops_the_server_at_the_handshake() {
     );
 }
 
+#[derive(Clone)]
+struct FullArchiver;
+
+#[mcp_tools]
+impl FullArchiver {
+    /// Archive a ticket or a customer.
+    #[mcp_tool(read_only, full_input_schema)]
+    fn archive(&self, args: ArchiveArgs) -> Found {
+        let ids = match args.target {
+            Target::Ticket { id } | Target::Customer { id, .. } => vec![id],
+        };
+        Found { total: 1, ids }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for FullArchiver {}
+
+/// The opt-out: the same arguments type, advertised whole (its root `oneOf` included), and
+/// calls validated and answered as any other.
+#[tokio::test]
+async fn full_input_schema_advertises_the_full_schema_and_serves() {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = FullArchiver.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = ().serve(client_io).await.expect("the server starts");
+    let tools = client.list_all_tools().await.unwrap();
+    let schema = serde_json::to_value(&*tools[0].input_schema).unwrap();
+    assert_eq!(
+        schema,
+        serde_json::to_value(&*mcp_result::schema::input_schema::<ArchiveArgs>()).unwrap(),
+        "the full schema, as generated"
+    );
+    assert!(schema.get("oneOf").is_some(), "{schema}");
+    let result = call(
+        &client,
+        "archive",
+        json!({"reason": "dup", "kind": "customer", "id": "C-1", "all": true}),
+    )
+    .await
+    .expect("a result");
+    assert_eq!(result.structured_content.unwrap()["ids"], json!(["C-1"]));
+    let refused = call(
+        &client,
+        "archive",
+        json!({"reason": "dup", "kind": "planet"}),
+    )
+    .await
+    .expect("a result");
+    assert_eq!(
+        refused.structured_content.unwrap()["errorKind"],
+        "validation_error"
+    );
+    client.cancel().await.expect("close");
+}
+
 #[test]
 fn the_full_schema_keeps_the_type_name_the_advertised_one_does_not() {
     let plain = corpus_case("plain");

@@ -57,6 +57,11 @@ pub struct ToolDef<S> {
     /// `insufficient_scope` challenge (MCP "Authorization", Scope Challenge Handling), over
     /// stdio a `permission_denied` result naming `requiredScope`.
     pub scopes: &'static [&'static str],
+    /// `#[mcp_tool(full_input_schema)]`: `tools/list` advertises the full input schema (JSON
+    /// Schema 2020-12, compositions at the root included) instead of its host-portable
+    /// profile ([`crate::schema::portable_input`]), for servers whose clients take full
+    /// schemas. The lint still reports what each host would reject.
+    pub full_input_schema: bool,
     /// Extracts the parameters, runs the method and builds its result.
     pub call: CallFn<S>,
 }

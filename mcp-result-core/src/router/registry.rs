@@ -142,7 +142,11 @@ impl<S> ToolRegistry<S> {
                     .get("properties")
                     .and_then(Value::as_object)
                     .is_some_and(|p| !p.is_empty());
-            let advertised = portable_input(&input).map_err(|e| error(e.to_string()))?;
+            let advertised = if def.full_input_schema {
+                (*input).clone()
+            } else {
+                portable_input(&input).map_err(|e| error(e.to_string()))?
+            };
             let arguments = ArgumentSchema::new(Value::Object((*input).clone()))
                 .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
             let hints = explicit_hints(def.annotations.clone());

@@ -72,7 +72,8 @@ impl fmt::Display for RootComposition {
              (also on Bedrock and Vertex) rejects every request that lists such a tool. Put \
              the enum in a named field (`target: Target`), make it a unit enum beside \
              `Option` fields for the variants' data, or split the tool into one tool per \
-             variant",
+             variant; or, if every client of the server takes full JSON Schema, advertise it \
+             whole with `#[mcp_tool(full_input_schema)]`",
             self.keyword
         )
     }

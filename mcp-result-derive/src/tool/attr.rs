@@ -28,9 +28,10 @@ const REQUIRES_APPROVAL: Symbol = Symbol("requires_approval");
 const APPROVAL: Symbol = Symbol("approval");
 const SPEC_NAME: Symbol = Symbol("spec_name");
 const SCOPES: Symbol = Symbol("scopes");
+const FULL_INPUT_SCHEMA: Symbol = Symbol("full_input_schema");
 
 /// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
-const TOOL_KEYS: [Symbol; 13] = [
+const TOOL_KEYS: [Symbol; 14] = [
     NAME,
     SPEC_NAME,
     TITLE,
@@ -44,6 +45,7 @@ const TOOL_KEYS: [Symbol; 13] = [
     REQUIRES_APPROVAL,
     APPROVAL,
     SCOPES,
+    FULL_INPUT_SCHEMA,
 ];
 
 /// `#[mcp_tools(...)]`.
@@ -151,6 +153,9 @@ pub struct ToolAttrs {
     /// `scopes = "tickets:write"`: the OAuth scopes a caller needs (space-separated, all
     /// required; RFC 6749 §3.3).
     pub scopes: Option<LitStr>,
+    /// `full_input_schema`: `tools/list` advertises the full JSON Schema 2020-12 input
+    /// schema, not its host-portable profile.
+    pub full_input_schema: Option<bool>,
 }
 
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
@@ -237,6 +242,7 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     let mut requires_approval = Attr::none(cx, REQUIRES_APPROVAL);
     let mut approval = Attr::none(cx, APPROVAL);
     let mut scopes = Attr::none(cx, SCOPES);
+    let mut full_input_schema = Attr::none(cx, FULL_INPUT_SCHEMA);
     attr::parse_attr(cx, attribute, |meta| {
         let span = attr::key_span(meta);
         if meta.path == NAME {
@@ -265,6 +271,8 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
             approval.set(span, attr::string(meta)?);
         } else if meta.path == SCOPES {
             scopes.set(span, attr::string(meta)?);
+        } else if meta.path == FULL_INPUT_SCHEMA {
+            full_input_schema.set(span, attr::flag(meta)?);
         } else {
             let keys: Vec<String> = TOOL_KEYS.iter().map(ToString::to_string).collect();
             return Err(attr::key_error(
@@ -297,5 +305,6 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         requires_approval: requires_approval.get(),
         approval: approval.get(),
         scopes: scopes.get(),
+        full_input_schema: full_input_schema.get(),
     }
 }

@@ -447,6 +447,7 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
                 .collect()
         })
         .unwrap_or_default();
+    let full_input_schema = tool.attrs.full_input_schema.unwrap_or(false);
     quote! {
         #krate::__private::ToolDef {
             name: #name,
@@ -469,6 +470,7 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
             idempotency_key: #idempotency_key,
             approval: #approval,
             scopes: &[#(#scopes),*],
+            full_input_schema: #full_input_schema,
             call: #glue #turbofish,
         }
     }
