@@ -30,6 +30,7 @@
 //! | [Several blocks, generic servers](blocks) | tools in several impl blocks; generic server types |
 //! | [Cost and dependencies](cost) | what the framework costs per call, per tool and at compile time |
 //! | [State and extractors](state_extractors) | the state one served instance hands its calls; extractors of your own |
+//! | [Beside the framework](beside) | your own prompts, resources and capabilities next to the framework's (`mcp_result::handler`) |
 //! | [Serving behind an authorization server](oauth) | OAuth 2.1: protected resource metadata, JWT and introspected tokens, scopes per tool, CORS and `Origin` (feature `oauth`) |
 
 #[doc = include_str!("../docs/guide/01-contract.md")]
@@ -112,3 +113,6 @@ pub mod state_extractors {}
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
 #[doc = include_str!("../docs/guide/22-oauth.md")]
 pub mod oauth {}
+
+#[doc = include_str!("../docs/guide/23-beside.md")]
+pub mod beside {}

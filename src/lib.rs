@@ -23,6 +23,8 @@ pub use mcp_result_core::{
 };
 #[cfg(feature = "transport-io")]
 pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
+// For a server that writes some `ServerHandler` methods itself.
+pub use mcp_result_core::handler;
 
 // The rooms users name by path.
 #[cfg(feature = "docs")]

@@ -50,6 +50,16 @@ pub use router::{
     state::State,
 };
 pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
+
+/// What `#[mcp_handler]` answers with, for a server that writes some `ServerHandler`
+/// methods itself and hands the rest to the framework: its `get_info` extended with the
+/// server's own capabilities, its `read_resource` for the framework's URIs beside the
+/// server's own (guide, "Beside the framework").
+pub mod handler {
+    pub use crate::serve::handler::{
+        call_tool, is_framework_uri, list_tools, read_resource, server_info,
+    };
+}
 #[cfg(feature = "transport-io")]
 pub use serve::handler::{serve_stdio, serve_stdio_with_state};
 #[cfg(feature = "http")]

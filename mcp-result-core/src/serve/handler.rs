@@ -296,6 +296,15 @@ const MCP_REQUEST_METHODS: &[&str] = &[
     "tasks/result",
 ];
 
+/// Whether `uri` is one of the framework's own resources (a stored artifact,
+/// `mcp-result://artifacts/…`, or a pending approval request, `mcp-result://approvals/…`):
+/// a server that writes its own `read_resource` hands these to [`read_resource`], so the
+/// framework's reads keep working beside its own (guide, "Beside the framework").
+pub fn is_framework_uri(uri: &str) -> bool {
+    uri.starts_with(crate::store::artifact::ARTIFACT_URI_PREFIX)
+        || uri.starts_with(APPROVAL_URI_PREFIX)
+}
+
 /// The `resources/read` answer of a [`ToolSet`] (used by `#[mcp_handler]`): the artifacts
 /// its tools stored, checked by [`ArtifactAccess::may_read`](crate::store::ArtifactAccess::may_read).
 ///
