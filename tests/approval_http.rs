@@ -67,16 +67,8 @@ struct Served {
     _child: Child,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn serve(name: &str, store: Option<&str>) -> Served {
-    let port = free_port();
+    let port = common::free_port();
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("approval_http");
     std::fs::create_dir_all(&dir).unwrap();
     let audit = dir.join(format!("{name}-{}.jsonl", std::process::id()));
@@ -93,15 +85,10 @@ async fn serve(name: &str, store: Option<&str>) -> Served {
         command.args(["--store", store]);
     }
     let child = command.spawn().expect("start the example");
-    for _ in 0..300 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert!(
+        common::wait_listening(port).await,
+        "the example listens on {port}"
+    );
     Served {
         url: format!("http://127.0.0.1:{port}/mcp"),
         audit,

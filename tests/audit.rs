@@ -20,7 +20,6 @@ use mcp_result::{
             RequestMetaObject,
         },
         service::{PeerRequestOptions, RoleClient, RunningService, ServiceExt},
-        transport::TokioChildProcess,
         ServerHandler,
     },
     AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
@@ -297,12 +296,22 @@ fn the_published_record_schema_is_current() {
 async fn a_server_killed_mid_write_leaves_an_unknown_outcome() {
     let log = temp_log("killed");
     let example = common::example_path("helpdesk");
-    let start = || {
-        let mut command = tokio::process::Command::new(&example);
-        command.arg("--audit-log").arg(&log).kill_on_drop(true);
-        TokioChildProcess::new(command).unwrap()
+    // The child is ours, so that it is killed (SIGKILL, and waited for) exactly when the
+    // test says, not whenever the client's transport task gets to drop it.
+    let spawn = || {
+        let mut child = tokio::process::Command::new(&example)
+            .arg("--audit-log")
+            .arg(&log)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let io = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+        (child, io)
     };
-    let client: Client = ().serve(start()).await.expect("initialize");
+    let (mut first, io) = spawn();
+    let client: Client = ().serve(io).await.expect("initialize");
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(
         CallToolRequestParams::new("email_transcript")
             .with_arguments(json!({"ticketId": "T-1001"}).as_object().unwrap().clone()),
@@ -315,10 +324,11 @@ async fn a_server_killed_mid_write_leaves_an_unknown_outcome() {
     let all = records(&log, 1).await;
     assert_eq!(all.len(), 1, "{all:?}");
     assert_eq!(all[0].phase, Phase::Intent);
+    first.kill().await.unwrap();
     drop(client);
-    tokio::time::sleep(Duration::from_millis(100)).await;
     // Started again on the same file: the dangling intent gets its outcome.
-    let again: Client = ().serve(start()).await.expect("initialize again");
+    let (_second, io) = spawn();
+    let again: Client = ().serve(io).await.expect("initialize again");
     let all = read_records(&log).unwrap();
     let unknown = event(&all, &all[0].event_id);
     assert_eq!(phases(&unknown), [Phase::Intent, Phase::Outcome], "{all:?}");

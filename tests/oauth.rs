@@ -31,14 +31,6 @@ struct Setup {
     _desk: KillOnDrop,
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn authorization_server() -> (String, KillOnDrop) {
     install_npm().expect("npm ci in tests/clients");
     let mut node = command("node", &["oauth-server.mjs"], Path::new(CLIENTS_DIR));
@@ -61,7 +53,7 @@ impl Setup {
     /// with `extra` flags (`--introspect`, `--allow-origin`).
     async fn start(extra: &[&str], env: &[(&str, &str)]) -> Setup {
         let (issuer, server) = authorization_server();
-        let port = free_port();
+        let port = common::free_port();
         let url = format!("http://127.0.0.1:{port}/mcp");
         let address = format!("127.0.0.1:{port}");
         let mut desk = Command::new(common::example_path("helpdesk"));
@@ -79,15 +71,10 @@ impl Setup {
         .stderr(Stdio::inherit());
         std::os::unix::process::CommandExt::process_group(&mut desk, 0);
         let desk = KillOnDrop(desk.spawn().expect("start the example"));
-        for _ in 0..300 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        assert!(
+            common::wait_listening(port).await,
+            "the example listens on {port}"
+        );
         Setup {
             issuer,
             url,

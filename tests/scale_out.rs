@@ -37,7 +37,7 @@ struct Instance {
 impl Instance {
     /// Starts the example as instance `name` on `port` (0: any free port).
     async fn start(name: &'static str, port: u16, database: &str) -> Instance {
-        let port = if port == 0 { free_port() } else { port };
+        let port = if port == 0 { common::free_port() } else { port };
         let child = Command::new(common::example_path("helpdesk"))
             .args(["--http", &format!("127.0.0.1:{port}"), "--store", database])
             .env("MCP_RESULT_INSTANCE", name)
@@ -59,16 +59,12 @@ impl Instance {
     }
 
     async fn wait_ready(&self) {
-        for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
-                .await
-                .is_ok()
-            {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("instance {} did not listen on {}", self.name, self.port);
+        assert!(
+            common::wait_listening(self.port).await,
+            "instance {} did not listen on {}",
+            self.name,
+            self.port
+        );
     }
 
     /// Kills the process (SIGKILL: no drain, no goodbye) and waits for it.
@@ -76,14 +72,6 @@ impl Instance {
         self.child.kill().await.unwrap();
         self.port
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 fn body(id: u64, tool: &str, arguments: Value, meta: Option<Value>) -> String {

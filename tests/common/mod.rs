@@ -33,6 +33,29 @@ pub fn example_path(name: &str) -> PathBuf {
     path
 }
 
+/// A free TCP port on 127.0.0.1 (bound, then released for a child process to bind).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits until something listens on 127.0.0.1:`port`, for up to 15 s; whether it did.
+pub async fn wait_listening(port: u16) -> bool {
+    for _ in 0..300 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    false
+}
+
 pub type Client = RunningService<RoleClient, ()>;
 
 /// Spawns `examples/<name>` and connects rmcp's client over its stdio.

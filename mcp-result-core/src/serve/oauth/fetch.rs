@@ -48,18 +48,28 @@ pub(crate) async fn get_json(
         .send()
         .await
         .map_err(|e| remote(what(), e))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(remote(what(), format!("HTTP {status}")));
-    }
     let max_age = response
         .headers()
         .get(reqwest::header::CACHE_CONTROL)
         .and_then(|value| value.to_str().ok())
         .and_then(max_age);
+    Ok((json_of(response, what).await?, max_age))
+}
+
+/// The JSON body of a 2xx `response`.
+///
+/// # Errors
+/// Another status, a body that could not be read, or one that is not JSON.
+async fn json_of(
+    response: reqwest::Response,
+    what: impl Fn() -> String,
+) -> Result<Value, StoreError> {
+    let status = response.status();
+    if !status.is_success() {
+        return Err(remote(what(), format!("HTTP {status}")));
+    }
     let bytes = response.bytes().await.map_err(|e| remote(what(), e))?;
-    let value = serde_json::from_slice(&bytes).map_err(|e| remote(what(), e))?;
-    Ok((value, max_age))
+    serde_json::from_slice(&bytes).map_err(|e| remote(what(), e))
 }
 
 /// `max-age=N` of a `Cache-Control` value; `no-store` and `no-cache` are `0` (RFC 9111
@@ -152,12 +162,7 @@ pub(crate) async fn post_form(
         .send()
         .await
         .map_err(|e| remote(what(), e))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(remote(what(), format!("HTTP {status}")));
-    }
-    let bytes = response.bytes().await.map_err(|e| remote(what(), e))?;
-    serde_json::from_slice(&bytes).map_err(|e| remote(what(), e))
+    json_of(response, what).await
 }
 
 #[cfg(test)]
