@@ -150,7 +150,7 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
     let cases = [
         (
             "validation_error",
-            json!({"status": "failed", "errorKind": "validation_error", "retrySafe": true,
+            json!({"status": "failed", "errorKind": "validation_error", "retrySafe": false,
                    "message": "2 arguments are invalid. Fix all of them and call again.",
                    "fieldErrors": [{"pointer": "/amount", "message": "must be positive"},
                                    {"pointer": "/currency", "message": "unknown currency `XXX`"}]}),
@@ -158,21 +158,21 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
         ),
         (
             "permission_denied",
-            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": true,
+            json!({"status": "failed", "errorKind": "permission_denied", "retrySafe": false,
                    "message": "Permission denied: this call needs the `billing:write` scope.",
                    "requiredScope": "billing:write"}),
             "Error (permission_denied): Permission denied: this call needs the `billing:write` scope. Do not retry until the caller has that scope.",
         ),
         (
             "policy_blocked",
-            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": true,
+            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": false,
                    "message": "Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
                    "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9"}),
             "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
         ),
         (
             "not_found",
-            json!({"status": "failed", "errorKind": "not_found", "retrySafe": true,
+            json!({"status": "failed", "errorKind": "not_found", "retrySafe": false,
                    "message": "No invoice `INV-1`."}),
             "Error (not_found): No invoice `INV-1`. Do not retry unchanged.",
         ),

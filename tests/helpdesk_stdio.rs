@@ -366,8 +366,9 @@ async fn write_tools_return_and_require_the_write_contract() {
     let envelope = blocked.structured_content.unwrap();
     assert_eq!(envelope["status"], "blocked");
     assert_eq!(envelope["errorKind"], "policy_blocked");
-    // Refused before anything was written: safe to run again (it gets the same answer).
-    assert_eq!(envelope["retrySafe"], true);
+    // The tool's own refusal, from a write without an idempotency key: `false` unless the
+    // tool says (the framework cannot know that nothing was written).
+    assert_eq!(envelope["retrySafe"], false);
     client.cancel().await.unwrap();
 }
 

@@ -441,6 +441,35 @@ async fn a_real_client_signs_in_at_a_real_authorization_server_and_every_bad_tok
     );
     let (status, _, body) = setup.call(Some(&reader), "search_tickets", search()).await;
     assert_eq!(status, 200, "{body}");
+    // The name as rmcp reads it, escapes and all; a name given twice is refused, never
+    // read one way here and another way there.
+    for (body, expected) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add\u005finternal_note","arguments":{"ticketId":"T-1001","body":"x"}}}"#,
+            403,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_tickets","name":"add_internal_note","arguments":{}}}"#,
+            400,
+        ),
+    ] {
+        let response = setup
+            .http
+            .post(&setup.url)
+            .bearer_auth(&reader)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let (status, _, answer) = answer(response).await;
+        assert_eq!(status, expected, "{body}: {answer}");
+        if expected == 400 {
+            assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        }
+    }
 
     // The browser edge: a preflight of an allowed origin is answered without a token; a
     // foreign origin gets 403, preflight or not.

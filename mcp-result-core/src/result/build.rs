@@ -156,11 +156,15 @@ impl ResultScope<'_> {
     }
 
     /// `error` with what the framework knows of this call: for a read-only tool
-    /// `retrySafe: true`; for a write its audit event (the framework's id replaces one the
+    /// `retrySafe: true`; for a write without an idempotency key that is not declared
+    /// `idempotent`, `retrySafe: false` unless the tool said otherwise (it ran, and may have
+    /// done part of its work); for a write its audit event (the framework's id replaces one the
     /// tool set; a different one is logged).
     pub fn stamp(&self, error: ToolError) -> ToolError {
         let error = if self.read_only {
             error.with_retry_safe(true)
+        } else if self.retry_safe == Some(false) {
+            error.unsafe_unless_said()
         } else {
             error
         };

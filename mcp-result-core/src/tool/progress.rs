@@ -184,27 +184,23 @@ impl Progress {
             return;
         }
         let now = Instant::now();
-        let due = state.last_sent.map(|sent| sent + inner.interval);
-        match due {
-            Some(due) if now < due => {
+        let due = state
+            .last_sent
+            .and_then(|sent| sent.checked_add(inner.interval));
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        match (due, runtime) {
+            (Some(due), Some(runtime)) if now < due => {
                 state.waiting = Some(report);
                 if !state.flush_scheduled {
                     state.flush_scheduled = true;
                     // The flush holds the reporter weakly: once the tool returned (every
                     // clone dropped), a report still waiting is not sent.
                     let weak = Arc::downgrade(inner);
-                    tokio::spawn(async move {
-                        tokio::time::sleep_until(due.into()).await;
-                        if let Some(inner) = weak.upgrade() {
-                            let mut state = inner.state.lock().await;
-                            state.flush_scheduled = false;
-                            if let (false, Some(waiting)) = (state.finished, state.waiting.take()) {
-                                inner.notify(&mut state, waiting).await;
-                            }
-                        }
-                    });
+                    runtime.spawn(Inner::flush(weak, due));
                 }
             }
+            // Past the interval, or no runtime to wait on (a synchronous tool blocking on
+            // its own executor): sent at once.
             _ => {
                 state.waiting = None;
                 inner.notify(&mut state, report).await;
@@ -214,6 +210,30 @@ impl Progress {
 }
 
 impl Inner {
+    /// Sends the report waiting once the interval since the last one sent has passed
+    /// (measured again after each wait: a report sent meanwhile moves it).
+    async fn flush(weak: std::sync::Weak<Inner>, mut due: Instant) {
+        loop {
+            tokio::time::sleep_until(due.into()).await;
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let mut state = inner.state.lock().await;
+            let next = state
+                .last_sent
+                .and_then(|sent| sent.checked_add(inner.interval));
+            if let Some(next) = next.filter(|next| *next > Instant::now()) {
+                due = next;
+                continue;
+            }
+            state.flush_scheduled = false;
+            if let (false, Some(waiting)) = (state.finished, state.waiting.take()) {
+                inner.notify(&mut state, waiting).await;
+            }
+            return;
+        }
+    }
+
     async fn notify(&self, state: &mut State, (done, total, message): Report) {
         let mut param = ProgressNotificationParam::new(self.token.clone(), done);
         param.total = total;

@@ -58,7 +58,10 @@ impl ErrorKind {
     ///
     /// Every error of a read-only tool is `retrySafe: true`, whatever its kind: a read-only
     /// tool has no effect to repeat. A write's time limit under an idempotency key is
-    /// retry-safe too (the key returns the outcome).
+    /// retry-safe too (the key returns the outcome). An error a write tool returns itself,
+    /// without an idempotency key and not declared `idempotent`, is `false` unless the tool
+    /// said otherwise ([`ToolError::with_retry_safe`]): it ran, and may have done part of its
+    /// work.
     pub const fn default_retry_safe(self) -> bool {
         !matches!(
             self,
@@ -191,6 +194,10 @@ pub struct ToolErrorEnvelope {
     /// The pending approval request: call again with it once a human approved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_request_id: Option<String>,
+    /// `retry_safe` was said by whoever built the error ([`ToolError::with_retry_safe`], or a
+    /// constructor that takes it), not the kind's default: the framework keeps it as said.
+    #[serde(skip)]
+    pub(crate) retry_safe_said: bool,
 }
 
 impl ToolError {
@@ -210,6 +217,7 @@ impl ToolError {
             audit_event_id: None,
             requires_human_review: None,
             approval_request_id: None,
+            retry_safe_said: false,
         }
     }
 
@@ -259,20 +267,27 @@ impl ToolError {
     /// whether the call may run again: `true` for a read-only or idempotent tool, `false`
     /// when the call may have taken effect.
     pub fn upstream_timeout(limit: Duration, retry_safe: bool) -> Self {
-        Self::new(
-            ErrorKind::UpstreamTimeout,
-            retry_safe,
-            format!(
-                "The upstream did not answer within {} ms.",
-                limit.as_millis()
-            ),
-        )
+        ToolErrorEnvelope {
+            retry_safe_said: true,
+            ..Self::new(
+                ErrorKind::UpstreamTimeout,
+                retry_safe,
+                format!(
+                    "The upstream did not answer within {} ms.",
+                    limit.as_millis()
+                ),
+            )
+        }
         .boxed()
     }
 
     /// `upstream_unavailable`: an upstream is down.
     pub fn upstream_unavailable(message: impl Into<String>, retry_safe: bool) -> Self {
-        Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message).boxed()
+        ToolErrorEnvelope {
+            retry_safe_said: true,
+            ..Self::new(ErrorKind::UpstreamUnavailable, retry_safe, message)
+        }
+        .boxed()
     }
 
     /// `permission_denied`: the caller lacks `required_scope`.
@@ -442,6 +457,19 @@ impl ToolError {
     /// Sets `retrySafe`: whether an automatic retry may run the same call again unchanged.
     pub fn with_retry_safe(mut self, retry_safe: bool) -> Self {
         self.retry_safe = retry_safe;
+        self.retry_safe_said = true;
+        self
+    }
+
+    /// `retrySafe: false` unless whoever built the error said otherwise: for the error a
+    /// write tool returned when running it again may repeat an effect (no idempotency key,
+    /// not declared `idempotent`). The kind's default (`true` for a refusal) describes
+    /// refusals before anything ran; a write that ran and then failed may have done part of
+    /// its work, which only the tool knows ([`Self::with_retry_safe`]).
+    pub(crate) fn unsafe_unless_said(mut self) -> Self {
+        if !self.retry_safe_said {
+            self.retry_safe = false;
+        }
         self
     }
 
@@ -487,6 +515,7 @@ impl ToolError {
             self.retry_safe,
             self.retry_after_ms,
         ) {
+            (_, true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
             (false, ..) => match kind {
                 ErrorKind::ValidationError | ErrorKind::PolicyBlocked => {}
                 ErrorKind::PermissionDenied => {
@@ -494,7 +523,6 @@ impl ToolError {
                 }
                 _ => out.push_str(" Do not retry unchanged."),
             },
-            (true, true, Some(ms)) => out.push_str(&format!(" Safe to retry after {ms} ms.")),
             (true, true, None) => out.push_str(" Safe to retry."),
             (true, false, _) => {
                 out.push_str(" Do not retry automatically: the call may have taken effect.");

@@ -209,6 +209,7 @@ pub(crate) async fn authenticate(
         .filter(|token| !token.is_empty());
     let Some(token) = token else {
         if let Some(identity) = auth.verifier.anonymous() {
+            request.headers_mut().remove(header::AUTHORIZATION);
             request.extensions_mut().insert(identity);
             return next.run(request).await;
         }

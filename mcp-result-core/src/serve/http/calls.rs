@@ -3,7 +3,7 @@
 //! answered `403 insufficient_scope` (MCP "Authorization", Scope Challenge Handling), so
 //! hosts' step-up flows start before the tool runs.
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use axum::{
     body::{to_bytes, Body},
@@ -30,8 +30,10 @@ pub(crate) struct Calls {
 /// What the look needs of a message; the rest is skipped, not built.
 #[derive(Deserialize)]
 struct Peek<'a> {
-    jsonrpc: Option<&'a str>,
-    method: Option<&'a str>,
+    #[serde(borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
     #[serde(borrow)]
     id: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -44,7 +46,9 @@ struct Peek<'a> {
 
 #[derive(Deserialize)]
 struct CallParams<'a> {
-    name: Option<&'a str>,
+    /// A `Cow`: a name written with escapes (`"delete\u005fticket"`) is the name rmcp sees.
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
 }
 
 /// A `400` with a JSON-RPC error of `code` (`-32700` parse error, `-32600` invalid request)
@@ -104,7 +108,7 @@ pub(crate) async fn check_call(
             );
         }
     };
-    let message = peek.jsonrpc == Some("2.0")
+    let message = peek.jsonrpc.as_deref() == Some("2.0")
         && (peek.method.is_some()
             || (peek.id.is_some() && (peek.result.is_some() || peek.error.is_some())));
     if !message {
@@ -115,11 +119,23 @@ pub(crate) async fn check_call(
              response)",
         );
     }
-    if peek.method == Some("tools/call") {
-        let name = peek
+    if peek.method.as_deref() == Some("tools/call") {
+        // The name as rmcp will read it; params this look cannot read (a duplicate key, no
+        // object) are refused here, so the scope check cannot be stepped around.
+        let name = match peek
             .params
-            .and_then(|params| serde_json::from_str::<CallParams>(params.get()).ok())
-            .and_then(|params| params.name);
+            .map(|params| serde_json::from_str::<CallParams>(params.get()))
+        {
+            Some(Ok(params)) => params.name,
+            _ => {
+                return bad_request(
+                    -32602,
+                    "Invalid params: tools/call takes {\"name\": string, \"arguments\"?: \
+                     object}, each key once",
+                )
+            }
+        };
+        let name = name.as_deref();
         let required = name.map_or(&[][..], |name| (calls.scopes)(name));
         if !required.is_empty() {
             let identity = parts.extensions.get::<Identity>();

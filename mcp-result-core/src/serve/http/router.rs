@@ -27,6 +27,7 @@ use super::{
 use crate::{
     router::set::{ServerClone, ToolSet},
     serve::handler::{drain, prepare},
+    wire::identity::StatelessHttp,
 };
 
 /// An [`axum::Router`] serving `server`'s tools at [`HttpOptions::path`], every request
@@ -92,10 +93,16 @@ where
                 bind_session,
             ))
     } else {
-        axum::Router::new().route_service(
-            &options.path,
-            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config),
-        )
+        axum::Router::new()
+            .route_service(
+                &options.path,
+                StreamableHttpService::new(
+                    factory,
+                    Arc::new(NeverSessionManager::default()),
+                    config,
+                ),
+            )
+            .route_layer(axum::Extension(StatelessHttp))
     };
     let calls = Calls {
         scopes: Box::new(|name| S::tool_registry().map_or(&[], |r| r.required_scopes(name))),
@@ -120,10 +127,19 @@ where
             let document = Arc::clone(&document);
             async move { metadata_response(&document) }
         };
-        let suffixed = format!("{WELL_KNOWN}{}", options.path.trim_end_matches('/'));
-        mcp = mcp.route(WELL_KNOWN, get(serve.clone()));
-        if suffixed != WELL_KNOWN {
-            mcp = mcp.route(&suffixed, get(serve));
+        // At the root, under this router's path, and under the resource URI's path (the one
+        // every challenge names; it differs behind a proxy that strips a prefix).
+        let mut paths = vec![
+            WELL_KNOWN.to_owned(),
+            format!("{WELL_KNOWN}{}", options.path.trim_end_matches('/')),
+        ];
+        if let Ok(uri) = resource.resource.parse::<http::Uri>() {
+            paths.push(format!("{WELL_KNOWN}{}", uri.path().trim_end_matches('/')));
+        }
+        paths.sort();
+        paths.dedup();
+        for path in paths {
+            mcp = mcp.route(&path, get(serve.clone()));
         }
     }
     if let Some(cors) = origins.cors() {

@@ -70,12 +70,10 @@ struct Cache {
 impl Cache {
     fn get(&mut self, digest: &[u8; 32], now: Instant) -> Option<Option<Identity>> {
         match self.answers.get(digest) {
+            // An expired answer stays until it is replaced or evicted, so that `order`
+            // holds each digest once.
             Some((answer, until)) if now < *until => Some(answer.clone()),
-            Some(_) => {
-                self.answers.remove(digest);
-                None
-            }
-            None => None,
+            _ => None,
         }
     }
 
@@ -196,6 +194,19 @@ impl IntrospectionVerifier {
         if !audience {
             return (Err("`aud` is not this server"), exp);
         }
+        if answer.get("cnf").is_some() {
+            return (
+                Err("sender-constrained (`cnf`: DPoP or mTLS), not a bearer token"),
+                exp,
+            );
+        }
+        if answer
+            .get("token_type")
+            .and_then(Value::as_str)
+            .is_some_and(|kind| !kind.eq_ignore_ascii_case("bearer") && kind != "access_token")
+        {
+            return (Err("`token_type` is not a bearer access token"), exp);
+        }
         if let (Some(issuer), Some(stated)) =
             (&self.issuer, answer.get("iss").and_then(Value::as_str))
         {
@@ -226,10 +237,10 @@ impl TokenVerifier for IntrospectionVerifier {
             let identity = decision
                 .inspect_err(|reason| tracing::debug!(reason, "introspected token refused"))
                 .ok();
-            let mut until = now + self.ttl;
+            let mut until = now.checked_add(self.ttl).unwrap_or(now);
             if let (Some(exp), Some(_)) = (exp, &identity) {
                 let left = Duration::from_secs(exp.saturating_sub(unix_now()));
-                until = until.min(now + left);
+                until = until.min(now.checked_add(left).unwrap_or(until));
             }
             if until > now {
                 self.cache_lock()
@@ -283,6 +294,18 @@ mod tests {
             Err("`iss` is not the issuer")
         );
         assert_eq!(with("exp", json!(unix_now() - 1)), Err("expired"));
+        assert_eq!(
+            with("cnf", json!({"jkt": "abc"})),
+            Err("sender-constrained (`cnf`: DPoP or mTLS), not a bearer token")
+        );
+        assert_eq!(
+            with("token_type", json!("refresh_token")),
+            Err("`token_type` is not a bearer access token")
+        );
+        assert_eq!(
+            with("exp", json!(u64::MAX)).map(|i| i.subject),
+            Ok("alice".to_owned())
+        );
     }
 
     #[test]

@@ -50,6 +50,8 @@ struct Cached {
     fresh_until: Option<Instant>,
     /// The last fetch an unknown `kid` caused.
     last_refetch: Option<Instant>,
+    /// When the keys in hand were fetched.
+    fetched_at: Option<Instant>,
 }
 
 /// The keys of one `jwks_uri`.
@@ -99,14 +101,31 @@ impl KeySet {
                 Ok((keys, ttl)) => {
                     cached.keys = keys;
                     cached.fresh_until = Some(now + ttl);
+                    cached.fetched_at = Some(now);
                     fetched_now = true;
                 }
-                Err(error) if cached.keys.is_empty() => return Err(error),
                 Err(error) => {
-                    tracing::warn!(%error, "JWKS refetch failed: the keys in hand stay in use");
+                    // Whoever waits next does not fetch again at once: a cold set whose
+                    // server is down answers `503` quickly instead of one time limit each.
                     cached.fresh_until = Some(now + RETRY_AFTER);
+                    // Keys in hand stay in use, for at most `MAX_TTL` after their fetch: a
+                    // key the server removed must not live forever behind an outage.
+                    let usable = cached
+                        .fetched_at
+                        .is_some_and(|at| now.duration_since(at) < MAX_TTL);
+                    if !usable {
+                        cached.keys.clear();
+                        return Err(error);
+                    }
+                    tracing::warn!(%error, "JWKS refetch failed: the keys in hand stay in use");
                 }
             }
+        }
+        if cached.keys.is_empty() && !fetched_now && cached.fetched_at.is_none() {
+            return Err(StoreError::Remote {
+                what: format!("JWKS {}", self.uri),
+                source: "the keys could not be fetched; retrying shortly".into(),
+            });
         }
         if let Some(key) = find(&cached.keys, kid, alg) {
             return Ok(Some(key));
@@ -124,6 +143,7 @@ impl KeySet {
             Ok((keys, ttl)) => {
                 cached.keys = keys;
                 cached.fresh_until = Some(now + ttl);
+                cached.fetched_at = Some(now);
             }
             Err(error) => tracing::warn!(%error, "JWKS refetch for an unknown kid failed"),
         }
@@ -157,10 +177,13 @@ fn parse(document: &Value) -> Option<Vec<Key>> {
             })
             .filter_map(|jwk| {
                 let key = DecodingKey::from_jwk(&jwk).ok()?;
-                let alg = jwk
-                    .common
-                    .key_algorithm
-                    .and_then(|alg| alg.to_string().parse::<Algorithm>().ok());
+                // A key whose `alg` names no signature algorithm (`RSA-OAEP`, `ECDH-ES`) is an
+                // encryption key: never a verification key.
+                let alg = match jwk.common.key_algorithm {
+                    Some(alg) => Some(alg.to_string().parse::<Algorithm>().ok()?),
+                    None => None,
+                };
+
                 Some(Key {
                     kid: jwk.common.key_id.clone(),
                     alg,
@@ -201,7 +224,10 @@ mod tests {
             {"kty": "EC", "crv": "P-256", "kid": "enc1", "use": "enc",
              "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
              "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"},
-            {"kty": "unknown", "kid": "x"}
+            {"kty": "unknown", "kid": "x"},
+            {"kty": "EC", "crv": "P-256", "kid": "ecdh", "alg": "ECDH-ES",
+             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}
         ]}))
         .unwrap()
     }

@@ -32,6 +32,9 @@ pub const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
 /// The default allowance for clocks that disagree, on `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
 
+/// The largest allowance for clocks that disagree: beyond it, `exp` means little.
+pub const MAX_LEEWAY: Duration = Duration::from_secs(3600);
+
 /// The default shortest time between two key fetches caused by unknown `kid`s.
 pub const DEFAULT_MIN_REFETCH: Duration = Duration::from_secs(10);
 
@@ -130,10 +133,11 @@ impl JwtVerifier {
         self
     }
 
-    /// The allowance for clocks that disagree, on `exp` and `nbf` (whole seconds).
+    /// The allowance for clocks that disagree, on `exp` and `nbf` (whole seconds, at most
+    /// [`MAX_LEEWAY`]).
     #[must_use]
     pub fn leeway(mut self, leeway: Duration) -> Self {
-        self.leeway = leeway;
+        self.leeway = leeway.min(MAX_LEEWAY);
         self
     }
 
@@ -202,6 +206,11 @@ impl JwtVerifier {
         validation.validate_nbf = true;
         validation.leeway = self.leeway.as_secs();
         match decode::<Map<String, Value>>(token, &key.key, &validation) {
+            // A sender-constrained token (DPoP, mTLS: RFC 9449, RFC 8705) is not a bearer
+            // token: without its proof, refused.
+            Ok(data) if data.claims.contains_key("cnf") => {
+                Ok(Err("sender-constrained (`cnf`), not a bearer token"))
+            }
             Ok(data) => Ok(self.claims.identity(&data.claims).ok_or("no subject claim")),
             Err(error) => {
                 use jsonwebtoken::errors::ErrorKind;

@@ -29,4 +29,4 @@ pub use fetch::ClientCredentials;
 pub use introspection::{IntrospectionVerifier, DEFAULT_CACHE_CAPACITY, DEFAULT_CACHE_TTL};
 pub use jsonwebtoken::Algorithm;
 pub use jwks::{DEFAULT_TTL as DEFAULT_JWKS_TTL, MAX_TTL as MAX_JWKS_TTL, MIN_TTL as MIN_JWKS_TTL};
-pub use jwt::{JwtVerifier, DEFAULT_ALGORITHMS, DEFAULT_LEEWAY, DEFAULT_MIN_REFETCH};
+pub use jwt::{JwtVerifier, DEFAULT_ALGORITHMS, DEFAULT_LEEWAY, DEFAULT_MIN_REFETCH, MAX_LEEWAY};

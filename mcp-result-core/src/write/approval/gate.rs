@@ -183,7 +183,10 @@ async fn ask(question: Question<'_>) -> Asked {
 fn requests_reach_the_client(context: &RequestContext<RoleServer>) -> bool {
     #[cfg(feature = "http")]
     if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-        return parts.headers.contains_key("mcp-session-id");
+        return parts
+            .extensions
+            .get::<crate::wire::identity::StatelessHttp>()
+            .is_none();
     }
     let _ = context;
     true
