@@ -44,6 +44,8 @@ pub struct HttpOptions {
     /// stateless, so any instance answers any request. A session is bound to the identity
     /// that created it ([`Identity::key`](crate::Identity::key): tenant and subject, not the
     /// token, so a refreshed token keeps it); any other identity is answered `404` for it.
+    /// At most 100 sessions per identity and 10,000 in all are kept; past either, the least
+    /// recently used ends (its next request is `404`, and the client starts a new one).
     pub sessions: bool,
     /// The OAuth protected resource this server is (RFC 9728): served without a token at
     /// `/.well-known/oauth-protected-resource` and the path-suffixed

@@ -25,6 +25,10 @@ const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 /// the spec has it). Fail closed: a session id without a binding is never served.
 pub(crate) const MAX_SESSIONS: usize = 10_000;
 
+/// At most this many sessions per identity: past it, that identity's least recently used
+/// goes first, so one caller opening sessions in a loop ends only its own.
+pub(crate) const MAX_SESSIONS_PER_IDENTITY: usize = 100;
+
 /// The identity key ([`Identity::key`]) of each live session, and when it was last used.
 #[derive(Default)]
 pub(crate) struct Sessions {
@@ -38,6 +42,20 @@ impl Sessions {
 
     fn bind(&self, session: String, owner: String) {
         let mut owners = self.owners();
+        let own: Vec<(&String, Instant)> = owners
+            .iter()
+            .filter(|(_, (bound, _))| *bound == owner)
+            .map(|(id, (_, used))| (id, *used))
+            .collect();
+        if own.len() >= MAX_SESSIONS_PER_IDENTITY {
+            if let Some(oldest) = own
+                .iter()
+                .min_by_key(|(_, used)| *used)
+                .map(|(id, _)| (*id).clone())
+            {
+                owners.remove(&oldest);
+            }
+        }
         if owners.len() >= MAX_SESSIONS {
             if let Some(oldest) = owners
                 .iter()
@@ -131,8 +149,25 @@ mod tests {
         assert!(sessions.owned_by("s1", "acme:alice"));
         assert!(!sessions.owned_by("s1", "globex:bob"));
         assert!(!sessions.owned_by("s2", "acme:alice"));
+        // One identity cannot hold more than its share: its own oldest goes.
+        for i in 0..MAX_SESSIONS_PER_IDENTITY {
+            sessions.bind(format!("a{i}"), "acme:alice".into());
+        }
+        assert!(
+            !sessions.owned_by("s1", "acme:alice"),
+            "alice's oldest went"
+        );
+        sessions.bind("b0".into(), "globex:bob".into());
+        for i in 0..MAX_SESSIONS_PER_IDENTITY {
+            sessions.bind(format!("a-more-{i}"), "acme:alice".into());
+        }
+        assert!(
+            sessions.owned_by("b0", "globex:bob"),
+            "bob's session is not alice's to end"
+        );
+        // Past the global bound, the least recently used of all goes.
         for i in 0..MAX_SESSIONS {
-            sessions.bind(format!("n{i}"), "acme:alice".into());
+            sessions.bind(format!("n{i}"), format!("tenant{i}:user"));
         }
         assert_eq!(sessions.owners().len(), MAX_SESSIONS);
         assert!(
