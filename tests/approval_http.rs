@@ -183,6 +183,40 @@ async fn rounds(served: &Served) {
     assert_eq!(intents(&served.audit), 1, "one human answer, one intent");
 }
 
+/// Two instances on one database: the round asked on one, answered on the other (it runs),
+/// replayed on the first (used): one write for one human answer wherever the requests land.
+async fn rounds_across(a: &Served, b: &Served) {
+    let on_a = connect(&a.url, "alice-token", ProtocolVersion::V_2026_07_28).await;
+    let on_b = connect(&b.url, "alice-token", ProtocolVersion::V_2026_07_28).await;
+    let before = intents(&a.audit) + intents(&b.audit);
+    let CallToolResponse::InputRequired(round) =
+        on_a.call_tool_once(close("T-1005", None)).await.unwrap()
+    else {
+        panic!("the first round asks");
+    };
+    let mut answer = InputResponses::new();
+    answer.insert(
+        "approval".into(),
+        json!({"action": "accept", "content": {"approve": true}}),
+    );
+    let answered = close("T-1005", None)
+        .with_input_responses(answer)
+        .with_request_state(round.request_state.clone().expect("sealed state"));
+    let done = complete(&on_b, answered.clone()).await;
+    assert_eq!(
+        done.is_error,
+        Some(false),
+        "answered on the other instance: {done:?}"
+    );
+    let again = complete(&on_a, answered).await;
+    assert_eq!(
+        structured(&again)["message"],
+        "The approval was used already; each approval runs one write.",
+        "{again:?}"
+    );
+    assert_eq!(intents(&a.audit) + intents(&b.audit), before + 1);
+}
+
 /// Out of band: alice is `blocked` with a request id at once (default HTTP is stateless: a
 /// question during the call could never be answered, so none is sent, although her client
 /// would accept); bob presenting the id is told it does not exist, before and after it is
@@ -258,4 +292,6 @@ async fn approvals_over_http_in_postgres() {
     let served = serve("postgres", Some(database.url())).await;
     rounds(&served).await;
     out_of_band(&served).await;
+    let other = serve("postgres-b", Some(database.url())).await;
+    rounds_across(&served, &other).await;
 }

@@ -95,20 +95,16 @@ impl Setup {
     /// A client credentials token of `client` for `resource` (this server when `None`).
     async fn token(&self, client: &str, secret: &str, resource: Option<&str>) -> String {
         let resource = resource.unwrap_or(&self.url).to_owned();
-        let answer: Value = self
-            .http
-            .post(format!("{}/token", self.issuer))
-            .basic_auth(client, Some(secret))
-            .form(&[
-                ("grant_type", "client_credentials"),
-                ("resource", &resource),
-            ])
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer = json_of(
+            self.http
+                .post(format!("{}/token", self.issuer))
+                .basic_auth(client, Some(secret))
+                .form(&[
+                    ("grant_type", "client_credentials"),
+                    ("resource", &resource),
+                ]),
+        )
+        .await;
         answer["access_token"]
             .as_str()
             .expect("an access token")
@@ -117,29 +113,17 @@ impl Setup {
 
     /// A token signed by the authorization server's current key with `header` overrides.
     async fn signed(&self, header: Value, payload: Value) -> String {
-        let answer: Value = self
-            .http
-            .post(format!("{}/test/sign", self.issuer))
-            .json(&json!({"header": header, "payload": payload}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer = json_of(
+            self.http
+                .post(format!("{}/test/sign", self.issuer))
+                .json(&json!({"header": header, "payload": payload})),
+        )
+        .await;
         answer["token"].as_str().unwrap().to_owned()
     }
 
     async fn jwks_fetches(&self) -> u64 {
-        let answer: Value = self
-            .http
-            .get(format!("{}/test/jwks-fetches", self.issuer))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer = json_of(self.http.get(format!("{}/test/jwks-fetches", self.issuer))).await;
         answer["count"].as_u64().unwrap()
     }
 
@@ -152,13 +136,19 @@ impl Setup {
     ) -> (u16, String, Value) {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                           "params": {"name": tool, "arguments": arguments}});
+        self.post(token, &body.to_string()).await
+    }
+
+    /// `body` POSTed as a stateless MCP 2025-06-18 client sends it, as `token`: the status,
+    /// the challenge and the body.
+    async fn post(&self, token: Option<&str>, body: &str) -> (u16, String, Value) {
         let mut request = self
             .http
             .post(&self.url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-06-18")
-            .body(body.to_string());
+            .body(body.to_owned());
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -185,6 +175,11 @@ impl Setup {
         }
         claims
     }
+}
+
+/// The JSON answer of `request`.
+async fn json_of(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
 }
 
 async fn answer(response: reqwest::Response) -> (u16, String, Value) {
@@ -327,15 +322,7 @@ async fn a_real_client_signs_in_at_a_real_authorization_server_and_every_bad_tok
         URL_SAFE_NO_PAD.encode(setup.claims(json!({})).to_string())
     );
     // HMAC "signed" with the authorization server's public key (the key confusion attack).
-    let jwks: Value = setup
-        .http
-        .get(format!("{}/jwks", setup.issuer))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let jwks = json_of(setup.http.get(format!("{}/jwks", setup.issuer))).await;
     let public_key = jwks["keys"][0].to_string();
     let message = format!(
         "{}.{}",
@@ -453,18 +440,7 @@ async fn a_real_client_signs_in_at_a_real_authorization_server_and_every_bad_tok
             400,
         ),
     ] {
-        let response = setup
-            .http
-            .post(&setup.url)
-            .bearer_auth(&reader)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        let (status, _, answer) = answer(response).await;
+        let (status, _, answer) = setup.post(Some(&reader), body).await;
         assert_eq!(status, expected, "{body}: {answer}");
         if expected == 400 {
             assert_eq!(answer["error"]["code"], -32602, "{answer}");
