@@ -13,16 +13,19 @@ pub use mcp_result_derive::{mcp_handler, mcp_tool, mcp_tools, Redact, ToolResult
 pub use mcp_result_core::{
     build_result, Audience, AuditEventId, ContentMode, ErrorKind, FieldError, IntoToolError,
     IntoToolOutput, Redacts, ResultExt, Secret, Status, Structured, Summary, SummaryPart,
-    ToolError, ToolErrorEnvelope, ToolResult, WriteReceipt,
+    ToolError, ToolErrorEnvelope, ToolResult, Unstructured, WriteReceipt,
 };
 
 // A server: its tools, its state and serving it.
 pub use mcp_result_core::{
-    serve, serve_with_state, Identity, Progress, RegistryError, ServerServices, State,
+    serve, serve_with_state, Identity, Log, Progress, RegistryError, ServerServices, State,
     ToolRegistry, ToolSet, SHUTDOWN_GRACE,
 };
+// A tool's own questions to its client.
 #[cfg(feature = "transport-io")]
 pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
+#[cfg(feature = "elicitation")]
+pub use mcp_result_core::{Ask, Elicited, Question};
 // For a server that writes some `ServerHandler` methods itself.
 pub use mcp_result_core::handler;
 

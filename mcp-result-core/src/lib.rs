@@ -42,6 +42,7 @@ pub use result::{
     impls::Structured,
     meta,
     summary::{Summary, SummaryPart},
+    unstructured::Unstructured,
 };
 pub use router::{
     def::RegistryError,
@@ -67,8 +68,11 @@ pub use serve::http;
 #[cfg(feature = "oauth")]
 pub use serve::oauth;
 pub use store::key;
+#[cfg(feature = "elicitation")]
+pub use tool::ask::{Ask, Elicited, Question};
 pub use tool::{
     extract,
+    log::Log,
     progress::{self, Progress},
 };
 pub use wire::{
@@ -91,6 +95,7 @@ pub use serde_json;
 /// Items used by macro-generated code. Not public API: no semver guarantees.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::result::answer::ToolAnswer;
     pub use crate::result::build::error_result;
     pub use crate::result::build::ResultScope;
     pub use crate::result::probe::{
@@ -103,8 +108,8 @@ pub mod __private {
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
     pub use crate::serve::handler::{
-        call_tool, custom_request, empty_list, initialize, list_tools, read_resource, server_info,
-        tool_for,
+        call_tool, custom_request, discover, empty_list, initialize, list_tools, read_resource,
+        server_info, set_level, tool_for,
     };
     pub use crate::serve::rmcp_tools::{
         call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,

@@ -252,6 +252,38 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         });
     }
+    if !has("discover") {
+        // `server/discover` (MCP 2026-07-28) advertises no capability of a method that
+        // revision removed.
+        added.push(syn::parse_quote! {
+            async fn discover(
+                &self,
+                _context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<
+                #krate::__private::rmcp::model::DiscoverResult,
+                #krate::__private::rmcp::ErrorData,
+            > {
+                ::core::result::Result::Ok(#krate::__private::discover(self))
+            }
+        });
+    }
+    if !has("set_level") {
+        // Before MCP 2026-07-28 a session sets the level of the `Log` messages it gets.
+        added.push(syn::parse_quote! {
+            #[allow(deprecated)]
+            async fn set_level(
+                &self,
+                request: #krate::__private::rmcp::model::SetLevelRequestParams,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<(), #krate::__private::rmcp::ErrorData> {
+                #krate::__private::set_level::<Self>(request, &context)
+            }
+        });
+    }
     if !has("on_custom_request") {
         added.push(syn::parse_quote! {
             async fn on_custom_request(

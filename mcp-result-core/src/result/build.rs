@@ -142,7 +142,17 @@ impl ResultScope<'_> {
     /// answers `result`. When the store refuses (a bound of its
     /// [`ArtifactLimits`](crate::store::ArtifactLimits) would be passed) or fails, the
     /// call's answer is that error instead, and nothing was stored.
-    pub async fn commit(self, result: CallToolResult) -> CallToolResult {
+    pub async fn commit(
+        self,
+        answer: crate::result::answer::ToolAnswer,
+    ) -> crate::result::answer::ToolAnswer {
+        let crate::result::answer::ToolAnswer::Result(result) = answer else {
+            return answer;
+        };
+        self.commit_result(result).await.into()
+    }
+
+    async fn commit_result(self, result: CallToolResult) -> CallToolResult {
         let staged = std::mem::take(&mut *self.staged.lock().unwrap_or_else(|e| e.into_inner()));
         let (Some(store), false) = (self.store, staged.is_empty()) else {
             return result;
@@ -404,8 +414,13 @@ fn json_kind(value: &Value) -> &'static str {
     note = "return your data in a type with `#[derive(Serialize, JsonSchema, ToolResult)]`: mcp-result builds the `CallToolResult` (`structuredContent`, `content`, `isError`) from it; for a `Serialize + JsonSchema` type from another crate, return `Structured<T>`; an error type must convert into `mcp_result::ToolError`"
 )]
 pub trait IntoToolOutput {
-    /// The success type, whose schema is the success branch of the tool's `outputSchema`.
-    type Output: ToolResult;
+    /// The success type, whose schema is the success branch of the tool's `outputSchema`
+    /// (a [`ToolResult`], or [`Unstructured`](crate::Unstructured), which has none).
+    type Output;
+
+    /// The tool's `structuredContent` shape; `None`: no `outputSchema` (plain content).
+    fn output_shape() -> Option<Arc<crate::schema::OutputShape>>;
+
     /// Turns the returned value into the result sent to the client.
     fn into_call_tool_result(self) -> CallToolResult
     where
@@ -416,10 +431,22 @@ pub trait IntoToolOutput {
 
     /// The same inside a tool call, storing payloads in `scope`.
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult;
+
+    /// The call's answer inside a tool call: the result, or the JSON-RPC error or question
+    /// an error stands for ([`ToolError::protocol`], [`crate::Ask`]).
+    fn into_answer_in(self, scope: &ResultScope<'_>) -> crate::result::answer::ToolAnswer
+    where
+        Self: Sized,
+    {
+        self.into_result_in(scope).into()
+    }
 }
 
 impl<T: ToolResult> IntoToolOutput for T {
     type Output = T;
+    fn output_shape() -> Option<Arc<crate::schema::OutputShape>> {
+        Some(crate::schema::output_shape::<T>())
+    }
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         build_result_in(&self, scope)
     }
@@ -427,10 +454,31 @@ impl<T: ToolResult> IntoToolOutput for T {
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
     type Output = T;
+    fn output_shape() -> Option<Arc<crate::schema::OutputShape>> {
+        Some(crate::schema::output_shape::<T>())
+    }
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         match self {
             Ok(value) => build_result_in(&value, scope),
             Err(error) => error_result(&scope.stamp(error.into_tool_error())),
+        }
+    }
+
+    fn into_answer_in(self, scope: &ResultScope<'_>) -> crate::result::answer::ToolAnswer {
+        answer_of(self, scope)
+    }
+}
+
+/// The answer of a tool that returned `Result<O, E>`: the success's result, or the error's
+/// (stamped with the call's facts; a JSON-RPC error or question when it stands for one).
+pub(crate) fn answer_of<O: IntoToolOutput, E: IntoToolError>(
+    returned: Result<O, E>,
+    scope: &ResultScope<'_>,
+) -> crate::result::answer::ToolAnswer {
+    match returned {
+        Ok(value) => value.into_answer_in(scope),
+        Err(error) => {
+            crate::result::answer::ToolAnswer::of_error(scope.stamp(error.into_tool_error()))
         }
     }
 }

@@ -114,6 +114,9 @@ pub struct WithMeta<T> {
 
 impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
     type Output = T;
+    fn output_shape() -> Option<std::sync::Arc<crate::schema::OutputShape>> {
+        <T as IntoToolOutput>::output_shape()
+    }
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         let mut result = build_result_in(&self.value, scope);
         if !self.meta.0 .0.is_empty() {
@@ -125,11 +128,17 @@ impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<WithMeta<T>, E> {
     type Output = T;
+    fn output_shape() -> Option<std::sync::Arc<crate::schema::OutputShape>> {
+        <T as IntoToolOutput>::output_shape()
+    }
     fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
         match self {
             Ok(value) => value.into_result_in(scope),
             Err(error) => error_result(&scope.stamp(error.into_tool_error())),
         }
+    }
+    fn into_answer_in(self, scope: &ResultScope<'_>) -> crate::result::answer::ToolAnswer {
+        crate::result::build::answer_of(self, scope)
     }
 }
 

@@ -6,6 +6,7 @@
 //! Beneath it: the wire vocabulary, [`crate::schema`] and [`crate::store`]. Above it: tools,
 //! writes and the router, which call [`build::build_result_in`] and [`build::error_result`].
 
+pub(crate) mod answer;
 pub(crate) mod build;
 pub(crate) mod collect;
 pub mod content;
@@ -14,3 +15,4 @@ pub(crate) mod impls;
 pub mod meta;
 pub(crate) mod probe;
 pub(crate) mod summary;
+pub(crate) mod unstructured;

@@ -6,9 +6,8 @@
 
 use std::sync::Arc;
 
-use rmcp::model::CallToolResult;
-
 use crate::{
+    result::answer::ToolAnswer,
     result::build::{error_result, IntoToolOutput, ResultScope, ToolResult},
     wire::envelope::ToolError,
 };
@@ -54,7 +53,7 @@ impl<T, E> ResultParts for Result<T, E> {
 )]
 pub trait SuccessOutput {
     /// The result type itself.
-    type Output: ToolResult;
+    type Output;
 }
 
 impl<T: ToolResult> SuccessOutput for T {
@@ -63,6 +62,10 @@ impl<T: ToolResult> SuccessOutput for T {
 
 impl<T: ToolResult> SuccessOutput for crate::result::meta::WithMeta<T> {
     type Output = T;
+}
+
+impl SuccessOutput for crate::result::unstructured::Unstructured {
+    type Output = crate::result::unstructured::Unstructured;
 }
 
 /// Autoref dispatch for generated code: `(&Probe::<R>::new()).finish(value)` resolves to
@@ -86,33 +89,34 @@ impl<R> Probe<R> {
 
 #[doc(hidden)]
 pub trait ViaToolOutput<R> {
-    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(&self, value: R, scope: &ResultScope<'_>) -> CallToolResult;
+    fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>>;
+    fn finish(&self, value: R, scope: &ResultScope<'_>) -> ToolAnswer;
 }
 
 impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
-    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
-        crate::schema::output_shape::<R::Output>
+    fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>> {
+        R::output_shape
     }
-    fn finish(&self, value: R, scope: &ResultScope<'_>) -> CallToolResult {
-        value.into_result_in(scope)
+    fn finish(&self, value: R, scope: &ResultScope<'_>) -> ToolAnswer {
+        value.into_answer_in(scope)
     }
 }
 
 #[doc(hidden)]
 pub trait ViaFallback<R> {
-    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape>;
-    fn finish(&self, value: R, scope: &ResultScope<'_>) -> CallToolResult;
+    fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>>;
+    fn finish(&self, value: R, scope: &ResultScope<'_>) -> ToolAnswer;
 }
 
 impl<R> ViaFallback<R> for &Probe<R> {
-    fn output_shape(&self) -> fn() -> Arc<crate::schema::OutputShape> {
-        crate::schema::output_shape::<()>
+    fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>> {
+        || None
     }
-    fn finish(&self, _value: R, _scope: &ResultScope<'_>) -> CallToolResult {
+    fn finish(&self, _value: R, _scope: &ResultScope<'_>) -> ToolAnswer {
         error_result(&ToolError::internal_logged(
             "tool return type is not a tool result",
         ))
+        .into()
     }
 }
 

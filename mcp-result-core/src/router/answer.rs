@@ -11,6 +11,7 @@ use rmcp::{
 use tracing::Instrument;
 
 use crate::{
+    result::answer::ToolAnswer,
     result::build::error_result,
     router::{
         in_flight::Running,
@@ -107,8 +108,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         not_cancelled(&context)?;
         if route.read_only {
             let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
-                .for_tool(route.name, &route.extension_arguments);
-            return Ok(self.run_read(route, server, call).await);
+                .for_tool(route.name, &route.extension_arguments, route.binds)
+                .with_round(round);
+            return self.run_read(route, server, call).await;
         }
         // 5. The write's facts: its approval request id, idempotency key, audit event and
         //    (for a keyed or gated write) argument fingerprints.
@@ -152,7 +154,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             let gate_input = Gate {
                 template,
                 request_id: approval_request,
-                round,
+                round: round.clone(),
                 arguments: &arguments,
                 fingerprints: &fingerprints,
                 context: &context,
@@ -171,6 +173,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 }
             }
         }
+        let tool_round = round;
         // 8. The intent, recorded before the tool runs; then the key is marked started.
         if let Err(answer) = audit.intent().await {
             release(claimed).await;
@@ -184,9 +187,10 @@ impl<S: ToolSet> ToolRegistry<S> {
         }
         // 9. The run, its outcome recorded and stored under the key before the answer.
         let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
-            .for_tool(route.name, &route.extension_arguments)
+            .for_tool(route.name, &route.extension_arguments, route.binds)
+            .with_round(tool_round)
             .for_write(audit.write_context(retry_safe));
-        Ok(self.run_write(route, server, call, audit, claimed).await)
+        self.run_write(route, server, call, audit, claimed).await
     }
 
     /// Phase 1: the route of tool `name`.
@@ -201,14 +205,19 @@ impl<S: ToolSet> ToolRegistry<S> {
 
     /// A read-only call: inline, dropped at its time limit or when cancelled. Its errors are
     /// `retrySafe: true` (a read-only tool has no effect to repeat).
-    async fn run_read(&self, route: &Route<S>, server: &S, call: ToolCall) -> CallToolResult {
+    async fn run_read(
+        &self,
+        route: &Route<S>,
+        server: &S,
+        call: ToolCall,
+    ) -> Result<CallToolResult, Early> {
         let cancelled = call.context().ct.clone();
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);
-        tokio::select! {
+        Ok(tokio::select! {
             outcome = tokio::time::timeout(limit, run) => match outcome {
-                Ok(Ok(result)) => result,
+                Ok(Ok(answer)) => return answer.into_early(),
                 Ok(Err(panic)) => error_result(&panicked(route.name, &*panic).with_retry_safe(true)),
                 Err(_elapsed) => {
                     tracing::warn!(tool = route.name, limit_ms = limit.as_millis(), "tool timed out");
@@ -219,7 +228,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 // Not delivered (the client cancelled), but the tool stops here.
                 error_result(&ToolError::conflict("The call was cancelled."))
             }
-        }
+        })
     }
 
     /// A write: on its own task, run to its end whatever happens to the request; its
@@ -231,7 +240,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         call: ToolCall,
         audit: Audit,
         claimed: Option<Claimed>,
-    ) -> CallToolResult {
+    ) -> Result<CallToolResult, Early> {
         let running = Running::new(&self.in_flight);
         let name = route.name;
         let has_key = claimed.is_some();
@@ -240,21 +249,36 @@ impl<S: ToolSet> ToolRegistry<S> {
         let final_audit = audit.clone();
         let task = tokio::spawn(
             async move {
-                let result = match AssertUnwindSafe(future).catch_unwind().await {
-                    Ok(result) => result,
-                    Err(panic) => error_result(&panicked(name, &*panic)),
+                let answer = match AssertUnwindSafe(future).catch_unwind().await {
+                    Ok(answer) => answer,
+                    Err(panic) => error_result(&panicked(name, &*panic)).into(),
+                };
+                // A JSON-RPC error or a question: the tool ended before acting (its
+                // promise), so the attempt is recorded as ended without effect and the key
+                // is given back for the call that comes again.
+                let recorded = match &answer {
+                    ToolAnswer::Result(result) => result.clone(),
+                    ToolAnswer::Protocol(_) | ToolAnswer::Ask(_) => {
+                        error_result(&ToolError::conflict(
+                            "The write ended before acting: it answered a protocol error or \
+                             asked the client first.",
+                        ))
+                    }
                 };
                 if let Err(error) = final_audit
-                    .record(Phase::Outcome, Some((&result, started.elapsed())))
+                    .record(Phase::Outcome, Some((&recorded, started.elapsed())))
                     .await
                 {
                     tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
                 }
-                if let Some(claimed) = claimed {
-                    claimed.complete(name, &result).await;
+                match (&answer, claimed) {
+                    (ToolAnswer::Result(result), Some(claimed)) => {
+                        claimed.complete(name, result).await
+                    }
+                    (_, claimed) => release(claimed).await,
                 }
                 drop(running);
-                result
+                answer
             }
             .in_current_span(),
         );
@@ -267,16 +291,19 @@ impl<S: ToolSet> ToolRegistry<S> {
                         limit_ms = limit.as_millis(),
                         "write passed its time limit; it runs on"
                     );
-                    return audit.refuse(ToolError::write_timeout(limit, has_key)).await;
+                    return Ok(audit.refuse(ToolError::write_timeout(limit, has_key)).await);
                 }
             },
             None => task.await,
         };
-        joined.unwrap_or_else(|error| {
-            error_result(&ToolError::internal_logged(format_args!(
-                "tool `{name}` task failed: {error}"
-            )))
-        })
+        joined
+            .unwrap_or_else(|error| {
+                error_result(&ToolError::internal_logged(format_args!(
+                    "tool `{name}` task failed: {error}"
+                )))
+                .into()
+            })
+            .into_early()
     }
 }
 
@@ -296,6 +323,18 @@ enum Early {
     Answer(CallToolResult),
     /// An input-required round (MCP 2026-07-28): the approval question.
     Ask(InputRequiredResult),
+}
+
+impl ToolAnswer {
+    /// The answer as the phases carry it: a result goes on, a JSON-RPC error or a question
+    /// ends the call.
+    fn into_early(self) -> Result<CallToolResult, Early> {
+        match self {
+            ToolAnswer::Result(result) => Ok(result),
+            ToolAnswer::Protocol(error) => Err(Early::Protocol(error)),
+            ToolAnswer::Ask(question) => Err(Early::Ask(question)),
+        }
+    }
 }
 
 impl From<CallToolResult> for Early {

@@ -2,7 +2,7 @@
 
 use std::{fmt, future::Future, pin::Pin, sync::Arc, time::Duration};
 
-use rmcp::model::{CallToolResult, JsonObject, ToolAnnotations};
+use rmcp::model::{JsonObject, ToolAnnotations};
 
 use crate::{
     schema::OutputShape,
@@ -11,7 +11,8 @@ use crate::{
 
 /// The future a tool's generated call glue returns: it owns its clone of the server, so it
 /// can outlive the request (a write runs to its end).
-pub type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send + 'static>>;
+pub type ToolFuture =
+    Pin<Box<dyn Future<Output = crate::result::answer::ToolAnswer> + Send + 'static>>;
 
 /// The call glue `#[mcp_tools]` generates for one tool: extracts the parameters from the
 /// call, runs the method on `server` (a synchronous one on a blocking thread) and builds its
@@ -41,8 +42,10 @@ pub struct ToolDef<S> {
     /// `_meta` entries ([`crate::extract::ToolExtension`]; a `Pager`'s `cursor` and
     /// `pageSize`).
     pub extensions: fn() -> Vec<ToolExtension>,
-    /// The success type's `structuredContent` schema and wrapping.
-    pub output: fn() -> Arc<OutputShape>,
+    /// The success type's `structuredContent` schema and wrapping; `None` for a tool whose
+    /// results are plain content ([`Unstructured`](crate::Unstructured)): no
+    /// `outputSchema`.
+    pub output: fn() -> Option<Arc<OutputShape>>,
     /// `#[mcp_tool(timeout_ms = N)]`: past this a read-only call is abandoned and answered
     /// `upstream_timeout`; a write is answered with an unknown outcome and runs to its end.
     pub timeout: Option<Duration>,

@@ -41,6 +41,8 @@ pub(crate) struct Route<S> {
     pub(crate) scopes: &'static [&'static str],
     /// The arguments the tool's parameters read themselves ([`ToolExtension`]).
     pub(crate) extension_arguments: Vec<String>,
+    /// A parameter reads the arguments' fingerprint ([`ToolExtension::binds_arguments`]).
+    pub(crate) binds: bool,
     pub(crate) call: CallFn<S>,
 }
 
@@ -135,8 +137,16 @@ impl<S> ToolRegistry<S> {
                 Some(template) => gated_input_schema(input, template).map_err(error)?,
                 None => input,
             };
-            let (input, extension_arguments, extension_meta) =
+            let (input, extension_arguments, extension_meta, binds) =
                 extend_input(input, (def.extensions)()).map_err(error)?;
+            if binds && def.approval.is_some() {
+                return Err(error(
+                    "a tool gated by a human approval (`requires_approval`) cannot also ask the \
+                     client itself (an `Ask` parameter): both would need the same round; ask in \
+                     a read-only tool first, or let the approval be the question"
+                        .into(),
+                ));
+            }
             let takes_arguments = input.contains_key("required")
                 || input
                     .get("properties")
@@ -161,7 +171,10 @@ impl<S> ToolRegistry<S> {
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
             }
-            let mut tool = ToolOutputSchema::new(&(def.output)()).write(tool);
+            let mut tool = match (def.output)() {
+                Some(shape) => ToolOutputSchema::new(&shape).write(tool),
+                None => tool,
+            };
             if !read_only {
                 Advertised::new(def.idempotency_key).write(&mut tool);
             }
@@ -189,6 +202,7 @@ impl<S> ToolRegistry<S> {
                     approval: def.approval,
                     scopes: def.scopes,
                     extension_arguments,
+                    binds,
                     call: def.call,
                 },
             );

@@ -62,7 +62,15 @@ struct Inner {
     audit: Arc<dyn AuditSink>,
     key: Arc<ServerKey>,
     values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    /// The log level each session set (`logging/setLevel`, before MCP 2026-07-28), by
+    /// session id; at most [`MAX_LOG_LEVELS`].
+    #[allow(deprecated)]
+    log_levels: Arc<std::sync::Mutex<HashMap<String, rmcp::model::LoggingLevel>>>,
 }
+
+/// How many sessions' log levels a [`State`] keeps: past it, the levels set so far are
+/// forgotten (those sessions log at the default again), so sessions never grow memory.
+const MAX_LOG_LEVELS: usize = 10_000;
 
 impl State {
     /// Fresh in-memory stores ([`MemoryIdempotencyStore`], [`MemoryApprovals`]), audit
@@ -76,6 +84,7 @@ impl State {
                 audit: Arc::new(TracingSink),
                 key: ServerKey::global_shared().clone(),
                 values: HashMap::new(),
+                log_levels: Arc::default(),
             }),
         }
     }
@@ -141,6 +150,31 @@ impl State {
     /// The server key: the one handed in, else the configured one ([`ServerKey::global`]).
     pub fn server_key(&self) -> &Arc<ServerKey> {
         &self.inner.key
+    }
+
+    /// The log level session `session` set with `logging/setLevel`.
+    #[allow(deprecated)]
+    pub(crate) fn log_level(&self, session: &str) -> Option<rmcp::model::LoggingLevel> {
+        let levels = self
+            .inner
+            .log_levels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        levels.get(session).copied()
+    }
+
+    /// Records the level session `session` set with `logging/setLevel`.
+    #[allow(deprecated)]
+    pub(crate) fn set_log_level(&self, session: String, level: rmcp::model::LoggingLevel) {
+        let mut levels = self
+            .inner
+            .log_levels
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if levels.len() >= MAX_LOG_LEVELS && !levels.contains_key(&session) {
+            levels.clear();
+        }
+        levels.insert(session, level);
     }
 
     /// The state a request was served with: the one the serving function put into the

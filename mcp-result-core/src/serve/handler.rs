@@ -33,8 +33,11 @@ use crate::{
 /// it), `resources` when the server serves artifacts, and `serverInfo` named after the
 /// user's crate (`name` and `version` are its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`, read
 /// where the macro expands).
+#[allow(deprecated)] // `logging`: rmcp marks it deprecated (SEP-2577); MCP still has it.
 pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> ServerConfig {
-    let capabilities = ServerCapabilities::builder().enable_tools();
+    let capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging();
     let approvals = S::tool_registry().is_ok_and(|registry| registry.has_approvals());
     let capabilities = if S::ARTIFACTS || approvals {
         capabilities.enable_resources().build()
@@ -42,6 +45,41 @@ pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> Ser
         capabilities.build()
     };
     ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
+}
+
+/// The `server/discover` answer (MCP 2026-07-28; used by `#[mcp_handler]` when the user
+/// writes none): rmcp's, from `get_info`, without the capabilities of methods 2026-07-28
+/// removed (`logging`, whose level is now per request, and `resources.subscribe`): a
+/// client would otherwise expect `subscriptions/listen` to carry what it no longer can.
+#[allow(deprecated)]
+pub fn discover<S: ServerHandler>(server: &S) -> rmcp::model::DiscoverResult {
+    let mut info = server.get_info();
+    info.capabilities.logging = None;
+    if let Some(resources) = &mut info.capabilities.resources {
+        resources.subscribe = None;
+    }
+    rmcp::model::DiscoverResult::from_server_info(
+        server.supported_protocol_versions().into_owned(),
+        info,
+    )
+}
+
+/// The `logging/setLevel` answer (before MCP 2026-07-28; used by `#[mcp_handler]` when the
+/// user writes none): the session's level, which its [`Log`](crate::tool::Log) messages
+/// follow from then on.
+///
+/// # Errors
+/// None: every level is accepted.
+#[allow(deprecated)]
+pub fn set_level<S: ToolSet>(
+    request: rmcp::model::SetLevelRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    let state = S::tool_registry()
+        .map_err(registry_error)?
+        .state_for(context);
+    state.set_log_level(crate::tool::log::session_of(context), request.level);
+    Ok(())
 }
 
 /// The `initialize` answer (used by `#[mcp_handler]` when the user writes none): rmcp's,

@@ -210,6 +210,41 @@ impl ServerKey {
         })
     }
 
+    /// `body` sealed under the signing key, for a client to echo back unchanged (an
+    /// input-required round's `requestState`, MCP 2026-07-28): `<base64url JSON>.<hex
+    /// HMAC-SHA256>`. Integrity only: the client can read the body, so it holds nothing
+    /// secret. [`Self::open`] reads it back.
+    pub fn seal(&self, body: &serde_json::Value) -> String {
+        use base64::Engine as _;
+        let body = body.to_string();
+        let tag = crate::wire::text::hex(&self.sign(body.as_bytes()));
+        format!(
+            "{}.{tag}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(body)
+        )
+    }
+
+    /// The body of `sealed` when any of the keys sealed it ([`Self::seal`]); `None` for
+    /// anything else (altered, truncated, another server's, not a sealed value at all).
+    pub fn open(&self, sealed: &str) -> Option<serde_json::Value> {
+        use base64::Engine as _;
+        let (body, hex) = sealed.split_once('.')?;
+        let body = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(body)
+            .ok()?;
+        let tag: Option<Vec<u8>> = (0..hex.len())
+            .step_by(2)
+            .map(|i| {
+                hex.get(i..i + 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+            })
+            .collect();
+        if !self.verify(&body, &tag?) {
+            return None;
+        }
+        serde_json::from_slice(&body).ok()
+    }
+
     /// How many keys verify (the signing key and the ones rotated out).
     pub fn len(&self) -> usize {
         self.keys.len()

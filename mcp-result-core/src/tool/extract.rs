@@ -31,7 +31,7 @@ use crate::{
     store::artifact::ArtifactAccess,
     tool::panics,
     wire::{envelope::ToolError, identity::Identity},
-    write::idempotency::fingerprints,
+    write::{approval::Round, idempotency::fingerprints},
 };
 
 pub use crate::write::context::WriteContext;
@@ -62,8 +62,10 @@ pub struct ToolCall {
     /// out of `arguments`.
     extension_arguments: JsonObject,
     /// The fingerprints of the other arguments (one per server key), for a tool with
-    /// extension arguments.
+    /// extension arguments or a parameter that binds to them.
     binding: Option<Vec<String>>,
+    /// The answers and sealed state the call came back with (an input-required round).
+    round: Round,
 }
 
 impl FromToolCall<via::Extractor> for WriteContext {
@@ -96,7 +98,20 @@ impl ToolCall {
             tool: "",
             extension_arguments: JsonObject::new(),
             binding: None,
+            round: Round::default(),
         }
+    }
+
+    /// The same call, with the answers and sealed state of the round it came back with.
+    pub(crate) fn with_round(mut self, round: Round) -> Self {
+        self.round = round;
+        self
+    }
+
+    /// The answers and sealed state this call came back with (MCP 2026-07-28 input-required
+    /// rounds; empty on a first call).
+    pub(crate) fn round(&self) -> &Round {
+        &self.round
     }
 
     /// The state of the instance that serves this call: its stores, its server key and the
@@ -109,9 +124,9 @@ impl ToolCall {
     /// their [`ToolExtension`]s) are taken out of the arguments object, so the arguments
     /// type never sees them, and the rest is fingerprinted ([`fingerprints`]: RFC 8785,
     /// secrets keyed), which is what a page cursor is bound to.
-    pub(crate) fn for_tool(mut self, tool: &'static str, names: &[String]) -> Self {
+    pub(crate) fn for_tool(mut self, tool: &'static str, names: &[String], binds: bool) -> Self {
         self.tool = tool;
-        if names.is_empty() {
+        if names.is_empty() && !binds {
             return self;
         }
         if let Some(Value::Object(arguments)) = &mut self.arguments {
@@ -282,6 +297,9 @@ pub struct ToolExtension {
     /// Entries of the tool's `_meta` in `tools/list` (keys under the parameter's own prefix,
     /// MCP "General fields: `_meta`").
     pub meta: JsonObject,
+    /// The parameter reads the fingerprint of the call's arguments (what
+    /// [`Ask`](crate::Ask) binds its sealed round state to), so every call computes it.
+    pub binds_arguments: bool,
 }
 
 /// The extensions of a tool's parameters, in parameter order (for the generated
@@ -302,10 +320,11 @@ pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<Tool
 pub(crate) fn extend_input(
     input: Arc<JsonObject>,
     extensions: Vec<ToolExtension>,
-) -> Result<(Arc<JsonObject>, Vec<String>, JsonObject), String> {
+) -> Result<(Arc<JsonObject>, Vec<String>, JsonObject, bool), String> {
     if extensions.is_empty() {
-        return Ok((input, Vec::new(), JsonObject::new()));
+        return Ok((input, Vec::new(), JsonObject::new(), false));
     }
+    let binds = extensions.iter().any(|extension| extension.binds_arguments);
     let mut input = (*input).clone();
     let mut names = Vec::new();
     let mut meta = JsonObject::new();
@@ -335,7 +354,7 @@ pub(crate) fn extend_input(
             }
         }
     }
-    Ok((Arc::new(input), names, meta))
+    Ok((Arc::new(input), names, meta, binds))
 }
 
 /// The `inputSchema` of a tool whose parameters contribute `schemas` (at most one

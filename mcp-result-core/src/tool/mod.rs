@@ -5,6 +5,9 @@
 //! Beneath it: results and the write vocabulary ([`crate::write`]). Above it: paging and the
 //! router, which builds a [`extract::ToolCall`] for each call.
 
+#[cfg(feature = "elicitation")]
+pub(crate) mod ask;
 pub mod extract;
+pub(crate) mod log;
 pub(crate) mod panics;
 pub mod progress;

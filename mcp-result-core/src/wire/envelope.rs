@@ -198,6 +198,31 @@ pub struct ToolErrorEnvelope {
     /// constructor that takes it), not the kind's default: the framework keeps it as said.
     #[serde(skip)]
     pub(crate) retry_safe_said: bool,
+    /// Not a tool execution error at all: the call answers a JSON-RPC error or an
+    /// input-required round instead ([`ToolError::protocol`], [`crate::Ask`]).
+    #[serde(skip)]
+    pub(crate) escape: Option<Escape>,
+}
+
+/// What a [`ToolError`] carries when the call's answer is not an `isError` result.
+#[derive(Debug, Clone)]
+pub(crate) enum Escape {
+    /// A JSON-RPC error: the request was not a valid call (nothing ran).
+    Protocol(rmcp::ErrorData),
+    /// An input-required round (MCP 2026-07-28): the tool asks the client first.
+    Ask(rmcp::model::InputRequiredResult),
+}
+
+impl PartialEq for Escape {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Escape::Protocol(a), Escape::Protocol(b)) => a == b,
+            (Escape::Ask(a), Escape::Ask(b)) => {
+                serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
+            }
+            _ => false,
+        }
+    }
 }
 
 impl ToolError {
@@ -218,7 +243,46 @@ impl ToolError {
             requires_human_review: None,
             approval_request_id: None,
             retry_safe_said: false,
+            escape: None,
         }
+    }
+
+    /// A JSON-RPC error instead of a tool result: the request is not a valid call of this
+    /// tool, and nothing ran. For what the protocol itself defines as a request error, such
+    /// as a client capability the call needs (MCP 2026-07-28 `-32021`:
+    /// `ErrorData::missing_required_client_capability`); anything the model can act on is
+    /// a tool execution error (MCP "Error Handling"), built with the other constructors.
+    ///
+    /// A write answering one records its attempt as ended without effect and gives its
+    /// idempotency key back (the call may run again).
+    pub fn protocol(error: rmcp::ErrorData) -> Self {
+        ToolErrorEnvelope {
+            escape: Some(Escape::Protocol(error)),
+            ..Self::new(
+                ErrorKind::ValidationError,
+                true,
+                "The request was refused by the protocol.",
+            )
+        }
+        .boxed()
+    }
+
+    /// An input-required round instead of a tool result ([`crate::Ask`]).
+    pub(crate) fn asking(question: rmcp::model::InputRequiredResult) -> Self {
+        ToolErrorEnvelope {
+            escape: Some(Escape::Ask(question)),
+            ..Self::new(
+                ErrorKind::ValidationError,
+                true,
+                "The tool needs the client's input first.",
+            )
+        }
+        .boxed()
+    }
+
+    /// The JSON-RPC error or question this error stands for, taken out.
+    pub(crate) fn take_escape(&mut self) -> Option<Escape> {
+        self.0.escape.take()
     }
 
     /// An error of `kind` with `message`, its `status` ([`ErrorKind::status`]) and its

@@ -276,7 +276,7 @@ fn call_glue(server: &Server, tool: &Tool) -> TokenStream {
             ) {
                 ::core::result::Result::Ok(value) => value,
                 ::core::result::Result::Err(error) => {
-                    return #krate::__private::error_result(&error);
+                    return #krate::__private::ToolAnswer::of_error(error);
                 }
             };
         }
@@ -320,7 +320,7 @@ fn call_glue(server: &Server, tool: &Tool) -> TokenStream {
             .await
             {
                 ::core::result::Result::Ok(done) => done,
-                ::core::result::Result::Err(result) => return result,
+                ::core::result::Result::Err(result) => return result.into(),
             };
         }
     };

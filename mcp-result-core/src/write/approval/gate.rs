@@ -89,12 +89,7 @@ async fn ask(question: Question<'_>) -> Asked {
         fingerprints,
         store,
     } = question;
-    let stateless = context
-        .protocol_version()
-        .and_then(|v| serde_json::to_value(v).ok())
-        .and_then(|v| v.as_str().map(|v| v >= "2026-07-28"))
-        .unwrap_or(false);
-    if !stateless {
+    if !asks_by_round(context) {
         if !requests_reach_the_client(context) {
             return Asked::CannotAsk;
         }
@@ -174,13 +169,24 @@ async fn ask(question: Question<'_>) -> Asked {
     ))
 }
 
+/// Whether this call asks its client through input-required rounds (MCP 2026-07-28 on),
+/// not through requests during the call.
+#[cfg(feature = "elicitation")]
+pub(crate) fn asks_by_round(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .and_then(|v| serde_json::to_value(v).ok())
+        .and_then(|v| v.as_str().map(|v| v >= "2026-07-28"))
+        .unwrap_or(false)
+}
+
 /// Whether a request of the server can reach the client during this call and its answer
 /// come back. Not over streamable HTTP without a session before MCP 2026-07-28 (the
 /// framework's default, stateless HTTP): the client would answer on a new POST that no
 /// session ties to the waiting call, so asking would only wait out the time limit. Such a
 /// call uses the out-of-band approval at once.
 #[cfg(feature = "elicitation")]
-fn requests_reach_the_client(context: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn requests_reach_the_client(context: &RequestContext<RoleServer>) -> bool {
     #[cfg(feature = "http")]
     if let Some(parts) = context.extensions.get::<http::request::Parts>() {
         return parts
@@ -257,10 +263,9 @@ async fn ask(_question: Question<'_>) -> Asked {
     Asked::CannotAsk
 }
 
-/// The state of an input-required approval round: `<base64url JSON>.<hex HMAC-SHA256>`
-/// under the server key, binding the round's nonce (the id of its record in the approval
-/// store), the caller (its identity key), the tool, the arguments' fingerprint and an
-/// expiry.
+/// The state of an input-required approval round, sealed under the server key
+/// ([`ServerKey::seal`]): the round's nonce (the id of its record in the approval store),
+/// the caller (its identity key), the tool, the arguments' fingerprint and an expiry.
 #[cfg(feature = "elicitation")]
 pub(super) fn seal_state(
     key: &ServerKey,
@@ -269,21 +274,13 @@ pub(super) fn seal_state(
     tool: &str,
     fingerprints: &[String],
 ) -> String {
-    use base64::Engine as _;
-    let body = serde_json::json!({
+    key.seal(&serde_json::json!({
         "nonce": nonce,
         "caller": caller,
         "tool": tool,
         "fingerprint": fingerprints.first(),
         "expiresAt": unix_now() + ROUND_TTL.as_secs(),
-    })
-    .to_string();
-    let tag = key.sign(body.as_bytes());
-    let hex = crate::wire::text::hex(&tag);
-    format!(
-        "{}.{hex}",
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(body)
-    )
+    }))
 }
 
 /// The round's nonce, when `state` is this server's sealed state for this caller, tool and
@@ -296,26 +293,7 @@ pub(super) fn open_state(
     tool: &str,
     fingerprints: &[String],
 ) -> Option<String> {
-    use base64::Engine as _;
-    let Some((body, hex)) = state.split_once('.') else {
-        return None;
-    };
-    let Ok(body) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(body) else {
-        return None;
-    };
-    let tag: Option<Vec<u8>> = (0..hex.len())
-        .step_by(2)
-        .map(|i| {
-            hex.get(i..i + 2)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        })
-        .collect();
-    if !tag.is_some_and(|tag| key.verify(&body, &tag)) {
-        return None;
-    }
-    let Ok(body) = serde_json::from_slice::<Value>(&body) else {
-        return None;
-    };
+    let body = key.open(state)?;
     let bound = body["caller"] == caller
         && body["tool"] == tool
         && body["fingerprint"]

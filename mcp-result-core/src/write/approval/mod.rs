@@ -32,6 +32,8 @@ mod request;
 mod text;
 
 pub(crate) use gate::{approval_request_id, gate, Gate, Round};
+#[cfg(feature = "elicitation")]
+pub(crate) use gate::{asks_by_round, requests_reach_the_client};
 pub use memory::MemoryApprovals;
 pub use request::{
     ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL, APPROVAL_URI_PREFIX,

@@ -1,0 +1,90 @@
+//! A result of plain content blocks: [`Unstructured`].
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock};
+
+use crate::result::{
+    answer::ToolAnswer,
+    build::{answer_of, error_result, IntoToolError, IntoToolOutput, ResultScope},
+};
+
+/// A tool result of plain content blocks (text, image, audio, embedded resources,
+/// resource links) with no `structuredContent`, so the tool has no `outputSchema`: MCP
+/// "Tools", Tool Result (unstructured content).
+///
+/// For tools whose result is media or prose for the model, not data for a program: a tool
+/// that returns data returns a [`ToolResult`](crate::ToolResult), which gives the client a
+/// schema and the model a summary. A write tool cannot return it: the write contract
+/// (`status`, `retrySafe`, `auditEventId`) lives in `structuredContent`.
+///
+/// ```
+/// use mcp_result::{mcp_tools, rmcp::model::ContentBlock, Unstructured};
+///
+/// #[derive(Clone)]
+/// struct Gallery;
+///
+/// #[mcp_tools]
+/// impl Gallery {
+///     /// Returns the logo.
+///     #[mcp_tool(read_only)]
+///     fn logo(&self) -> Unstructured {
+///         Unstructured::new([
+///             ContentBlock::text("The logo:"),
+///             ContentBlock::image("iVBORw0KGgo=", "image/png"),
+///         ])
+///     }
+/// }
+/// # fn main() {}
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unstructured {
+    /// The blocks of the result's `content`, in order.
+    pub content: Vec<ContentBlock>,
+}
+
+impl Unstructured {
+    /// A result of `content`, in order.
+    pub fn new(content: impl IntoIterator<Item = ContentBlock>) -> Self {
+        Self {
+            content: content.into_iter().collect(),
+        }
+    }
+
+    /// A result of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new([ContentBlock::text(text.into())])
+    }
+}
+
+impl From<Vec<ContentBlock>> for Unstructured {
+    fn from(content: Vec<ContentBlock>) -> Self {
+        Self { content }
+    }
+}
+
+impl IntoToolOutput for Unstructured {
+    type Output = Unstructured;
+    fn output_shape() -> Option<Arc<crate::schema::OutputShape>> {
+        None
+    }
+    fn into_result_in(self, _scope: &ResultScope<'_>) -> CallToolResult {
+        CallToolResult::success(self.content)
+    }
+}
+
+impl<E: IntoToolError> IntoToolOutput for Result<Unstructured, E> {
+    type Output = Unstructured;
+    fn output_shape() -> Option<Arc<crate::schema::OutputShape>> {
+        None
+    }
+    fn into_result_in(self, scope: &ResultScope<'_>) -> CallToolResult {
+        match self {
+            Ok(value) => value.into_result_in(scope),
+            Err(error) => error_result(&scope.stamp(error.into_tool_error())),
+        }
+    }
+    fn into_answer_in(self, scope: &ResultScope<'_>) -> ToolAnswer {
+        answer_of(self, scope)
+    }
+}
