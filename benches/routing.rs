@@ -93,13 +93,13 @@ where
     Box::pin(async move {
         let args = match <SearchArgs as FromToolCall<_>>::from_tool_call(&mut call) {
             Ok(args) => args,
-            Err(error) => return mcp_result::__private::error_result(&error),
+            Err(error) => return mcp_result::__private::ToolAnswer::of_error(error),
         };
         // Inline, as `#[mcp_tools]` glue runs an `async fn` tool: a synchronous tool's
         // blocking-pool handoff needs a runtime, which `support::ready` (one poll) has not.
         let output = server.search(args);
         let scope = call.scope(mcp_result::ToolSet::artifact_access(&server));
-        output.into_result_in(&scope)
+        output.into_answer_in(&scope)
     })
 }
 
@@ -117,7 +117,7 @@ where
             annotations: ToolAnnotations::new().read_only(true),
             input_schema: schema::input_schema::<SearchArgs>,
             extensions: Vec::new,
-            output: schema::output_shape::<Ticket>,
+            output: <Ticket as mcp_result::IntoToolOutput>::output_shape,
             timeout: None,
             idempotency_key: None,
             approval: None,

@@ -345,12 +345,7 @@ fn assemble(
             rmcp::model::TextContent::new(text).with_annotations(style.annotations()),
         )
     };
-    let json = || {
-        text(
-            serde_json::to_string(&structured).unwrap_or_default(),
-            json_style,
-        )
-    };
+    let json = || text(crate::wire::text::json_one_line(&structured), json_style);
     let summary = || text(summary.clone(), summary_style);
     let content = match mode {
         ContentMode::SummaryThenJson => vec![summary(), json()],

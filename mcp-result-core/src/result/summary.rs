@@ -2,7 +2,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::wire::text::push_escaped;
+use crate::wire::text::{escaped, json_one_line, push_escaped};
 
 /// How a result type's summary `TextContent` (the text for the model) is produced.
 ///
@@ -64,11 +64,11 @@ impl Summary {
                 let mut out = String::from(*title);
                 let mut details = Vec::new();
                 if let Some(Value::String(status)) = object.get("status") {
-                    details.push(format!("status: {status}"));
+                    details.push(format!("status: {}", escaped(status)));
                 }
                 for (key, value) in object {
                     if let Value::Array(items) = value {
-                        details.push(format!("{key}: {}", items.len()));
+                        details.push(format!("{}: {}", escaped(key), items.len()));
                     }
                 }
                 if !details.is_empty() {
@@ -142,7 +142,8 @@ fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
 
 /// One placeholder's text. Integers and counts go through `itoa`, the formatter serde_json
 /// itself writes integers with (and integer text has one form), without `core::fmt`;
-/// floats and objects keep serde_json's own `Display`, so they read exactly as in the JSON.
+/// floats keep serde_json's own `Display`, objects its compact text with every line break
+/// escaped ([`json_one_line`]), so they read exactly as in the JSON and on one line.
 fn render_value(out: &mut String, value: Option<&Value>) {
     match value {
         None | Some(Value::Null) => out.push_str("none"),
@@ -158,9 +159,7 @@ fn render_value(out: &mut String, value: Option<&Value>) {
                 let _ = write!(out, "{n}");
             }
         }
-        Some(object @ Value::Object(_)) => {
-            let _ = write!(out, "{object}");
-        }
+        Some(object @ Value::Object(_)) => out.push_str(&json_one_line(object)),
     }
 }
 

@@ -197,7 +197,7 @@ impl<S: ToolSet> ToolRegistry<S> {
     fn route(&self, name: &str) -> Result<&Route<S>, Early> {
         self.routes.get(name).ok_or_else(|| {
             Early::Protocol(ErrorData::invalid_params(
-                format!("unknown tool: {name}"),
+                format!("unknown tool: {}", crate::wire::text::cap(name)),
                 None,
             ))
         })

@@ -294,7 +294,7 @@ pub fn custom_request(
         )),
         _ => Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
-            request.method,
+            crate::wire::text::cap(&request.method),
             None,
         )),
     }
@@ -383,7 +383,15 @@ async fn read_approval<S: ToolSet>(
     let state = S::tool_registry()
         .map_err(registry_error)?
         .state_for(context);
-    let not_found = || ErrorData::resource_not_found(format!("resource not found: {uri}"), None);
+    let not_found = || {
+        ErrorData::resource_not_found(
+            format!(
+                "resource not found: {}",
+                crate::wire::text::cap_message(uri)
+            ),
+            None,
+        )
+    };
     let request = services
         .approval_store(&state)
         .get(id)

@@ -18,7 +18,7 @@ use crate::{
 ///
 /// # Errors
 /// JSON-RPC resource-not-found (`-32002`; `-32602` on 2026-07-28 connections, as rmcp maps
-/// it) with the message `resource not found: <uri>`, alike for an unknown or expired URI,
+/// it) with the message `resource not found: <uri>` (the URI escaped and cut at 300 characters), alike for an unknown or expired URI,
 /// for a reader without an identity and for one [`ArtifactAccess::may_read`] denies, so a
 /// denial does not reveal that an artifact exists. `-32603` when the store fails.
 pub(crate) async fn read_artifact(
@@ -26,8 +26,15 @@ pub(crate) async fn read_artifact(
     request: &ReadResourceRequestParams,
     reader: Option<Identity>,
 ) -> Result<ReadResourceResponse, ErrorData> {
-    let not_found =
-        || ErrorData::resource_not_found(format!("resource not found: {}", request.uri), None);
+    let not_found = || {
+        ErrorData::resource_not_found(
+            format!(
+                "resource not found: {}",
+                crate::wire::text::cap_message(&request.uri)
+            ),
+            None,
+        )
+    };
     let Some(reader) = reader else {
         tracing::warn!(uri = %request.uri, "resources/read without an identity: denied");
         return Err(not_found());

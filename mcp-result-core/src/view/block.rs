@@ -99,11 +99,15 @@ impl ResourceRef {
 
     /// One line: `resource_link report.csv <file:///r.csv> (text/csv, 12.0 KB): Q3 report`.
     pub fn describe(&self) -> String {
-        let mut line = format!("resource_link {} <{}>", self.name, self.uri);
+        let mut line = format!(
+            "resource_link {} <{}>",
+            one_line(&self.name, 160),
+            one_line(&self.uri, 300)
+        );
         let facts: Vec<String> = self
             .mime_type
             .iter()
-            .cloned()
+            .map(|mime| one_line(mime, 80))
             .chain(self.size.map(human_size))
             .collect();
         if !facts.is_empty() {
@@ -157,11 +161,17 @@ pub(crate) fn human_size(bytes: u64) -> String {
     }
 }
 
-/// `text` on one line (newlines become spaces), at most `max` characters (then `…`).
+/// `text` on one line (newlines, control characters and Unicode line breaks become spaces), at most `max` characters (then `…`).
 pub(crate) fn one_line(text: &str, max: usize) -> String {
     let flat: String = text
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if crate::wire::text::breaks_line(c) {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect();
     truncate_chars(flat.trim(), max)
 }

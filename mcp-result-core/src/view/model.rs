@@ -271,16 +271,17 @@ fn embedded_resource(
             }
         }
     };
-    let mime = mime_type.as_deref().unwrap_or("unknown type");
+    let mime = super::block::one_line(mime_type.as_deref().unwrap_or("unknown type"), 80);
+    let line = super::block::one_line(uri, 300);
     let description = match (&text, binary) {
-        (Some(_), _) => format!("[resource {handle} <{uri}> ({mime})]"),
+        (Some(_), _) => format!("[resource {handle} <{line}> ({mime})]"),
         (None, false) => format!(
-            "[resource {handle} <{uri}> ({mime}, {} of text withheld; read it with \
+            "[resource {handle} <{line}> ({mime}, {} of text withheld; read it with \
              resources/read if needed)]",
             human_size(bytes)
         ),
         (None, true) => format!(
-            "[resource {handle} <{uri}> ({mime}, {} binary, data withheld)]",
+            "[resource {handle} <{line}> ({mime}, {} binary, data withheld)]",
             human_size(bytes)
         ),
     };

@@ -24,7 +24,7 @@ pub(crate) fn push_escaped(out: &mut String, text: &str) {
             '\n' => "\\n",
             '\r' => "\\r",
             '\t' => "\\t",
-            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => "",
+            c if breaks_line(c) => "",
             _ => continue,
         };
         out.push_str(&text[clean..at]);
@@ -36,6 +36,44 @@ pub(crate) fn push_escaped(out: &mut String, text: &str) {
         clean = at + c.len_utf8();
     }
     out.push_str(&text[clean..]);
+}
+
+/// Whether `c` is a control character or a Unicode line break (U+2028, U+2029): what
+/// [`push_escaped`] escapes, and what text for the model never holds raw.
+pub(crate) fn breaks_line(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// `value` as compact JSON: serde_json's text (key order included), except that the
+/// characters serde_json leaves raw and [`breaks_line`] flags (DEL, C1 controls such as
+/// U+0085, U+2028, U+2029) are written `\uXXXX`, so it parses back to the same value and
+/// stays on one line.
+pub(crate) fn json_one_line(value: &Value) -> String {
+    use serde::Serialize as _;
+    struct OneLine;
+    impl serde_json::ser::Formatter for OneLine {
+        fn write_string_fragment<W: ?Sized + std::io::Write>(
+            &mut self,
+            writer: &mut W,
+            fragment: &str,
+        ) -> std::io::Result<()> {
+            let mut clean = 0;
+            for (at, c) in fragment.char_indices() {
+                if (' '..='~').contains(&c) || !breaks_line(c) {
+                    continue;
+                }
+                writer.write_all(fragment[clean..at].as_bytes())?;
+                write!(writer, "\\u{:04x}", c as u32)?;
+                clean = at + c.len_utf8();
+            }
+            writer.write_all(fragment[clean..].as_bytes())
+        }
+    }
+    let mut out = Vec::with_capacity(128);
+    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut out, OneLine,
+    ));
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `text` escaped by [`push_escaped`].
@@ -94,6 +132,18 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_one_line_escapes_every_line_break_and_parses_back() {
+        let value = serde_json::json!({"a": "x\u{2028}y\u{2029}z\u{85}w\u{7f}\n", "b": [1, "é"]});
+        let text = json_one_line(&value);
+        assert_eq!(
+            text,
+            r#"{"a":"x\u2028y\u2029z\u0085w\u007f\n","b":[1,"é"]}"#
+        );
+        assert!(!text.chars().any(breaks_line));
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
+    }
 
     #[test]
     fn echoes_are_short_and_on_one_line() {

@@ -46,20 +46,23 @@ use crate::{
 ///
 /// # Panics
 /// An entry of [`HttpOptions::allowed_origins`] that is not an origin (the message names it
-/// and the form): a configuration error, found when the server starts.
+/// and the form), a broken tool definition ([`crate::RegistryError`], naming the tool and
+/// the fix) or an unusable configured server key: configuration errors, found when the
+/// server starts, not at its first request.
 pub fn router<S>(server: S, verifier: Arc<dyn TokenVerifier>, options: &HttpOptions) -> axum::Router
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
+    let registry = prepare::<S>().unwrap_or_else(|error| panic!("{error}"));
     if let Some(identity) = verifier.anonymous() {
         tracing::warn!(
             identity = %identity,
             "serving HTTP without authentication: every request is this identity"
         );
     }
-    let declared: Vec<&'static str> = S::tool_registry().map(|r| r.scopes()).unwrap_or_default();
+    let declared: Vec<&'static str> = registry.scopes();
     let challenge = Challenge {
         resource_metadata: options.resource.as_ref().map(|r| r.metadata_url()),
         scope: options
@@ -105,7 +108,7 @@ where
             .route_layer(axum::Extension(StatelessHttp))
     };
     let calls = Calls {
-        scopes: Box::new(|name| S::tool_registry().map_or(&[], |r| r.required_scopes(name))),
+        scopes: Box::new(move |name| registry.required_scopes(name)),
         challenge: challenge.clone(),
     };
     mcp = mcp
