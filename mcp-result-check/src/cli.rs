@@ -38,6 +38,9 @@ OPTIONS:
     --timeout SECONDS     the limit for the connection and for each request (default 30)
     --max-output BYTES    a result carrying more text or structuredContent than this without a
                           resource_link is a large-output finding (default 65536)
+    --allow CHECK         accept the findings of check CHECK (a check id of --list-checks, or
+                          `lint/<rule>`; repeatable): listed apart as allowed, they do not fail
+                          the run
     --verbose             pass the server's stderr through (it is kept and shown only when the
                           server cannot be started or connected otherwise)
     --list-checks         list the checks (and the lint rules of the chosen hosts) and exit
@@ -78,6 +81,9 @@ pub struct Options {
     pub timeout: Duration,
     pub max_output: usize,
     pub verbose: bool,
+    /// `--allow CHECK`: findings of these checks (check ids, or `lint/<rule>`) are counted
+    /// apart and do not fail the run.
+    pub allow: Vec<String>,
 }
 
 pub enum Parsed {
@@ -109,6 +115,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
     let mut max_output = 64 * 1024;
     let mut verbose = false;
     let mut list_checks = false;
+    let mut allow = Vec::new();
 
     while let Some(arg) = args.next() {
         let arg = arg
@@ -187,6 +194,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
                     .parse()
                     .map_err(|_| "--max-output: expected a number of bytes")?;
             }
+            "--allow" => {
+                let id = value("a check id")?;
+                let known = id.starts_with("lint/")
+                    || crate::checks::CHECKS.iter().any(|check| check.id == id);
+                if !known {
+                    return Err(format!(
+                        "--allow: `{id}` is no check id (see --list-checks; lint rules are \
+                         `lint/<rule>`)"
+                    ));
+                }
+                allow.push(id);
+            }
             "--verbose" => verbose = true,
             "--list-checks" => list_checks = true,
             other if other.starts_with('-') => {
@@ -253,6 +272,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, String>
         protocol,
         timeout,
         max_output,
+        allow,
         verbose,
     })))
 }

@@ -128,6 +128,7 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
         hosts: options.hosts.clone(),
         tools: Vec::new(),
         findings: Vec::new(),
+        allowed: Vec::new(),
     };
     let findings = &mut report.findings;
     if info.as_ref().is_none_or(|i| i.capabilities.tools.is_none()) {
@@ -199,6 +200,19 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
                         Answer::Result(result) => {
                             review::result(&tool, &result, options.max_output, findings)
                         }
+                        // The server refuses for what this client does not declare (MCP
+                        // 2026-07-28 `-32021`): a protocol error by design, and no call.
+                        Answer::NeedsCapability(capabilities) => {
+                            report.tools.push(ToolRow {
+                                name: tool.name,
+                                write: tool.write,
+                                calls: Calls::NotCalled(format!(
+                                    "it needs the client capabilities {capabilities}, which \
+                                     mcp-result-check does not declare (JSON-RPC -32021)"
+                                )),
+                            });
+                            continue;
+                        }
                         Answer::RpcError(why) | Answer::Failed(why) => findings.push(
                             Finding::new(
                                 &tool.name,
@@ -258,6 +272,11 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
     review::unknown_tool(&unknown, &answer, &mut report.findings);
 
     let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+    let (allowed, findings) = std::mem::take(&mut report.findings)
+        .into_iter()
+        .partition(|f| options.allow.contains(&f.check));
+    report.findings = findings;
+    report.allowed = allowed;
     report.settle();
     Ok(report)
 }
@@ -288,6 +307,15 @@ async fn call(client: &Client, name: &str, arguments: &Value, limit: Duration) -
     }
     match tokio::time::timeout(limit, client.call_tool(params)).await {
         Ok(Ok(result)) => Answer::Result(serde_json::to_value(&result).unwrap_or(Value::Null)),
+        Ok(Err(ServiceError::McpError(error))) if error.code.0 == -32021 => {
+            Answer::NeedsCapability(
+                error
+                    .data
+                    .as_ref()
+                    .and_then(|data| data.get("requiredCapabilities"))
+                    .map_or_else(|| "{}".to_owned(), Value::to_string),
+            )
+        }
         Ok(Err(ServiceError::McpError(error))) => Answer::RpcError(format!(
             "JSON-RPC error {}: {}",
             error.code.0, error.message

@@ -19,6 +19,8 @@ pub struct Report {
     pub hosts: Vec<Host>,
     pub tools: Vec<ToolRow>,
     pub findings: Vec<Finding>,
+    /// Findings of the checks `--allow` names: they do not fail the run.
+    pub allowed: Vec<Finding>,
 }
 
 pub struct ToolRow {
@@ -109,7 +111,9 @@ impl Report {
                 "called": self.tools.iter().filter(|t| matches!(t.calls, Calls::Called { .. })).count(),
                 "errors": self.count(Severity::Error),
                 "warnings": self.count(Severity::Warning),
-            }
+                "allowed": self.allowed.len(),
+            },
+            "allowed": self.allowed.iter().map(Finding::to_json).collect::<Vec<_>>()
         })
     }
 
@@ -204,6 +208,15 @@ impl Report {
             .filter(|t| matches!(t.calls, Calls::Called { .. }))
             .count();
         let hosts: Vec<&str> = self.hosts.iter().map(|h| h.name()).collect();
+        if !self.allowed.is_empty() {
+            let mut checks: Vec<&str> = self.allowed.iter().map(|f| f.check.as_str()).collect();
+            checks.dedup();
+            out.push_str(&format!(
+                "\nallowed (--allow): {} findings of {}\n",
+                self.allowed.len(),
+                checks.join(", ")
+            ));
+        }
         out.push_str(&format!(
             "\n{} {} (protocol {}): {} tools, {} called; hosts: {}\n{} errors, {} warnings\n",
             self.server_name,

@@ -168,6 +168,9 @@ pub enum Answer {
     RpcError(String),
     /// No answer: the transport failed or the time limit passed.
     Failed(String),
+    /// JSON-RPC `-32021` (MCP 2026-07-28, missing required client capability): the
+    /// `requiredCapabilities` it names, as JSON.
+    NeedsCapability(String),
 }
 
 /// The checks of the answer to arguments the inputSchema rejects.
@@ -193,6 +196,7 @@ pub fn bad_arguments(
             );
             return;
         }
+        Answer::NeedsCapability(_) => return,
         Answer::RpcError(error) => {
             if protocol >= ARGUMENTS_AS_RESULTS {
                 out.push(
@@ -255,6 +259,7 @@ pub fn bad_arguments(
 pub fn unknown_tool(name: &str, answer: &Answer, out: &mut Vec<Finding>) {
     let kind = match answer {
         Answer::RpcError(_) => return,
+        Answer::NeedsCapability(_) => "a JSON-RPC -32021 (missing client capability)".to_owned(),
         Answer::Failed(why) => format!("no answer ({why})"),
         Answer::Result(result) if result.get("isError") == Some(&Value::Bool(true)) => {
             "an isError result".to_owned()

@@ -312,6 +312,73 @@ fn the_example_is_clean_over_streamable_http() {
     );
 }
 
+/// The fixture server of the official conformance suite (`examples/conformance.rs`) is
+/// clean too, checked against the spec's own rules (`--host mcp`: its tool names are the
+/// suite's, longer than some hosts take) with its plain-content tools allowed (the suite
+/// asks for text, image and audio blocks, which have no `structuredContent` to describe).
+/// Its tools that ask the client are answered `-32021` for the capabilities this client
+/// does not declare: listed as not called, not as findings.
+#[test]
+fn the_conformance_fixture_is_clean() {
+    use std::{os::unix::process::CommandExt, process::Stdio};
+
+    use common::pinned::KillOnDrop;
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let mut server = Command::new(common::example_path("conformance"));
+    server
+        .args(["--port", &port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    server.process_group(0);
+    let _server = KillOnDrop(server.spawn().expect("start the conformance fixture"));
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the fixture listens"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let report = check_json(
+        &[
+            "--url",
+            &url,
+            "--host",
+            "mcp",
+            "--allow",
+            "output-schema-missing",
+        ],
+        0,
+    );
+    assert_exactly(&report, &[]);
+    let tools = report["tools"].as_array().unwrap();
+    assert_eq!(report["summary"]["allowed"], tools.len());
+    let not_called: Vec<&str> = tools
+        .iter()
+        .filter(|tool| tool["called"] == false)
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(not_called.len(), 13, "{not_called:?}");
+    assert!(
+        not_called.contains(&"test_missing_capability"),
+        "{not_called:?}"
+    );
+
+    let unknown = check(&["--allow", "no-such-check", "--url", &url]);
+    assert_eq!(exit_code(&unknown), 2, "{}", unknown.stdout);
+    assert_eq!(
+        unknown.stderr.trim_end(),
+        "mcp-result-check: --allow: `no-such-check` is no check id (see --list-checks; lint \
+         rules are `lint/<rule>`)"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Planted servers: every plant reported, nothing else
 // ---------------------------------------------------------------------------------------

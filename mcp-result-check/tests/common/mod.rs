@@ -23,7 +23,7 @@ macro_rules! env {
 pub mod pinned;
 
 /// The examples of the `mcp-result` crate these tests run.
-const EXAMPLES: [&str; 2] = ["helpdesk", "broken_server"];
+const EXAMPLES: [&str; 3] = ["helpdesk", "broken_server", "conformance"];
 
 /// `examples/<name>` of the `mcp-result` crate, built.
 ///

@@ -110,6 +110,7 @@ impl ToolCall {
 
     /// The answers and sealed state this call came back with (MCP 2026-07-28 input-required
     /// rounds; empty on a first call).
+    #[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
     pub(crate) fn round(&self) -> &Round {
         &self.round
     }

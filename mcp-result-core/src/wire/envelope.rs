@@ -210,6 +210,7 @@ pub(crate) enum Escape {
     /// A JSON-RPC error: the request was not a valid call (nothing ran).
     Protocol(rmcp::ErrorData),
     /// An input-required round (MCP 2026-07-28): the tool asks the client first.
+    #[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
     Ask(rmcp::model::InputRequiredResult),
 }
 
@@ -268,6 +269,7 @@ impl ToolError {
     }
 
     /// An input-required round instead of a tool result ([`crate::Ask`]).
+    #[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
     pub(crate) fn asking(question: rmcp::model::InputRequiredResult) -> Self {
         ToolErrorEnvelope {
             escape: Some(Escape::Ask(question)),

@@ -162,6 +162,7 @@ static PROCESS: OnceLock<Option<Identity>> = OnceLock::new();
 /// call and be answered (the answer would come on a POST no session ties to the call).
 /// Decided by the server's configuration, never by a header the client sends.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct StatelessHttp;
 
 impl std::fmt::Display for Identity {

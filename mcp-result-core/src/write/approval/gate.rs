@@ -171,7 +171,6 @@ async fn ask(question: Question<'_>) -> Asked {
 
 /// Whether this call asks its client through input-required rounds (MCP 2026-07-28 on),
 /// not through requests during the call.
-#[cfg(feature = "elicitation")]
 pub(crate) fn asks_by_round(context: &RequestContext<RoleServer>) -> bool {
     context
         .protocol_version()
