@@ -31,6 +31,7 @@
 //! | [Cost and dependencies](cost) | what the framework costs per call, per tool and at compile time |
 //! | [State and extractors](state_extractors) | the state one served instance hands its calls; extractors of your own |
 //! | [Beside the framework](beside) | your own prompts, resources and capabilities next to the framework's (`mcp_result::handler`) |
+//! | [Asking, logging, plain content](asking) | a tool's own questions (`Ask`: input-required rounds, elicitation, sampling, roots), `Log`, `Unstructured`, `ToolError::protocol`; the official conformance suite |
 //! | [Serving behind an authorization server](oauth) | OAuth 2.1: protected resource metadata, JWT and introspected tokens, scopes per tool, CORS and `Origin` (feature `oauth`) |
 
 #[doc = include_str!("../docs/guide/01-contract.md")]
@@ -116,3 +117,7 @@ pub mod oauth {}
 
 #[doc = include_str!("../docs/guide/23-beside.md")]
 pub mod beside {}
+
+#[cfg(feature = "elicitation")]
+#[doc = include_str!("../docs/guide/24-asking.md")]
+pub mod asking {}
