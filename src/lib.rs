@@ -12,8 +12,8 @@ pub use mcp_result_derive::{mcp_handler, mcp_tool, mcp_tools, Redact, ToolResult
 // A tool's result and errors.
 pub use mcp_result_core::{
     build_result, Audience, AuditEventId, ContentMode, ErrorKind, FieldError, IntoToolError,
-    IntoToolOutput, Redacts, ResultExt, Secret, Status, Structured, Summary, SummaryPart,
-    ToolError, ToolErrorEnvelope, ToolResult, Unstructured, WriteReceipt,
+    IntoToolOutput, NoSecrets, Redacts, ResultExt, Secret, Status, Structured, Summary,
+    SummaryPart, ToolError, ToolErrorEnvelope, ToolResult, Unstructured, WriteReceipt,
 };
 
 // A server: its tools, its state and serving it.

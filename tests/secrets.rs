@@ -189,6 +189,24 @@ fn region(upstreams: &[&str], admin_key: Option<Secret<String>>) -> Region {
     }
 }
 
+/// A generic listing: `redactionApplied` follows the items, whatever their type (each must
+/// say whether it withheld a secret).
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Listing<T: Serialize + JsonSchema + mcp_result::Redacts + 'static> {
+    items: Vec<T>,
+    redaction_applied: bool,
+}
+
+/// Named upstreams as pairs, and a value of another crate's type said to hold no secret.
+#[derive(Debug, Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Pairs {
+    pairs: Vec<(String, Upstream)>,
+    note: mcp_result::NoSecrets<std::net::Ipv4Addr>,
+    redaction_applied: bool,
+}
+
 #[derive(Clone)]
 struct Vault;
 
@@ -338,6 +356,34 @@ impl Vault {
             redaction_applied: false,
         }
     }
+
+    /// Upstreams in a generic listing.
+    #[mcp_tool(read_only)]
+    fn listing(&self) -> Listing<Upstream> {
+        Listing {
+            items: vec![upstream("a")],
+            redaction_applied: false,
+        }
+    }
+
+    /// An empty generic listing.
+    #[mcp_tool(read_only)]
+    fn no_listing(&self) -> Listing<Upstream> {
+        Listing {
+            items: vec![],
+            redaction_applied: false,
+        }
+    }
+
+    /// Upstreams as pairs.
+    #[mcp_tool(read_only)]
+    fn pairs(&self) -> Pairs {
+        Pairs {
+            pairs: vec![("x".into(), upstream("a"))],
+            note: mcp_result::NoSecrets(std::net::Ipv4Addr::LOCALHOST),
+            redaction_applied: false,
+        }
+    }
 }
 
 #[mcp_handler]
@@ -369,7 +415,7 @@ async fn raw_session(calls: &[&str]) -> Vec<String> {
     out
 }
 
-const TOOLS: [&str; 15] = [
+const TOOLS: [&str; 18] = [
     "plain",
     "nested",
     "page",
@@ -385,6 +431,9 @@ const TOOLS: [&str; 15] = [
     "cluster",
     "keyed_cluster",
     "bare_cluster",
+    "listing",
+    "no_listing",
+    "pairs",
 ];
 
 #[tokio::test]
@@ -485,6 +534,9 @@ async fn redaction_applied_follows_nested_secrets_per_value() {
         "cluster",
         "keyed_cluster",
         "bare_cluster",
+        "listing",
+        "no_listing",
+        "pairs",
     ])
     .await;
     assert_eq!(
@@ -502,6 +554,10 @@ async fn redaction_applied_follows_nested_secrets_per_value() {
             ], "redactionApplied": true}),
             json!({"regions": [{"name": "eu", "upstreams": {}}], "redactionApplied": true}),
             json!({"regions": [{"name": "eu", "upstreams": {}}], "redactionApplied": false}),
+            json!({"items": [{"name": "a"}], "redactionApplied": true}),
+            json!({"items": [], "redactionApplied": false}),
+            json!({"pairs": [["x", {"name": "a"}]], "note": "127.0.0.1",
+                   "redactionApplied": true}),
         ]
     );
 }

@@ -80,7 +80,7 @@ pub use wire::{
     envelope::{ErrorKind, FieldError, ToolError, ToolErrorEnvelope},
     identity::{self, Identity},
     keys,
-    secret::{Redacts, Secret},
+    secret::{NoSecrets, Redacts, Secret},
     status::{AuditEventId, Status},
 };
 pub use write::{approval, audit, contract, idempotency, receipt::WriteReceipt};

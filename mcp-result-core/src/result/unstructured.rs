@@ -18,24 +18,20 @@ use crate::result::{
 /// schema and the model a summary. A write tool cannot return it: the write contract
 /// (`status`, `retrySafe`, `auditEventId`) lives in `structuredContent`.
 ///
+/// A tool returns it from its method (`fn logo(&self) -> Unstructured`; guide, "Asking,
+/// logging, plain content"):
+///
 /// ```
-/// use mcp_result::{mcp_tools, rmcp::model::ContentBlock, Unstructured};
+/// use mcp_result_core::{rmcp::model::ContentBlock, IntoToolOutput, Unstructured};
 ///
-/// #[derive(Clone)]
-/// struct Gallery;
-///
-/// #[mcp_tools]
-/// impl Gallery {
-///     /// Returns the logo.
-///     #[mcp_tool(read_only)]
-///     fn logo(&self) -> Unstructured {
-///         Unstructured::new([
-///             ContentBlock::text("The logo:"),
-///             ContentBlock::image("iVBORw0KGgo=", "image/png"),
-///         ])
-///     }
-/// }
-/// # fn main() {}
+/// let logo = Unstructured::new([
+///     ContentBlock::text("The logo:"),
+///     ContentBlock::image("iVBORw0KGgo=", "image/png"),
+/// ]);
+/// assert!(<Unstructured as IntoToolOutput>::output_shape().is_none()); // no outputSchema
+/// let result = logo.into_call_tool_result();
+/// assert_eq!(result.content.len(), 2);
+/// assert_eq!(result.structured_content, None);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Unstructured {

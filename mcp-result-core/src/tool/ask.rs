@@ -169,30 +169,29 @@ pub enum Elicited<T> {
 /// back), but not one gated by `requires_approval`, which asks through the same round (the
 /// server does not start).
 ///
-/// ```
-/// use mcp_result::{mcp_tools, Ask, Elicited, ToolError, Unstructured};
+/// A tool takes it as a parameter and asks with `?`, so a question ends the call where
+/// it must (guide, "Asking, logging, plain content"):
 ///
+/// ```text
+/// async fn greet(&self, mut ask: Ask) -> Result<Unstructured, ToolError> {
+///     match ask.elicit::<Name>("user_name", "What is your name?").await? { ... }
+/// }
+/// ```
+///
+/// A question is a [`Question`]; a form's is made from the type it asks for:
+///
+/// ```
+/// use mcp_result_core::Question;
+///
+/// /// A name.
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Name {
 ///     /// Your name.
 ///     name: String,
 /// }
 ///
-/// #[derive(Clone)]
-/// struct Greeter;
-///
-/// #[mcp_tools]
-/// impl Greeter {
-///     /// Greets the user by name.
-///     #[mcp_tool(read_only)]
-///     async fn greet(&self, mut ask: Ask) -> Result<Unstructured, ToolError> {
-///         match ask.elicit::<Name>("user_name", "What is your name?").await? {
-///             Elicited::Accepted(Name { name }) => Ok(Unstructured::text(format!("Hello, {name}!"))),
-///             _ => Ok(Unstructured::text("Hello, stranger!")),
-///         }
-///     }
-/// }
-/// # fn main() {}
+/// let question = Question::form::<Name>("What is your name?").unwrap();
+/// assert!(matches!(question, Question::Elicit { .. }));
 /// ```
 #[derive(Debug)]
 pub struct Ask {

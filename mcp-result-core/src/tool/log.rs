@@ -42,22 +42,13 @@ fn rank(level: LoggingLevel) -> u8 {
 /// message is a notification on the call's stream: it never fails the call (a message that
 /// cannot be sent is dropped).
 ///
-/// ```
-/// use mcp_result::{mcp_tools, Log, Unstructured};
+/// A tool takes it as a parameter (guide, "Asking, logging, plain content"):
 ///
-/// #[derive(Clone)]
-/// struct Importer;
-///
-/// #[mcp_tools]
-/// impl Importer {
-///     /// Imports the feed.
-///     #[mcp_tool(read_only)]
-///     async fn import(&self, log: Log) -> Unstructured {
-///         log.info("import started").await;
-///         Unstructured::text("Imported 3 items.")
-///     }
+/// ```text
+/// async fn import(&self, log: Log) -> Unstructured {
+///     log.info("import started").await;
+///     ...
 /// }
-/// # fn main() {}
 /// ```
 #[derive(Debug, Clone)]
 pub struct Log {

@@ -102,9 +102,16 @@ impl<T> SecretField for Secret<T> {}
 /// a non-empty one did when one of its elements did. `#[derive(Redact)]` implements it for
 /// the structs and enums a result contains (true when the value has a `#[secret]` field, or
 /// for an enum the variant it is, or when any other field withholds); `#[derive(ToolResult)]`
-/// decides a result's own value the same way. A field whose type has no impl (a `String`, a
-/// type from another crate, a type parameter of a generic type) withholds nothing; a
+/// decides a result's own value the same way. A field whose type has no impl (a
+/// type from another crate, a type parameter of a generic type) withholds nothing to the probe; a
 /// [`Secret`] always withholds.
+///
+/// A result that declares `redactionApplied` and has no `#[secret]` of its own answers it
+/// from its fields alone, so there every field's type must implement `Redacts` (a compile
+/// error at the field otherwise, instead of a flag that says `false` while a nested secret
+/// was withheld): the std types, JSON values, times and the framework's own types do;
+/// derive `Redact` on your own types; wrap a value of another crate's type that holds no
+/// secret in [`NoSecrets`].
 ///
 /// ```
 /// use mcp_result_core::{Redacts, Secret};
@@ -114,6 +121,11 @@ impl<T> SecretField for Secret<T> {}
 /// assert!(!Vec::<Secret<String>>::new().withholds_secrets());
 /// assert!(!None::<Secret<String>>.withholds_secrets());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` may hold a `Secret` that `redactionApplied` cannot see",
+    label = "no `Redacts` impl: whether this value withheld a secret is unknown",
+    note = "add `#[derive(mcp_result::Redact)]` to `{Self}` (a type without secrets derives it too, and answers `false`); wrap a value of another crate's type that holds no secret in `mcp_result::NoSecrets`; a result that declares `redactionApplied` answers it from every field"
+)]
 pub trait Redacts {
     /// `true` when this value holds a secret that no serialization of it carries.
     fn withholds_secrets(&self) -> bool;
@@ -174,11 +186,85 @@ macro_rules! redacts {
     )*};
 }
 
+/// Types that hold no secret: they withhold nothing.
+macro_rules! holds_no_secret {
+    ($($ty:ty),* $(,)?) => {$(
+        impl Redacts for $ty {
+            fn withholds_secrets(&self) -> bool {
+                false
+            }
+        }
+    )*};
+}
+
+holds_no_secret!(
+    bool, char, str, String, u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize,
+    f32, f64, (), std::time::Duration, std::time::SystemTime, std::path::PathBuf,
+    std::net::IpAddr, serde_json::Value, serde_json::Number,
+    serde_json::Map<String, serde_json::Value>, uuid::Uuid, chrono::NaiveDate,
+    chrono::NaiveDateTime, chrono::NaiveTime,
+    crate::wire::status::Status, crate::wire::status::AuditEventId,
+    crate::wire::envelope::ErrorKind, crate::result::content::Artifact,
+    crate::result::content::EmbeddedText, crate::result::content::Image,
+    crate::result::content::Audio, crate::result::content::Payload,
+    crate::write::receipt::WriteReceipt,
+);
+
+impl<Tz: chrono::TimeZone> Redacts for chrono::DateTime<Tz> {
+    fn withholds_secrets(&self) -> bool {
+        false
+    }
+}
+
+impl<T: Redacts + ToOwned + ?Sized> Redacts for std::borrow::Cow<'_, T> {
+    fn withholds_secrets(&self) -> bool {
+        (**self).withholds_secrets()
+    }
+}
+
+/// Tuples: any element.
+macro_rules! tuples {
+    ($(($($n:tt $t:ident),+)),*) => {$(
+        impl<$($t: Redacts),+> Redacts for ($($t,)+) {
+            fn withholds_secrets(&self) -> bool {
+                false $(|| self.$n.withholds_secrets())+
+            }
+        }
+    )*};
+}
+
+tuples!((0 A), (0 A, 1 B), (0 A, 1 B, 2 C), (0 A, 1 B, 2 C, 3 D));
+
+/// A value that holds no secret, said so: for a field of another crate's type (which cannot
+/// implement [`Redacts`] there) in a result that declares `redactionApplied`. Serialized and
+/// described exactly as the value (`#[serde(transparent)]`).
+///
+/// ```
+/// use mcp_result_core::{NoSecrets, Redacts};
+///
+/// let url = NoSecrets("https://example.com".to_owned());
+/// assert!(!url.withholds_secrets());
+/// ```
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(transparent)]
+#[schemars(transparent)]
+pub struct NoSecrets<T>(pub T);
+
+impl<T> Redacts for NoSecrets<T> {
+    fn withholds_secrets(&self) -> bool {
+        false
+    }
+}
+
 redacts!(pointer: Box, Rc, Arc);
 redacts!(elements:
     Vec<T> => [T: Redacts],
     VecDeque<T> => [T: Redacts],
     BTreeSet<T> => [T: Redacts],
+    std::collections::LinkedList<T> => [T: Redacts],
+    std::collections::BinaryHeap<T> => [T: Redacts],
     HashSet<T, S> => [T: Redacts, S]
 );
 redacts!(values:

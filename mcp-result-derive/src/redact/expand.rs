@@ -15,7 +15,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     let bounds = secret_bounds(krate, &input.fields);
-    let body = withholds(krate, &input.fields);
+    let body = withholds(krate, &input.fields, false);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Redacts for #ident #ty_generics
@@ -47,6 +47,22 @@ pub fn stub(input: &Input) -> TokenStream {
             }
         }
     }
+}
+
+/// `field type: Redacts` for every field, spanned at the type and worded by `Redacts`'s
+/// `on_unimplemented`: what a strict [`withholds`] needs.
+pub fn redacts_bounds<'a: 'f, 'f>(
+    krate: &syn::Path,
+    fields: impl IntoIterator<Item = &'f Field<'a>>,
+) -> Vec<TokenStream> {
+    fields
+        .into_iter()
+        .map(|field| {
+            let ty = field.ty;
+            let krate = crate::attr::respanned(krate, ty.span());
+            quote_spanned!(ty.span()=> #ty: #krate::Redacts)
+        })
+        .collect()
 }
 
 /// Each `#[secret]` field's type must be `Secret<_>`: a where-clause predicate spanned at the
@@ -96,11 +112,16 @@ pub fn secret_check<'a: 'f, 'f>(
 
 /// The body of `withholds_secrets(&self) -> bool`, decided per value: `true` when the value
 /// (for an enum: the variant it is) has a `#[secret]` field, else when any field withholds
-/// through `Redacts` (reached by autoref: a field type without an impl withholds nothing).
-pub fn withholds(krate: &syn::Path, fields: &[Field]) -> TokenStream {
+/// through `Redacts`. Reached by autoref (a field type without an impl withholds nothing),
+/// or, `strict`, through `Redacts` itself: then every field's type must implement it
+/// ([`redacts_bounds`]).
+pub fn withholds(krate: &syn::Path, fields: &[Field], strict: bool) -> TokenStream {
     let private = quote!(#krate::__private);
     let probed = std::cell::Cell::new(false);
     let probe = |value: TokenStream| {
+        if strict {
+            return quote!(#krate::Redacts::withholds_secrets(#value));
+        }
         probed.set(true);
         quote!((&#private::RedactsProbe(#value)).withholds_secrets())
     };

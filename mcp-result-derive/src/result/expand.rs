@@ -78,9 +78,18 @@ fn tool_result(input: &Input) -> TokenStream {
         )
     });
     let secret_bounds = crate::redact::expand::secret_bounds(krate, &input.fields);
-    let withholds = crate::redact::expand::withholds(krate, &input.fields);
+    // A result that declares `redactionApplied` with no `#[secret]` of its own answers it from
+    // its fields alone: every field's type must say whether it withheld a secret.
+    let strict = input.fields.iter().any(|f| f.key == "redactionApplied")
+        && !input.fields.iter().any(|f| f.secret.is_some());
+    let redacts_bounds = if strict {
+        crate::redact::expand::redacts_bounds(krate, &input.fields)
+    } else {
+        Vec::new()
+    };
+    let withholds = crate::redact::expand::withholds(krate, &input.fields, strict);
     let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
-    let where_clause = quote!(where #(#existing,)* #(#secret_bounds,)*);
+    let where_clause = quote!(where #(#existing,)* #(#secret_bounds,)* #(#redacts_bounds,)*);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
