@@ -28,7 +28,7 @@ use crate::{
             attempt::{new_event_id, Audit},
             AuditRecord, Phase,
         },
-        idempotency::{claim, fingerprints, idempotency_key, Claimed, KeyScope},
+        idempotency::{claim, fingerprints, idempotency_key, Begin, Claimed, KeyScope},
     },
 };
 
@@ -135,7 +135,13 @@ impl<S: ToolSet> ToolRegistry<S> {
         } else {
             Vec::new()
         };
-        // 6. The key: a repeat of a write that ran (or runs) is answered from the store.
+        // 6. The key: a repeat of a write that ran (or runs) is answered from the store. A
+        //    write no human gates records its intent and starts with the claim, in one unit
+        //    (one commit on the SQL stores); a gated one asks first (7) and starts after.
+        let begin = match route.approval {
+            Some(_) => Begin::Claim,
+            None => Begin::Started,
+        };
         let claimed = match key {
             Some(key) => {
                 let scope = KeyScope {
@@ -144,10 +150,11 @@ impl<S: ToolSet> ToolRegistry<S> {
                     key,
                 };
                 let store = services.idempotency_store(&state);
-                Some(claim(store, scope, &fingerprints, route.timeout, &audit).await?)
+                Some(claim(store, scope, &fingerprints, route.timeout, &audit, begin).await?)
             }
             None => None,
         };
+        let started = claimed.is_some() && begin == Begin::Started;
         // 7. The human: a gated write runs only on an approval; a question, a refusal or a
         //    decline ends the call and gives the claim back.
         if let Some(template) = route.approval {
@@ -174,15 +181,18 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
         }
         let tool_round = round;
-        // 8. The intent, recorded before the tool runs; then the key is marked started.
-        if let Err(answer) = audit.intent().await {
-            release(claimed).await;
-            return Err(answer.into());
-        }
-        if let Some(held) = &claimed {
-            if let Err(answer) = held.start().await {
+        // 8. The intent, recorded before the tool runs; then the key is marked started
+        //    (unless the claim did both, 6).
+        if !started {
+            if let Err(answer) = audit.intent().await {
                 release(claimed).await;
                 return Err(answer.into());
+            }
+            if let Some(held) = &claimed {
+                if let Err(answer) = held.start().await {
+                    release(claimed).await;
+                    return Err(answer.into());
+                }
             }
         }
         // 9. The run, its outcome recorded and stored under the key before the answer.
@@ -265,17 +275,19 @@ impl<S: ToolSet> ToolRegistry<S> {
                         ))
                     }
                 };
-                if let Err(error) = final_audit
-                    .record(Phase::Outcome, Some((&recorded, started.elapsed())))
-                    .await
-                {
-                    tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
-                }
+                let outcome =
+                    final_audit.record_of(Phase::Outcome, Some((&recorded, started.elapsed())));
                 match (&answer, claimed) {
+                    // The outcome and the stored answer, together where the stores can.
                     (ToolAnswer::Result(result), Some(claimed)) => {
-                        claimed.complete(name, result).await
+                        claimed.complete(name, result, &final_audit, &outcome).await
                     }
-                    (_, claimed) => release(claimed).await,
+                    (_, claimed) => {
+                        if let Err(error) = final_audit.sink.record(&outcome).await {
+                            tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
+                        }
+                        release(claimed).await
+                    }
                 }
                 drop(running);
                 answer

@@ -59,25 +59,12 @@ impl SqlAuditLog {
         record: &AuditRecord,
         recovery_of: Option<&str>,
     ) -> Result<u64, StoreError> {
-        let json = serde_json::to_string(record)?;
-        // The record's own time orders retention; a time that does not parse (never made by
-        // the framework) counts as now.
-        let at_ms = chrono::DateTime::parse_from_rfc3339(&record.time)
-            .map(|time| time.timestamp_millis())
-            .unwrap_or_else(|_| int(unix_ms(SystemTime::now())));
-        let done = sqlx::query(
-            "INSERT INTO mcp_result_audit (event_id, phase, at_ms, recovery_of, record) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (recovery_of) DO NOTHING",
-        )
-        .bind(&record.event_id)
-        .bind(phase_name(record.phase))
-        .bind(at_ms)
-        .bind(recovery_of)
-        .bind(json)
-        .execute(&self.db.pool)
-        .await
-        .map_err(failed("recording an audit record"))?;
-        Ok(done.rows_affected())
+        insert(&self.db.pool, record, recovery_of).await
+    }
+
+    /// The log's database, for a store that writes records in its own transaction.
+    pub(super) fn db(&self) -> &Db {
+        &self.db
     }
 
     /// Every record, in the order they were appended.
@@ -247,4 +234,39 @@ impl AuditSink for SqlAuditLog {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move { self.insert(record, None).await.map(|_| ()) })
     }
+
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+/// Appends `record` through `executor` (the pool, or a transaction of another store that
+/// commits it with its own rows): how many rows it added (0 for a recovery already made).
+pub(super) async fn insert<'e, E>(
+    executor: E,
+    record: &AuditRecord,
+    recovery_of: Option<&str>,
+) -> Result<u64, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let json = serde_json::to_string(record)?;
+    // The record's own time orders retention; a time that does not parse (never made by the
+    // framework) counts as now.
+    let at_ms = chrono::DateTime::parse_from_rfc3339(&record.time)
+        .map(|time| time.timestamp_millis())
+        .unwrap_or_else(|_| int(unix_ms(SystemTime::now())));
+    let done = sqlx::query(
+        "INSERT INTO mcp_result_audit (event_id, phase, at_ms, recovery_of, record) \
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (recovery_of) DO NOTHING",
+    )
+    .bind(&record.event_id)
+    .bind(phase_name(record.phase))
+    .bind(at_ms)
+    .bind(recovery_of)
+    .bind(json)
+    .execute(executor)
+    .await
+    .map_err(failed("recording an audit record"))?;
+    Ok(done.rows_affected())
 }

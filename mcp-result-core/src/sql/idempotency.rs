@@ -11,10 +11,15 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::{column, failed, int, placeholders, Db};
+use super::{column, failed, int, placeholders, Db, SqlAuditLog};
 use crate::{
     store::{clock::unix_ms, StoreError, StoreFuture},
-    write::idempotency::{Claim, IdempotencyStore, KeyScope},
+    write::{
+        audit::{AuditRecord, AuditSink},
+        idempotency::{
+            claim_started_in_turn, complete_recorded_in_turn, Claim, IdempotencyStore, KeyScope,
+        },
+    },
 };
 
 /// Idempotency records in the database (see [`super::SqlStores::idempotency`]). Completed
@@ -47,22 +52,38 @@ impl SqlIdempotencyStore {
             .await;
     }
 
-    /// One attempt: the upsert, then (when it did not win) the row it met.
+    /// The audit log `audit` is, when it writes to this store's database: then a write's
+    /// claim and intent, and its outcome and result, commit together.
+    fn same_log<'a>(&self, audit: &'a dyn AuditSink) -> Option<&'a SqlAuditLog> {
+        audit
+            .as_any()?
+            .downcast_ref::<SqlAuditLog>()
+            .filter(|log| log.db().same(&self.db))
+    }
+
+    /// One attempt: the upsert, then (when it did not win) the row it met. With `intent`, the
+    /// claim is made started and the intent recorded in the same transaction (one commit).
     async fn try_claim(
         &self,
         scope: &KeyScope,
         fingerprints: &[String],
         lease: Duration,
         ttl: Duration,
+        intent: Option<&AuditRecord>,
     ) -> Result<Option<Claim>, StoreError> {
         let now = unix_ms(SystemTime::now());
         let token = random_token()?;
+        let state = if intent.is_some() {
+            "started"
+        } else {
+            "claimed"
+        };
         let sql = format!(
             "INSERT INTO mcp_result_idempotency \
                  (tool, caller, idem_key, fingerprint, token, state, lease_ms, expires_ms, result) \
-             VALUES ($1, $2, $3, $4, $5, 'claimed', $6, $7, NULL) \
+             VALUES ($1, $2, $3, $4, $5, '{state}', $6, $7, NULL) \
              ON CONFLICT (tool, caller, idem_key) DO UPDATE SET \
-                 fingerprint = excluded.fingerprint, token = excluded.token, state = 'claimed', \
+                 fingerprint = excluded.fingerprint, token = excluded.token, state = '{state}', \
                  lease_ms = excluded.lease_ms, expires_ms = excluded.expires_ms, result = NULL \
              WHERE mcp_result_idempotency.expires_ms <= $8 \
                 OR (mcp_result_idempotency.state = 'claimed' \
@@ -83,12 +104,35 @@ impl SqlIdempotencyStore {
         for fingerprint in fingerprints {
             query = query.bind(fingerprint);
         }
-        if query
-            .fetch_optional(&self.db.pool)
-            .await
-            .map_err(failed("claiming an idempotency key"))?
-            .is_some()
-        {
+        let won = match intent {
+            None => query
+                .fetch_optional(&self.db.pool)
+                .await
+                .map_err(failed("claiming an idempotency key"))?
+                .is_some(),
+            Some(intent) => {
+                let mut tx = self
+                    .db
+                    .pool
+                    .begin_with(self.db.dialect.begin_write())
+                    .await
+                    .map_err(failed("beginning a claim"))?;
+                let won = query
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(failed("claiming an idempotency key"))?
+                    .is_some();
+                if won {
+                    super::audit::insert(&mut *tx, intent, None).await?;
+                    tx.commit()
+                        .await
+                        .map_err(failed("committing a claim and its intent"))?;
+                }
+                // Not won: nothing was written, and the transaction rolls back as it drops.
+                won
+            }
+        };
+        if won {
             return Ok(Some(Claim::Claimed(token)));
         }
         let Some(row) = sqlx::query(
@@ -128,6 +172,36 @@ impl SqlIdempotencyStore {
     }
 }
 
+impl SqlIdempotencyStore {
+    /// A claim, `intent` recorded with it when given: the attempts of [`Self::try_claim`].
+    async fn claim_with(
+        &self,
+        scope: &KeyScope,
+        fingerprints: &[String],
+        (lease, ttl): (Duration, Duration),
+        intent: Option<&AuditRecord>,
+    ) -> Result<Claim, StoreError> {
+        if fingerprints.is_empty() {
+            return Err(StoreError::Invalid(
+                "SQL stores: a claim needs a fingerprint".into(),
+            ));
+        }
+        self.purge(unix_ms(SystemTime::now())).await;
+        for _ in 0..CLAIM_ATTEMPTS {
+            if let Some(claim) = self
+                .try_claim(scope, fingerprints, lease, ttl, intent)
+                .await?
+            {
+                return Ok(claim);
+            }
+        }
+        Err(StoreError::Invalid(format!(
+            "SQL stores: the idempotency key of `{}` kept changing while it was claimed",
+            scope.tool
+        )))
+    }
+}
+
 fn random_token() -> Result<u64, StoreError> {
     getrandom::u64()
         .map_err(|e| StoreError::Invalid(format!("SQL stores: random claim token: {e}")))
@@ -149,21 +223,69 @@ impl IdempotencyStore for SqlIdempotencyStore {
         ttl: Duration,
     ) -> StoreFuture<'a, Claim> {
         Box::pin(async move {
-            if fingerprints.is_empty() {
-                return Err(StoreError::Invalid(
-                    "SQL stores: a claim needs a fingerprint".into(),
-                ));
+            self.claim_with(scope, fingerprints, (lease, ttl), None)
+                .await
+        })
+    }
+
+    /// One transaction when `audit` is this database's log: the claim made started and the
+    /// intent recorded, one commit.
+    fn claim_started<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+        fingerprints: &'a [String],
+        (lease, ttl): (Duration, Duration),
+        audit: &'a dyn AuditSink,
+        intent: &'a AuditRecord,
+    ) -> StoreFuture<'a, Claim> {
+        Box::pin(async move {
+            if self.same_log(audit).is_none() {
+                return claim_started_in_turn(
+                    self,
+                    scope,
+                    fingerprints,
+                    (lease, ttl),
+                    audit,
+                    intent,
+                )
+                .await;
             }
-            self.purge(unix_ms(SystemTime::now())).await;
-            for _ in 0..CLAIM_ATTEMPTS {
-                if let Some(claim) = self.try_claim(scope, fingerprints, lease, ttl).await? {
-                    return Ok(claim);
-                }
+            self.claim_with(scope, fingerprints, (lease, ttl), Some(intent))
+                .await
+        })
+    }
+
+    /// One transaction when `audit` is this database's log: the result stored and the
+    /// outcome recorded, one commit.
+    fn complete_recorded<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+        token: u64,
+        result: &'a Value,
+        audit: &'a dyn AuditSink,
+        outcome: &'a AuditRecord,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if self.same_log(audit).is_none() {
+                return complete_recorded_in_turn(self, scope, token, result, audit, outcome).await;
             }
-            Err(StoreError::Invalid(format!(
-                "SQL stores: the idempotency key of `{}` kept changing while it was claimed",
-                scope.tool
-            )))
+            let text = serde_json::to_string(result)?;
+            let mut tx = self
+                .db
+                .pool
+                .begin_with(self.db.dialect.begin_write())
+                .await
+                .map_err(failed("beginning a completion"))?;
+            keyed(COMPLETE, scope, token)
+                .bind(text)
+                .execute(&mut *tx)
+                .await
+                .map_err(failed("storing a result"))?;
+            super::audit::insert(&mut *tx, outcome, None).await?;
+            tx.commit()
+                .await
+                .map_err(failed("committing a result and its outcome"))?;
+            Ok(())
         })
     }
 
@@ -200,17 +322,11 @@ impl IdempotencyStore for SqlIdempotencyStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let text = serde_json::to_string(result)?;
-            keyed(
-                "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
-                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
-                   AND state IN ('claimed', 'started')",
-                scope,
-                token,
-            )
-            .bind(text)
-            .execute(&self.db.pool)
-            .await
-            .map_err(failed("storing a result"))?;
+            keyed(COMPLETE, scope, token)
+                .bind(text)
+                .execute(&self.db.pool)
+                .await
+                .map_err(failed("storing a result"))?;
             Ok(())
         })
     }
@@ -220,7 +336,7 @@ impl IdempotencyStore for SqlIdempotencyStore {
             keyed(
                 "DELETE FROM mcp_result_idempotency \
                  WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
-                   AND state = 'claimed'",
+                   AND state IN ('claimed', 'started')",
                 scope,
                 token,
             )
@@ -270,6 +386,11 @@ impl IdempotencyStore for SqlIdempotencyStore {
         })
     }
 }
+
+/// Completes a claimed key: `$5` the result as JSON text.
+const COMPLETE: &str = "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
+                        WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                          AND state IN ('claimed', 'started')";
 
 /// A statement on one claimed key: `$1`..`$4` bound to the scope's tool, caller and key and
 /// the claim's token (further parameters are bound by the caller).

@@ -194,6 +194,14 @@ struct Db {
     purges: Arc<Purges>,
 }
 
+impl Db {
+    /// Whether `other` is this database as the same [`SqlStores`] opened it (its clones
+    /// share one pool): then one transaction can write both stores' rows.
+    fn same(&self, other: &Db) -> bool {
+        Arc::ptr_eq(&self.purges, &other.purges)
+    }
+}
+
 /// The next purge time (Unix ms) of each table with expiring rows, shared by the clones of
 /// one [`SqlStores`].
 #[derive(Debug, Default)]

@@ -47,6 +47,16 @@ impl Audit {
         phase: Phase,
         result: Option<(&CallToolResult, Duration)>,
     ) -> Result<(), StoreError> {
+        self.sink.record(&self.record_of(phase, result)).await
+    }
+
+    /// The `phase` record, with what `result` says when there is one (`took`: how long the
+    /// tool ran).
+    pub(crate) fn record_of(
+        &self,
+        phase: Phase,
+        result: Option<(&CallToolResult, Duration)>,
+    ) -> AuditRecord {
         let mut record = self.record.clone();
         record.phase = phase;
         record.time = now_rfc3339();
@@ -66,7 +76,7 @@ impl Audit {
                 field("correlationId").and_then(|v| v.as_str().map(str::to_owned));
             record.duration_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
         }
-        self.sink.record(&record).await
+        record
     }
 
     /// Records the intent, before the tool runs. If the sink cannot record it, the write

@@ -148,6 +148,15 @@ pub fn record_schema() -> Value {
 pub trait AuditSink: Send + Sync + 'static {
     /// Records `record`.
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()>;
+
+    /// The sink as an `Any`, for a store that can write to it in its own transaction (the
+    /// SQL stores: an idempotency store and an audit log on one database commit a write's
+    /// claim and intent, and its outcome and result, together). `None`: the sink is written
+    /// on its own.
+    #[doc(hidden)]
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// Records to `tracing` (target `mcp_result::audit`, level INFO, the record as JSON in the

@@ -51,7 +51,8 @@ pub(crate) fn store_failed(error: &dyn std::fmt::Display) -> CallToolResult {
     tracing::error!(%error, "idempotency store failed");
     error_result(
         &ToolError::upstream_unavailable(
-            "The idempotency store is unavailable; nothing ran. Retry later with the same key.",
+            "The idempotency store or the audit log is unavailable; nothing ran. Retry later \
+             with the same key.",
             true,
         )
         .with_retry_after(Duration::from_secs(1)),
@@ -65,6 +66,17 @@ pub(crate) struct Claimed {
     token: u64,
 }
 
+/// How a write claims its key: alone (a gated write, which asks its human before it runs),
+/// or with its intent recorded and the claim started (every other write: one unit,
+/// [`IdempotencyStore::claim_started`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Begin {
+    /// The claim only; the intent and the start follow later.
+    Claim,
+    /// The claim, the intent and the start.
+    Started,
+}
+
 /// Claims the key of a keyed write. A repeat of a write that ran (or runs) is answered here,
 /// from the store, before any approval is asked for or used again: the stored answer
 /// (replayed), `idempotency_key_reused`, `outcome_unknown`, `quota_exceeded`, or, after
@@ -76,13 +88,26 @@ pub(crate) async fn claim(
     fingerprints: &[String],
     limit: Option<Duration>,
     audit: &Audit,
+    begin: Begin,
 ) -> Result<Claimed, CallToolResult> {
     let limit = limit.unwrap_or(DEFAULT_WAIT);
     let lease = limit * 4 + Duration::from_secs(60);
-    let claim = store
-        .claim(&scope, fingerprints, lease, DEFAULT_TTL)
-        .await
-        .map_err(|error| store_failed(&error))?;
+    let claim = match begin {
+        Begin::Claim => store.claim(&scope, fingerprints, lease, DEFAULT_TTL).await,
+        Begin::Started => {
+            let intent = audit.record_of(crate::write::audit::Phase::Intent, None);
+            store
+                .claim_started(
+                    &scope,
+                    fingerprints,
+                    (lease, DEFAULT_TTL),
+                    audit.sink.as_ref(),
+                    &intent,
+                )
+                .await
+        }
+    }
+    .map_err(|error| store_failed(&error))?;
     Err(match claim {
         Claim::Claimed(token) => {
             return Ok(Claimed {
@@ -124,11 +149,29 @@ impl Claimed {
         let _ = self.store.release(&self.scope, self.token).await;
     }
 
-    /// Stores the write's answer under its key (a failure is logged: the answer stands).
-    pub(crate) async fn complete(self, tool: &str, result: &CallToolResult) {
+    /// Records the write's `outcome` and stores its answer under its key, together where
+    /// the stores can ([`IdempotencyStore::complete_recorded`]; a failure is logged: the
+    /// answer stands).
+    pub(crate) async fn complete(
+        self,
+        tool: &str,
+        result: &CallToolResult,
+        audit: &Audit,
+        outcome: &crate::write::audit::AuditRecord,
+    ) {
         let stored = serde_json::to_value(result).unwrap_or(Value::Null);
-        if let Err(error) = self.store.complete(&self.scope, self.token, &stored).await {
-            tracing::error!(tool, %error, "idempotency store failed to record an outcome");
+        if let Err(error) = self
+            .store
+            .complete_recorded(
+                &self.scope,
+                self.token,
+                &stored,
+                audit.sink.as_ref(),
+                outcome,
+            )
+            .await
+        {
+            tracing::error!(tool, %error, "failed to record a write's outcome or store its answer");
         }
     }
 }

@@ -196,8 +196,11 @@ impl IdempotencyStore for MemoryIdempotencyStore {
     fn release<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut records = self.records();
-            if matches!(records.get(scope), Some(Record { state: State::Claimed { token: held, .. }, .. }) if *held == token)
-            {
+            if matches!(
+                records.get(scope),
+                Some(Record { state: State::Claimed { token: held, .. } | State::Started { token: held, .. }, .. })
+                    if *held == token
+            ) {
                 records.remove(scope);
             }
             drop(records);

@@ -4,7 +4,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::store::StoreFuture;
+use crate::{
+    store::StoreFuture,
+    write::audit::{AuditRecord, AuditSink},
+};
 
 /// How long a completed key is kept by default: 24 hours.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
@@ -74,7 +77,56 @@ pub trait IdempotencyStore: Send + Sync + 'static {
         result: &'a Value,
     ) -> StoreFuture<'a, ()>;
 
-    /// Gives back a claim whose tool body never ran (the call was refused first).
+    /// Claims `scope` for a write that runs at once: when the claim wins
+    /// ([`Claim::Claimed`]), `intent` is recorded in `audit` and the claim is marked started
+    /// before this returns; when it does not, nothing is recorded here. A store that shares
+    /// one database with `audit` does the three in one transaction (one commit: the SQL
+    /// stores); this default does them in turn, and gives the claim back when the intent
+    /// cannot be recorded.
+    ///
+    /// # Errors
+    /// The store's or the sink's failure: then nothing stays claimed, and the write must not
+    /// run.
+    fn claim_started<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+        fingerprints: &'a [String],
+        (lease, ttl): (Duration, Duration),
+        audit: &'a dyn AuditSink,
+        intent: &'a AuditRecord,
+    ) -> StoreFuture<'a, Claim> {
+        Box::pin(claim_started_in_turn(
+            self,
+            scope,
+            fingerprints,
+            (lease, ttl),
+            audit,
+            intent,
+        ))
+    }
+
+    /// Records the claimed call's `outcome` in `audit` and stores its complete `result`: in
+    /// one transaction where the store shares a database with `audit` (the SQL stores), else
+    /// the outcome first, then the result.
+    ///
+    /// # Errors
+    /// The store's or the sink's failure (the answer stands; the caller logs it).
+    fn complete_recorded<'a>(
+        &'a self,
+        scope: &'a KeyScope,
+        token: u64,
+        result: &'a Value,
+        audit: &'a dyn AuditSink,
+        outcome: &'a AuditRecord,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(complete_recorded_in_turn(
+            self, scope, token, result, audit, outcome,
+        ))
+    }
+
+    /// Gives back a claim whose tool body never ran (the call was refused first), or ran
+    /// without acting (it answered a JSON-RPC error or asked its client first): the key is
+    /// free again. Only the holder's `token` gives it back.
     fn release<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()>;
 
     /// Waits until the call holding `scope` completes, at most `limit`: its result, or
@@ -97,6 +149,45 @@ pub trait IdempotencyStore: Send + Sync + 'static {
 
     /// The stored result of a completed call under `scope`, if any.
     fn peek<'a>(&'a self, scope: &'a KeyScope) -> StoreFuture<'a, Option<Value>>;
+}
+
+/// [`IdempotencyStore::claim_started`] in three steps: the claim, the intent, the start
+/// (the claim given back when a later step fails). For stores that cannot do it in one.
+pub(crate) async fn claim_started_in_turn<S: IdempotencyStore + ?Sized>(
+    store: &S,
+    scope: &KeyScope,
+    fingerprints: &[String],
+    (lease, ttl): (Duration, Duration),
+    audit: &dyn AuditSink,
+    intent: &AuditRecord,
+) -> Result<Claim, crate::store::StoreError> {
+    let claim = store.claim(scope, fingerprints, lease, ttl).await?;
+    let Claim::Claimed(token) = claim else {
+        return Ok(claim);
+    };
+    if let Err(error) = audit.record(intent).await {
+        let _ = store.release(scope, token).await;
+        return Err(error);
+    }
+    if let Err(error) = store.start(scope, token).await {
+        let _ = store.release(scope, token).await;
+        return Err(error);
+    }
+    Ok(Claim::Claimed(token))
+}
+
+/// [`IdempotencyStore::complete_recorded`] in two steps: the outcome, then the result.
+pub(crate) async fn complete_recorded_in_turn<S: IdempotencyStore + ?Sized>(
+    store: &S,
+    scope: &KeyScope,
+    token: u64,
+    result: &Value,
+    audit: &dyn AuditSink,
+    outcome: &AuditRecord,
+) -> Result<(), crate::store::StoreError> {
+    let recorded = audit.record(outcome).await;
+    store.complete(scope, token, result).await?;
+    recorded
 }
 
 /// Checks a key's form: 1 to [`MAX_KEY_CHARS`] printable characters.

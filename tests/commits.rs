@@ -1,0 +1,138 @@
+//! What a durable write costs the database, counted by PostgreSQL itself
+//! (`pg_stat_database.xact_commit`) over many keyed writes served as the guide teaches
+//! (`serve_with_state` with the SQL stores, rmcp's client): at most two commits each, one for
+//! the claim with its audit intent and one for the stored answer with its audit outcome;
+//! unkeyed writes likewise two (intent, outcome).
+
+#[path = "common/postgres.rs"]
+mod postgres;
+
+use std::{sync::Arc, time::Duration};
+
+use mcp_result::{
+    mcp_handler, mcp_tools,
+    rmcp::{
+        model::{CallToolRequestParams, RequestMetaObject},
+        ServerHandler, ServiceExt,
+    },
+    sql::SqlStores,
+    State, WriteReceipt,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+#[derive(Deserialize, JsonSchema)]
+struct NoteArgs {
+    /// The note.
+    #[allow(dead_code)]
+    body: String,
+}
+
+/// A note was added.
+#[derive(Serialize, JsonSchema, mcp_result::ToolResult)]
+struct Added {
+    #[serde(flatten)]
+    receipt: WriteReceipt,
+}
+
+#[derive(Clone)]
+struct Desk;
+
+#[mcp_tools]
+impl Desk {
+    /// Adds a note.
+    #[mcp_tool(destructive = false)]
+    fn add_note(&self, _args: NoteArgs) -> Added {
+        Added {
+            receipt: WriteReceipt::succeeded(),
+        }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
+
+/// The database's commits so far, read on a connection of its own that is closed at once
+/// (a backend publishes its counters when it exits; pooled connections that stay open may
+/// hold theirs for seconds).
+async fn xact_commit(url: &str) -> i64 {
+    let stores = SqlStores::open(url).await.unwrap();
+    let commits = mcp_result::sql::sqlx::query_scalar(
+        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+    )
+    .fetch_one(stores.pool())
+    .await
+    .unwrap();
+    stores.close().await;
+    commits
+}
+
+/// The commits of a server's life on the SQL stores at `url` in which rmcp's client makes
+/// `writes` calls of `add_note`, keyed or not: the stores opened, the server served, the
+/// calls, the server stopped and the stores closed (so every connection published its
+/// counters).
+async fn commits_of(url: &str, writes: usize, keyed: bool) -> i64 {
+    let before = xact_commit(url).await;
+    let stores = SqlStores::open(url).await.unwrap();
+    let state = State::new()
+        .with_idempotency_store(Arc::new(stores.idempotency()))
+        .with_approval_store(Arc::new(stores.approvals()))
+        .with_audit_sink(Arc::new(stores.audit()));
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let served = tokio::spawn(async move {
+        let _ = mcp_result::serve_with_state(Desk, server_io, state).await;
+    });
+    let client = ().serve(client_io).await.unwrap();
+    for i in 0..writes {
+        let mut request = CallToolRequestParams::new("add_note")
+            .with_arguments(json!({"body": "hi"}).as_object().unwrap().clone());
+        if keyed {
+            let mut meta = RequestMetaObject::default();
+            meta.0.insert(
+                mcp_result::keys::IDEMPOTENCY_KEY_META.to_owned(),
+                json!(format!("key-{keyed}-{writes}-{i}")),
+            );
+            request.meta = Some(meta);
+        }
+        let result = client.call_tool(request).await.unwrap();
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+    }
+    client.cancel().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), served)
+        .await
+        .expect("the server stops with its client")
+        .unwrap();
+    stores.close().await;
+    // The closed backends publish at exit; give the statistics a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    xact_commit(url).await - before
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_durable_write_commits_twice() {
+    let database = postgres::TestDatabase::create().await;
+    // Runs the migrations, so the measured lives do not.
+    SqlStores::connect(database.url())
+        .await
+        .unwrap()
+        .close()
+        .await;
+    const WRITES: usize = 200;
+    // What a server's life costs without writes: opening, the handshake, closing, the reads.
+    let base = commits_of(database.url(), 0, true).await;
+    let per_call = |commits: i64| (commits - base) as f64 / WRITES as f64;
+    let keyed = per_call(commits_of(database.url(), WRITES, true).await);
+    let unkeyed = per_call(commits_of(database.url(), WRITES, false).await);
+    println!("commits per keyed write: {keyed:.2}; per unkeyed write: {unkeyed:.2}");
+    // Two each; a purge of expired keys (once a minute) or a commit of the database's own
+    // may fall in the window.
+    assert!(
+        (1.95..=2.05).contains(&keyed),
+        "commits per keyed write: {keyed:.2}"
+    );
+    assert!(
+        (1.95..=2.05).contains(&unkeyed),
+        "commits per unkeyed write: {unkeyed:.2}"
+    );
+}
