@@ -188,6 +188,109 @@ async fn one_claim_wins_among_100_concurrent_claims(store: Store) {
     );
 }
 
+/// The audit records a sink was given, in order (the memory stores' log).
+#[derive(Default)]
+struct Collected(std::sync::Mutex<Vec<AuditRecord>>);
+
+impl AuditSink for Collected {
+    fn record<'a>(&'a self, record: &'a AuditRecord) -> mcp_result::store::StoreFuture<'a, ()> {
+        self.0.lock().unwrap().push(record.clone());
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// A sink that cannot record.
+struct Down;
+
+impl AuditSink for Down {
+    fn record<'a>(&'a self, _: &'a AuditRecord) -> mcp_result::store::StoreFuture<'a, ()> {
+        Box::pin(async {
+            Err(mcp_result::store::StoreError::Invalid(
+                "the audit log is down".into(),
+            ))
+        })
+    }
+}
+
+/// A write's two units: the claim started with its intent, then the answer stored with its
+/// outcome (one transaction each when the audit log is the SQL stores' own). Among 20
+/// concurrent writes one claims, and one intent is recorded; a sink that cannot record the
+/// intent leaves nothing claimed.
+async fn a_write_claims_with_its_intent_and_completes_with_its_outcome(store: Store) {
+    let collected = Arc::new(Collected::default());
+    let sink: Arc<dyn AuditSink> = match &store.sql {
+        Some(sql) => Arc::new(sql.stores.audit()),
+        None => collected.clone(),
+    };
+    let intent = record("e-1", Phase::Intent, "2026-01-01T00:00:00.000Z");
+    let outcome = record("e-1", Phase::Outcome, "2026-01-01T00:00:01.000Z");
+    let k = scope("k-units");
+    let claims = futures::future::join_all((0..20).map(|_| {
+        let (idempotency, sink, k, intent) = (
+            store.idempotency.clone(),
+            sink.clone(),
+            k.clone(),
+            intent.clone(),
+        );
+        tokio::spawn(async move {
+            idempotency
+                .claim_started(&k, &fp("a"), (LEASE, TTL), sink.as_ref(), &intent)
+                .await
+        })
+    }))
+    .await;
+    let claims: Vec<Claim> = claims.into_iter().map(|c| c.unwrap().unwrap()).collect();
+    let won: Vec<u64> = claims
+        .iter()
+        .filter_map(|c| match c {
+            Claim::Claimed(token) => Some(*token),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(won.len(), 1, "exactly one claim wins: {claims:?}");
+    // Started: a claim after its lease would find it interrupted, never retake it.
+    assert_eq!(
+        store
+            .idempotency
+            .claim(&k, &fp("a"), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::InProgress
+    );
+    store
+        .idempotency
+        .complete_recorded(&k, won[0], &result("n-1"), sink.as_ref(), &outcome)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.idempotency.peek(&k).await.unwrap(),
+        Some(result("n-1"))
+    );
+    let records = match &store.sql {
+        Some(sql) => sql.stores.audit().records_for("e-1").await.unwrap(),
+        None => collected.0.lock().unwrap().clone(),
+    };
+    assert_eq!(records, [intent.clone(), outcome]);
+    // The intent cannot be recorded: nothing stays claimed, the next write claims.
+    let k = scope("k-down");
+    let refused = store
+        .idempotency
+        .claim_started(&k, &fp("a"), (LEASE, TTL), &Down, &intent)
+        .await;
+    assert_eq!(
+        refused.map_err(|e| e.to_string()),
+        Err("the audit log is down".to_owned())
+    );
+    assert!(matches!(
+        store
+            .idempotency
+            .claim(&k, &fp("a"), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
 async fn a_completed_call_is_replayed_and_other_arguments_conflict(store: Store) {
     let s = &store.idempotency;
     let k = scope("k-replay");
@@ -703,6 +806,7 @@ macro_rules! suite {
 suite!(
     every store: [
         one_claim_wins_among_100_concurrent_claims,
+        a_write_claims_with_its_intent_and_completes_with_its_outcome,
         a_completed_call_is_replayed_and_other_arguments_conflict,
         a_started_call_whose_holder_died_is_interrupted,
         an_expired_claim_that_never_started_is_retaken,

@@ -41,6 +41,8 @@
 //! | call | round trips |
 //! |---|---|
 //! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) |
+//! | `claim_started` won, with this database's audit log | one transaction, one commit: begin, the claim (made started), the intent, commit |
+//! | `complete_recorded`, with this database's audit log | one transaction, one commit: begin, the result, the outcome, commit |
 //! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) |
 //! | `start`, `complete`, `release`, `peek` | 1 |
 //! | `wait` | 1 per look, 20 ms apart backing off to 250 ms |
@@ -51,8 +53,11 @@
 //! | artifact `put` | 5 in SQLite, 6 in PostgreSQL: begin, the lock (PostgreSQL), delete the expired, read usage, one insert of all, commit |
 //! | artifact `get` | 1 |
 //!
-//! A keyed write is thus five statements, each its own commit: claim, audit intent, start,
-//! complete, audit outcome; plus, once a minute per store, one `DELETE` of expired rows.
+//! A keyed write whose audit log is the same [`SqlStores`]' makes two commits: the claim with
+//! its intent and start, then the answer with its outcome (`tests/commits.rs` counts them on
+//! PostgreSQL); an unkeyed one two as well (intent, outcome); a write gated by a human
+//! approval four (the claim comes before the question). Plus, once a minute per store, one
+//! `DELETE` of expired rows.
 //!
 //! # Migrations
 //!
