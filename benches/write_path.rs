@@ -4,8 +4,8 @@
 //!
 //! `cargo bench --all-features --bench write_path` prints, per store (memory, SQLite,
 //! PostgreSQL): calls per second, p50 and p99 latency, and for PostgreSQL the database
-//! transactions per call (`pg_stat_database.xact_commit`; every store statement is its own
-//! transaction, so this counts round trips). `WRITE_PATH_SECS` sets the seconds per store
+//! commits per call (`pg_stat_database.xact_commit`: two per keyed write, the claim with its
+//! intent and the answer with its outcome). `WRITE_PATH_SECS` sets the seconds per store
 //! (default 10), `WRITE_PATH_CALLERS` the callers (default 32). PostgreSQL comes from the
 //! machine as in the tests (`tests/common/postgres.rs`).
 
@@ -25,7 +25,7 @@ use mcp_result::{
     audit::AuditSink,
     extract::WriteContext,
     http::{serve_http, HttpOptions, StaticTokens},
-    idempotency::{IdempotencyStore, MemoryIdempotencyStore},
+    idempotency::{IdempotencyStore, KeyLimits, MemoryIdempotencyStore},
     mcp_handler, mcp_tools,
     rmcp::ServerHandler,
     sql::SqlStores,
@@ -104,7 +104,10 @@ struct Figures {
 async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let tokens = StaticTokens::new().with("bench", Identity::new("bench"));
+    // One identity per caller, as many agents would be.
+    let tokens = (0..callers).fold(StaticTokens::new(), |tokens, n| {
+        tokens.with(&format!("bench-{n}"), Identity::new(format!("caller-{n}")))
+    });
     let stop = shutdown_signal();
     let server = tokio::spawn(serve_http(
         desk,
@@ -118,8 +121,9 @@ async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
     let deadline = Instant::now() + Duration::from_secs(secs);
     let started = Instant::now();
     let tasks: Vec<_> = (0..callers)
-        .map(|_| {
+        .map(|n| {
             let (http, url, next) = (http.clone(), url.clone(), next.clone());
+            let token = format!("bench-{n}");
             tokio::spawn(async move {
                 let mut latencies = Vec::new();
                 while Instant::now() < deadline {
@@ -131,7 +135,7 @@ async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
                     let sent = Instant::now();
                     let reply: Value = http
                         .post(&url)
-                        .bearer_auth("bench")
+                        .bearer_auth(&token)
                         .header("content-type", "application/json")
                         .header("accept", "application/json, text/event-stream")
                         .header("mcp-protocol-version", "2025-06-18")
@@ -180,17 +184,24 @@ fn shutdown_signal() -> (
     })
 }
 
+/// Room for every key of a run (a bench run makes more than the default 100,000 in all);
+/// each caller is an identity of its own, within the default per-caller quota.
+const LIMITS: KeyLimits = KeyLimits {
+    per_caller: 10_000,
+    total: 10_000_000,
+};
+
 fn desk_on(stores: Option<&SqlStores>) -> Desk {
     match stores {
         None => Desk {
             notes: Arc::default(),
-            idempotency: Arc::new(MemoryIdempotencyStore::new()),
+            idempotency: Arc::new(MemoryIdempotencyStore::with_limits(LIMITS)),
             approvals: Arc::new(mcp_result::approval::MemoryApprovals::default()),
             audit: Arc::new(mcp_result::audit::TracingSink),
         },
         Some(stores) => Desk {
             notes: Arc::default(),
-            idempotency: Arc::new(stores.idempotency()),
+            idempotency: Arc::new(stores.idempotency().with_limits(LIMITS)),
             approvals: Arc::new(stores.approvals()),
             audit: Arc::new(stores.audit()),
         },

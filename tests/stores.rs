@@ -291,6 +291,50 @@ async fn a_write_claims_with_its_intent_and_completes_with_its_outcome(store: St
     ));
 }
 
+/// A caller past its quota of live keys is refused a new one (the write does not run), with
+/// the same words on every store; another caller, and the caller's own keys, are not.
+async fn a_caller_past_its_key_quota_is_refused(store: Store) {
+    let limits = mcp_result::idempotency::KeyLimits {
+        per_caller: 3,
+        total: 100,
+    };
+    let idempotency: Arc<dyn IdempotencyStore> = match &store.sql {
+        Some(sql) => Arc::new(sql.stores.idempotency().with_limits(limits)),
+        None => Arc::new(MemoryIdempotencyStore::with_limits(limits)),
+    };
+    for i in 0..3 {
+        let claim = idempotency
+            .claim(&scope(&format!("q-{i}")), &fp("a"), LEASE, TTL)
+            .await
+            .unwrap();
+        assert!(matches!(claim, Claim::Claimed(_)), "{i}: {claim:?}");
+    }
+    assert_eq!(
+        idempotency
+            .claim(&scope("q-3"), &fp("a"), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::Refused("this caller holds 3 live idempotency keys, its limit".into())
+    );
+    // A key the caller holds is still answered as before.
+    assert_eq!(
+        idempotency
+            .claim(&scope("q-0"), &fp("a"), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::InProgress
+    );
+    let mut other = scope("q-3");
+    other.caller = "bob".into();
+    assert!(matches!(
+        idempotency
+            .claim(&other, &fp("a"), LEASE, TTL)
+            .await
+            .unwrap(),
+        Claim::Claimed(_)
+    ));
+}
+
 async fn a_completed_call_is_replayed_and_other_arguments_conflict(store: Store) {
     let s = &store.idempotency;
     let k = scope("k-replay");
@@ -461,6 +505,33 @@ fn approve(approval_id: &str) -> Decision {
         approval_id: approval_id.into(),
         approver: "carol".into(),
     }
+}
+
+/// One caller has at most `PENDING_PER_CALLER` pending requests: the next is refused with the
+/// same words on every store, another caller's is not, and a decided request frees a place.
+async fn pending_approvals_are_bounded_per_caller(store: Store) {
+    use mcp_result::approval::PENDING_PER_CALLER;
+    let a = &store.approvals;
+    futures::future::try_join_all((0..PENDING_PER_CALLER).map(|i| {
+        let a = a.clone();
+        async move { a.create(&request(&format!("p-{i}"), 3600)).await }
+    }))
+    .await
+    .unwrap();
+    let refused = a.create(&request("p-over", 3600)).await.unwrap_err();
+    assert!(
+        matches!(&refused, mcp_result::store::StoreError::Refused(_)),
+        "{refused:?}"
+    );
+    assert_eq!(
+        refused.to_string(),
+        format!("this caller has {PENDING_PER_CALLER} pending approval requests, its limit")
+    );
+    let mut bob = request("p-bob", 3600);
+    bob.caller = "bob".into();
+    a.create(&bob).await.unwrap();
+    a.decide("p-0", approve("ap-0")).await.unwrap().unwrap();
+    a.create(&request("p-over", 3600)).await.unwrap();
 }
 
 async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
@@ -807,6 +878,8 @@ suite!(
     every store: [
         one_claim_wins_among_100_concurrent_claims,
         a_write_claims_with_its_intent_and_completes_with_its_outcome,
+        a_caller_past_its_key_quota_is_refused,
+        pending_approvals_are_bounded_per_caller,
         a_completed_call_is_replayed_and_other_arguments_conflict,
         a_started_call_whose_holder_died_is_interrupted,
         an_expired_claim_that_never_started_is_retaken,

@@ -14,7 +14,7 @@ use crate::{
         clock::{unix_ms, unix_now},
         StoreError, StoreFuture,
     },
-    write::approval::{ApprovalRequest, ApprovalStore, Decision, Refusal},
+    write::approval::{ApprovalRequest, ApprovalStore, Decision, Refusal, PENDING_PER_CALLER},
 };
 
 /// Approval requests in the database (see [`super::SqlStores::approvals`]), shared by
@@ -158,11 +158,17 @@ impl ApprovalStore for SqlApprovals {
                 .begin()
                 .await
                 .map_err(failed("storing an approval request"))?;
-            sqlx::query(
+            // The caller's pending requests are counted in the insert itself (index: caller,
+            // state, expiry).
+            let now = int(crate::store::clock::unix_now());
+            let inserted = sqlx::query(
                 "INSERT INTO mcp_result_approvals \
                      (id, tool, approval_text, caller, expires_at, state, approval_id, approver, \
                       reason) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+                 WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_approvals \
+                        WHERE caller = $4 AND state = 'pending' AND expires_at > $10 \
+                        LIMIT $11) AS held) < $11",
             )
             .bind(&request.id)
             .bind(&request.tool)
@@ -173,9 +179,16 @@ impl ApprovalStore for SqlApprovals {
             .bind(approval_id)
             .bind(approver)
             .bind(reason)
+            .bind(now)
+            .bind(int(PENDING_PER_CALLER as u64))
             .execute(&mut *tx)
             .await
             .map_err(failed("storing an approval request"))?;
+            if inserted.rows_affected() == 0 {
+                return Err(StoreError::Refused(format!(
+                    "this caller has {PENDING_PER_CALLER} pending approval requests, its limit"
+                )));
+            }
             if !request.fingerprints.is_empty() {
                 let values = (0..request.fingerprints.len())
                     .map(|i| format!("($1, {}, ${})", i, i + 2))

@@ -17,7 +17,8 @@ use crate::{
     write::{
         audit::{AuditRecord, AuditSink},
         idempotency::{
-            claim_started_in_turn, complete_recorded_in_turn, Claim, IdempotencyStore, KeyScope,
+            claim_started_in_turn, complete_recorded_in_turn, Claim, IdempotencyStore, KeyLimits,
+            KeyScope,
         },
     },
 };
@@ -28,6 +29,7 @@ use crate::{
 #[derive(Debug, Clone)]
 pub struct SqlIdempotencyStore {
     db: Db,
+    limits: KeyLimits,
 }
 
 /// The longest pause between two looks of [`IdempotencyStore::wait`]: 250 ms.
@@ -38,7 +40,20 @@ const CLAIM_ATTEMPTS: usize = 5;
 
 impl SqlIdempotencyStore {
     pub(super) fn new(db: Db) -> Self {
-        Self { db }
+        Self {
+            db,
+            limits: KeyLimits::default(),
+        }
+    }
+
+    /// The same store, bounded by `limits`: a caller past `per_caller` live keys is refused a
+    /// new one (`quota_exceeded`, the write does not run) until older keys expire, as in the
+    /// memory store, counted in the claim's own statement (an index on caller and expiry,
+    /// no extra round trip; claims of one caller running at once may pass it by as many).
+    /// `total` is not applied: the database's size bounds the table.
+    pub fn with_limits(mut self, limits: KeyLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     async fn purge(&self, now: u64) {
@@ -78,10 +93,15 @@ impl SqlIdempotencyStore {
         } else {
             "claimed"
         };
+        // The caller's quota is counted in the claim's own statement (its index: caller,
+        // expiry), so a claim stays one round trip; concurrent claims of one caller may pass
+        // it by as many as run at once.
         let sql = format!(
             "INSERT INTO mcp_result_idempotency \
                  (tool, caller, idem_key, fingerprint, token, state, lease_ms, expires_ms, result) \
-             VALUES ($1, $2, $3, $4, $5, '{state}', $6, $7, NULL) \
+             SELECT $1, $2, $3, $4, $5, '{state}', $6, $7, NULL \
+             WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_idempotency \
+                    WHERE caller = $2 AND expires_ms > $8 LIMIT $9) AS held) < $9 \
              ON CONFLICT (tool, caller, idem_key) DO UPDATE SET \
                  fingerprint = excluded.fingerprint, token = excluded.token, state = '{state}', \
                  lease_ms = excluded.lease_ms, expires_ms = excluded.expires_ms, result = NULL \
@@ -90,7 +110,7 @@ impl SqlIdempotencyStore {
                     AND mcp_result_idempotency.lease_ms <= $8 \
                     AND mcp_result_idempotency.fingerprint IN ({})) \
              RETURNING token",
-            placeholders(9, fingerprints.len())
+            placeholders(10, fingerprints.len())
         );
         let mut query = sqlx::query(&sql)
             .bind(&scope.tool)
@@ -100,7 +120,8 @@ impl SqlIdempotencyStore {
             .bind(int(token))
             .bind(int(now + lease.as_millis() as u64))
             .bind(int(now + ttl.as_millis() as u64))
-            .bind(int(now));
+            .bind(int(now))
+            .bind(int(self.limits.per_caller as u64));
         for fingerprint in fingerprints {
             query = query.bind(fingerprint);
         }
@@ -146,7 +167,21 @@ impl SqlIdempotencyStore {
         .await
         .map_err(failed("reading an idempotency key"))?
         else {
-            // Released between the two statements: claim again.
+            // No row: the caller is at its quota, or the key was released between the two
+            // statements (claim again).
+            let held: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM mcp_result_idempotency WHERE caller = $1 AND expires_ms > $2",
+            )
+            .bind(&scope.caller)
+            .bind(int(now))
+            .fetch_one(&self.db.pool)
+            .await
+            .map_err(failed("counting a caller's keys"))?;
+            if held >= int(self.limits.per_caller as u64) {
+                return Ok(Some(Claim::Refused(format!(
+                    "this caller holds {held} live idempotency keys, its limit"
+                ))));
+            }
             return Ok(None);
         };
         let fingerprint: String = column(&row, "fingerprint")?;

@@ -159,19 +159,29 @@ impl Dialect {
     }
 
     fn migrations(self) -> Vec<Migration> {
-        let sql = match self {
-            Dialect::Sqlite => include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
-            Dialect::Postgres => {
-                include_str!("../../migrations/postgres/20261130000001_stores.sql")
-            }
+        let (stores, quota) = match self {
+            Dialect::Sqlite => (
+                include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
+                include_str!("../../migrations/sqlite/20261202000001_caller_bounds.sql"),
+            ),
+            Dialect::Postgres => (
+                include_str!("../../migrations/postgres/20261130000001_stores.sql"),
+                include_str!("../../migrations/postgres/20261202000001_caller_bounds.sql"),
+            ),
         };
-        vec![Migration::new(
-            20261130000001,
-            Cow::Borrowed("mcp-result stores"),
-            MigrationType::Simple,
-            Cow::Borrowed(sql),
-            false,
-        )]
+        let migration = |version, name, sql| {
+            Migration::new(
+                version,
+                Cow::Borrowed(name),
+                MigrationType::Simple,
+                Cow::Borrowed(sql),
+                false,
+            )
+        };
+        vec![
+            migration(20261130000001, "mcp-result stores", stores),
+            migration(20261202000001, "mcp-result caller bounds", quota),
+        ]
     }
 }
 

@@ -43,6 +43,10 @@ pub enum StoreError {
     /// says which and what to do.
     #[error("{0}")]
     Invalid(String),
+    /// A bound of the store refused the request (a caller's quota): nothing was stored. The
+    /// message names the bound; the framework answers `quota_exceeded`.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// The future a store method returns.

@@ -384,8 +384,17 @@ pub(crate) async fn gate(
                 expires_at: unix_now() + APPROVAL_TTL.as_secs(),
                 decision: Decision::Pending,
             };
-            if let Err(error) = store.create(&request).await {
-                return Err(audit_failed(&error).into());
+            match store.create(&request).await {
+                Ok(()) => {}
+                Err(crate::store::StoreError::Refused(reason)) => {
+                    let advice = "The write did not run; call again once earlier approval \
+                                  requests are decided or expire.";
+                    return Err(audit
+                        .refuse(ToolError::quota_exceeded(reason, advice))
+                        .await
+                        .into());
+                }
+                Err(error) => return Err(audit_failed(&error).into()),
             }
             let mut answer = audit
                 .refuse(ToolError::approval_required(request.id.clone(), &text))

@@ -10,7 +10,7 @@ use std::{
 };
 
 use crate::{
-    store::{clock::unix_now, StoreFuture},
+    store::{clock::unix_now, StoreError, StoreFuture},
     write::idempotency::MEMORY_PURGE_FLOOR,
 };
 
@@ -86,6 +86,21 @@ impl ApprovalStore for MemoryApprovals {
                 let now = unix_now();
                 requests.retain(|_, request| request.expires_at > now);
                 self.purged_at.store(requests.len(), Ordering::Relaxed);
+            }
+            let now = unix_now();
+            let pending = requests
+                .values()
+                .filter(|held| {
+                    held.caller == request.caller
+                        && held.expires_at > now
+                        && matches!(held.decision, Decision::Pending)
+                })
+                .take(PENDING_PER_CALLER)
+                .count();
+            if pending >= PENDING_PER_CALLER {
+                return Err(StoreError::Refused(format!(
+                    "this caller has {pending} pending approval requests, its limit"
+                )));
             }
             requests.insert(request.id.clone(), request.clone());
             Ok(())

@@ -37,6 +37,7 @@ pub(crate) use gate::{approval_request_id, asks_by_round, gate, Gate, Round};
 pub use memory::MemoryApprovals;
 pub use request::{
     ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL, APPROVAL_URI_PREFIX,
+    PENDING_PER_CALLER,
 };
 pub(crate) use text::gated_input_schema;
 pub use text::{approval_text, is_gated, placeholders};

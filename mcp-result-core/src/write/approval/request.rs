@@ -135,9 +135,20 @@ impl Refusal {
     }
 }
 
+/// How many pending approval requests one caller identity may have at once (unexpired and
+/// undecided, out-of-band requests and input-required rounds alike): past it a new request
+/// is refused ([`StoreError::Refused`](crate::store::StoreError::Refused); the call answers
+/// `quota_exceeded`) until older ones are decided or expire, so one caller cannot fill the
+/// store. Every [`ApprovalStore`] the framework ships keeps it.
+pub const PENDING_PER_CALLER: usize = 1_000;
+
 /// Where approval requests live. [`MemoryApprovals`](super::MemoryApprovals) is the default.
 pub trait ApprovalStore: Send + Sync + 'static {
     /// Stores a new pending request.
+    ///
+    /// # Errors
+    /// [`StoreError::Refused`](crate::store::StoreError::Refused) when the caller has
+    /// [`PENDING_PER_CALLER`] pending requests; the store's failure.
     fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()>;
 
     /// The request `id`, if any.

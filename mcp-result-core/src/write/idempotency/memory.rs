@@ -19,6 +19,69 @@ pub(super) enum State {
     Completed(Value),
 }
 
+/// The records and how many each caller holds (live or not yet purged), kept together so a
+/// claim checks a caller's quota without a scan.
+#[derive(Debug, Default)]
+pub(super) struct Records {
+    map: HashMap<KeyScope, Record>,
+    held: HashMap<String, usize>,
+}
+
+impl Records {
+    pub(super) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    fn get(&self, scope: &KeyScope) -> Option<&Record> {
+        self.map.get(scope)
+    }
+
+    fn get_mut(&mut self, scope: &KeyScope) -> Option<&mut Record> {
+        self.map.get_mut(scope)
+    }
+
+    fn insert(&mut self, scope: &KeyScope, record: Record) {
+        if self.map.insert(scope.clone(), record).is_none() {
+            *self.held.entry(scope.caller.clone()).or_default() += 1;
+        }
+    }
+
+    fn remove(&mut self, scope: &KeyScope) {
+        if self.map.remove(scope).is_some() {
+            self.forget(&scope.caller);
+        }
+    }
+
+    fn forget(&mut self, caller: &str) {
+        if let Some(held) = self.held.get_mut(caller) {
+            *held -= 1;
+            if *held == 0 {
+                self.held.remove(caller);
+            }
+        }
+    }
+
+    /// Deletes the records expired at `now`.
+    fn purge(&mut self, now: SystemTime) {
+        let Records { map, held } = self;
+        map.retain(|scope, record| {
+            let live = record.expires > now;
+            if !live {
+                if let Some(count) = held.get_mut(&scope.caller) {
+                    *count -= 1;
+                }
+            }
+            live
+        });
+        held.retain(|_, count| *count > 0);
+    }
+
+    /// How many records `caller` holds (expired ones not yet purged included).
+    fn held_by(&self, caller: &str) -> usize {
+        self.held.get(caller).copied().unwrap_or(0)
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct Record {
     fingerprint: String,
@@ -33,7 +96,7 @@ pub(super) struct Record {
 /// bound is [`Claim::Refused`]). Waiters are woken as soon as the running call completes.
 #[derive(Debug, Default)]
 pub struct MemoryIdempotencyStore {
-    records: Mutex<HashMap<KeyScope, Record>>,
+    records: Mutex<Records>,
     next: std::sync::atomic::AtomicU64,
     completed: Notify,
     purge_at: std::sync::atomic::AtomicUsize,
@@ -78,7 +141,7 @@ impl MemoryIdempotencyStore {
         }
     }
 
-    pub(super) fn records(&self) -> std::sync::MutexGuard<'_, HashMap<KeyScope, Record>> {
+    pub(super) fn records(&self) -> std::sync::MutexGuard<'_, Records> {
         self.records.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -96,14 +159,14 @@ impl IdempotencyStore for MemoryIdempotencyStore {
             let mut records = self.records();
             let purge_at = self.purge_at.load(std::sync::atomic::Ordering::Relaxed);
             if records.len() >= purge_at.max(MEMORY_PURGE_FLOOR) {
-                records.retain(|_, record| record.expires > now);
+                records.purge(now);
                 self.purge_at
                     .store(records.len() * 2, std::sync::atomic::Ordering::Relaxed);
             }
-            let claim = |records: &mut HashMap<KeyScope, Record>| {
+            let claim = |records: &mut Records| {
                 let token = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 records.insert(
-                    scope.clone(),
+                    scope,
                     Record {
                         fingerprint: fingerprints[0].clone(),
                         state: State::Claimed {
@@ -119,7 +182,7 @@ impl IdempotencyStore for MemoryIdempotencyStore {
             if !live(records.get(scope)) {
                 // A new key: within the bounds, counting only live keys.
                 if records.len() >= self.limits.total {
-                    records.retain(|_, record| record.expires > now);
+                    records.purge(now);
                 }
                 if records.len() >= self.limits.total {
                     return Ok(Claim::Refused(format!(
@@ -127,11 +190,12 @@ impl IdempotencyStore for MemoryIdempotencyStore {
                         self.limits.total
                     )));
                 }
-                let held = records
-                    .iter()
-                    .filter(|(key, record)| key.caller == scope.caller && record.expires > now)
-                    .take(self.limits.per_caller)
-                    .count();
+                // Counted, not scanned; at the bound, the expired records are purged first
+                // so only live keys count.
+                if records.held_by(&scope.caller) >= self.limits.per_caller {
+                    records.purge(now);
+                }
+                let held = records.held_by(&scope.caller);
                 if held >= self.limits.per_caller {
                     return Ok(Claim::Refused(format!(
                         "this caller holds {held} live idempotency keys, its limit"
