@@ -240,6 +240,17 @@ impl AuditSink for SqlAuditLog {
     }
 }
 
+/// The columns of `record`'s row besides its event id: its phase, its time (Unix ms) and the
+/// record as JSON. The record's own time orders retention; a time that does not parse (never
+/// made by the framework) counts as now.
+pub(super) fn row_of(record: &AuditRecord) -> Result<(&'static str, i64, String), StoreError> {
+    let json = serde_json::to_string(record)?;
+    let at_ms = chrono::DateTime::parse_from_rfc3339(&record.time)
+        .map(|time| time.timestamp_millis())
+        .unwrap_or_else(|_| int(unix_ms(SystemTime::now())));
+    Ok((phase_name(record.phase), at_ms, json))
+}
+
 /// Appends `record` through `executor` (the pool, or a transaction of another store that
 /// commits it with its own rows): how many rows it added (0 for a recovery already made).
 pub(super) async fn insert<'e, E>(
@@ -250,18 +261,13 @@ pub(super) async fn insert<'e, E>(
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let json = serde_json::to_string(record)?;
-    // The record's own time orders retention; a time that does not parse (never made by the
-    // framework) counts as now.
-    let at_ms = chrono::DateTime::parse_from_rfc3339(&record.time)
-        .map(|time| time.timestamp_millis())
-        .unwrap_or_else(|_| int(unix_ms(SystemTime::now())));
+    let (phase, at_ms, json) = row_of(record)?;
     let done = sqlx::query(
         "INSERT INTO mcp_result_audit (event_id, phase, at_ms, recovery_of, record) \
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (recovery_of) DO NOTHING",
     )
     .bind(&record.event_id)
-    .bind(phase_name(record.phase))
+    .bind(phase)
     .bind(at_ms)
     .bind(recovery_of)
     .bind(json)

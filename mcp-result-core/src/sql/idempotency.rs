@@ -93,10 +93,15 @@ impl SqlIdempotencyStore {
         } else {
             "claimed"
         };
+        // PostgreSQL: the claim and the intent in one statement (a data-modifying `WITH`),
+        // one round trip and one commit; SQLite (in process, no round trips to save): a
+        // transaction.
+        let one_statement = intent.is_some() && self.db.dialect == super::Dialect::Postgres;
+        let fingerprints_at = if one_statement { 14 } else { 10 };
         // The caller's quota is counted in the claim's own statement (its index: caller,
         // expiry), so a claim stays one round trip; concurrent claims of one caller may pass
         // it by as many as run at once.
-        let sql = format!(
+        let claim = format!(
             "INSERT INTO mcp_result_idempotency \
                  (tool, caller, idem_key, fingerprint, token, state, lease_ms, expires_ms, result) \
              SELECT $1, $2, $3, $4, $5, '{state}', $6, $7, NULL \
@@ -110,8 +115,18 @@ impl SqlIdempotencyStore {
                     AND mcp_result_idempotency.lease_ms <= $8 \
                     AND mcp_result_idempotency.fingerprint IN ({})) \
              RETURNING token",
-            placeholders(10, fingerprints.len())
+            placeholders(fingerprints_at, fingerprints.len())
         );
+        let sql = if one_statement {
+            format!(
+                "WITH claimed AS ({claim}), \
+                 intent AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
+                            SELECT $10, $11, $12, $13 FROM claimed) \
+                 SELECT token FROM claimed"
+            )
+        } else {
+            claim
+        };
         let mut query = sqlx::query(&sql)
             .bind(&scope.tool)
             .bind(&scope.caller)
@@ -122,10 +137,23 @@ impl SqlIdempotencyStore {
             .bind(int(now + ttl.as_millis() as u64))
             .bind(int(now))
             .bind(int(self.limits.per_caller as u64));
+        if let (true, Some(intent)) = (one_statement, intent) {
+            let (phase, at_ms, json) = super::audit::row_of(intent)?;
+            query = query
+                .bind(intent.event_id.clone())
+                .bind(phase)
+                .bind(at_ms)
+                .bind(json);
+        }
         for fingerprint in fingerprints {
             query = query.bind(fingerprint);
         }
         let won = match intent {
+            _ if one_statement => query
+                .fetch_optional(&self.db.pool)
+                .await
+                .map_err(failed("claiming an idempotency key with its intent"))?
+                .is_some(),
             None => query
                 .fetch_optional(&self.db.pool)
                 .await
@@ -305,6 +333,27 @@ impl IdempotencyStore for SqlIdempotencyStore {
                 return complete_recorded_in_turn(self, scope, token, result, audit, outcome).await;
             }
             let text = serde_json::to_string(result)?;
+            if self.db.dialect == super::Dialect::Postgres {
+                // One statement: the result stored and the outcome recorded (each whether or
+                // not the other matched a row), one round trip and one commit.
+                let (phase, at_ms, json) = super::audit::row_of(outcome)?;
+                let sql = format!(
+                    "WITH done AS ({COMPLETE}), \
+                     outcome AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
+                                 VALUES ($6, $7, $8, $9)) \
+                     SELECT 1"
+                );
+                keyed(&sql, scope, token)
+                    .bind(text)
+                    .bind(outcome.event_id.clone())
+                    .bind(phase)
+                    .bind(at_ms)
+                    .bind(json)
+                    .execute(&self.db.pool)
+                    .await
+                    .map_err(failed("storing a result with its outcome"))?;
+                return Ok(());
+            }
             let mut tx = self
                 .db
                 .pool
