@@ -20,16 +20,3 @@ impl From<CallToolResult> for ToolAnswer {
         ToolAnswer::Result(result)
     }
 }
-
-impl ToolAnswer {
-    /// The answer for `error`: its JSON-RPC error or question when it stands for one, else
-    /// its `isError` result.
-    pub fn of_error(mut error: crate::ToolError) -> Self {
-        use crate::wire::envelope::Escape;
-        match error.take_escape() {
-            Some(Escape::Protocol(error)) => ToolAnswer::Protocol(error),
-            Some(Escape::Ask(question)) => ToolAnswer::Ask(question),
-            None => ToolAnswer::Result(crate::result::build::error_result(&error)),
-        }
-    }
-}

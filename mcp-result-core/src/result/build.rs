@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::{
     result::{
+        answer::ToolAnswer,
         collect::{self, Collected, PENDING},
         content::Artifact,
         summary::Summary,
@@ -142,11 +143,8 @@ impl ResultScope<'_> {
     /// answers `result`. When the store refuses (a bound of its
     /// [`ArtifactLimits`](crate::store::ArtifactLimits) would be passed) or fails, the
     /// call's answer is that error instead, and nothing was stored.
-    pub async fn commit(
-        self,
-        answer: crate::result::answer::ToolAnswer,
-    ) -> crate::result::answer::ToolAnswer {
-        let crate::result::answer::ToolAnswer::Result(result) = answer else {
+    pub async fn commit(self, answer: ToolAnswer) -> ToolAnswer {
+        let ToolAnswer::Result(result) = answer else {
             return answer;
         };
         self.commit_result(result).await.into()
@@ -429,7 +427,7 @@ pub trait IntoToolOutput {
 
     /// The call's answer inside a tool call: the result, or the JSON-RPC error or question
     /// an error stands for ([`ToolError::protocol`], [`crate::Ask`]).
-    fn into_answer_in(self, scope: &ResultScope<'_>) -> crate::result::answer::ToolAnswer
+    fn into_answer_in(self, scope: &ResultScope<'_>) -> ToolAnswer
     where
         Self: Sized,
     {
@@ -459,8 +457,21 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
         }
     }
 
-    fn into_answer_in(self, scope: &ResultScope<'_>) -> crate::result::answer::ToolAnswer {
+    fn into_answer_in(self, scope: &ResultScope<'_>) -> ToolAnswer {
         answer_of(self, scope)
+    }
+}
+
+impl ToolAnswer {
+    /// The answer for `error`: its JSON-RPC error or question when it stands for one, else
+    /// its `isError` result.
+    pub fn of_error(mut error: ToolError) -> Self {
+        use crate::wire::envelope::Escape;
+        match error.take_escape() {
+            Some(Escape::Protocol(error)) => ToolAnswer::Protocol(error),
+            Some(Escape::Ask(question)) => ToolAnswer::Ask(question),
+            None => ToolAnswer::Result(error_result(&error)),
+        }
     }
 }
 
@@ -469,12 +480,10 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<T, E> {
 pub(crate) fn answer_of<O: IntoToolOutput, E: IntoToolError>(
     returned: Result<O, E>,
     scope: &ResultScope<'_>,
-) -> crate::result::answer::ToolAnswer {
+) -> ToolAnswer {
     match returned {
         Ok(value) => value.into_answer_in(scope),
-        Err(error) => {
-            crate::result::answer::ToolAnswer::of_error(scope.stamp(error.into_tool_error()))
-        }
+        Err(error) => ToolAnswer::of_error(scope.stamp(error.into_tool_error())),
     }
 }
 

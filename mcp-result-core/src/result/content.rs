@@ -495,3 +495,5 @@ impl JsonSchema for Payload {
         })
     }
 }
+
+crate::wire::secret::holds_no_secret!(Artifact, EmbeddedText, Image, Audio, Payload);

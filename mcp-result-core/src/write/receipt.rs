@@ -103,3 +103,5 @@ impl From<&WriteContext> for WriteReceipt {
 
 /// Always serializes `status`, `retrySafe` and `auditEventId`, under those names.
 impl ProvidesContractKeys for WriteReceipt {}
+
+crate::wire::secret::holds_no_secret!(WriteReceipt);
