@@ -28,7 +28,10 @@ use crate::{
             attempt::{new_event_id, Audit},
             AuditRecord, Phase,
         },
-        idempotency::{claim, fingerprints, idempotency_key, Begin, Claimed, KeyScope},
+        idempotency::{
+            answer_held, claim, fingerprints, idempotency_key, lease_of, store_failed, Begin,
+            Claimed, KeyScope, Opened, TxHandle, WriteTransaction, DEFAULT_TTL,
+        },
     },
 };
 
@@ -142,7 +145,42 @@ impl<S: ToolSet> ToolRegistry<S> {
             Some(_) => Begin::Claim,
             None => Begin::Started,
         };
+        // A tool whose statements go into the stores' transaction (`sql::Tx`): the claim and
+        //    the intent are written in it, uncommitted (None: the stores cannot; it runs as
+        //    any other write).
+        let (limit, lease) = lease_of(route.timeout);
+        let mut open = None;
+        if route.transactional {
+            let store = services.idempotency_store(&state);
+            let scope = key.clone().map(|key| KeyScope {
+                tool: route.name.to_owned(),
+                caller: audit.record.caller.clone(),
+                key,
+            });
+            let intent = audit.record_of(Phase::Intent, None);
+            let held = scope
+                .as_ref()
+                .map(|scope| (scope, &fingerprints[..], lease, DEFAULT_TTL));
+            match store
+                .open_transaction(held, audit.sink.as_ref(), &intent)
+                .await
+                .map_err(|error| store_failed(&error))?
+            {
+                Some(Opened::Open(write)) => open = Some(write),
+                Some(Opened::Held(claim)) => {
+                    let answer = match &scope {
+                        Some(scope) => {
+                            answer_held(claim, store.as_ref(), scope, limit, &audit).await
+                        }
+                        None => store_failed(&"an unkeyed write's key was held"),
+                    };
+                    return Err(answer.into());
+                }
+                None => {}
+            }
+        }
         let claimed = match key {
+            _ if open.is_some() => None,
             Some(key) => {
                 let scope = KeyScope {
                     tool: route.name.to_owned(),
@@ -154,7 +192,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
             None => None,
         };
-        let started = claimed.is_some() && begin == Begin::Started;
+        let started = open.is_some() || (claimed.is_some() && begin == Begin::Started);
         // 7. The human: a gated write runs only on an approval; a question, a refusal or a
         //    decline ends the call and gives the claim back.
         if let Some(template) = route.approval {
@@ -196,11 +234,16 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
         }
         // 9. The run, its outcome recorded and stored under the key before the answer.
+        let mut context = context;
+        if let Some(write) = &open {
+            context.extensions.insert(TxHandle(write.handle()));
+        }
         let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
             .for_tool(route.name, &route.extension_arguments, route.binds)
             .with_round(tool_round)
             .for_write(audit.write_context(retry_safe));
-        self.run_write(route, server, call, audit, claimed).await
+        self.run_write(route, server, call, audit, (claimed, open))
+            .await
     }
 
     /// Phase 1: the route of tool `name`.
@@ -249,11 +292,13 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &S,
         call: ToolCall,
         audit: Audit,
-        claimed: Option<Claimed>,
+        (claimed, open): (Option<Claimed>, Option<Box<dyn WriteTransaction>>),
     ) -> Result<CallToolResult, Early> {
         let running = Running::new(&self.in_flight);
         let name = route.name;
         let has_key = claimed.is_some();
+        let transactional = open.is_some();
+        let cancelled = call.context().ct.clone();
         let started = std::time::Instant::now();
         let future = Guarded((route.call)(server.clone_for_call(), call));
         let final_audit = audit.clone();
@@ -277,6 +322,27 @@ impl<S: ToolSet> ToolRegistry<S> {
                 };
                 let outcome =
                     final_audit.record_of(Phase::Outcome, Some((&recorded, started.elapsed())));
+                if let Some(write) = open {
+                    // One commit: the claim, the intent, the tool's statements (rolled back
+                    // when it failed), the outcome and the stored answer. A question or a
+                    // protocol error drops the transaction: nothing of the write stays.
+                    let answer = match answer {
+                        ToolAnswer::Result(result) => {
+                            let stored = serde_json::to_value(&result).unwrap_or_default();
+                            let failed = result.is_error == Some(true);
+                            match write.commit(&stored, &outcome, failed).await {
+                                Ok(()) => ToolAnswer::Result(result),
+                                Err(error) => {
+                                    tracing::error!(tool = name, %error, "a write did not commit");
+                                    store_failed(&error).into()
+                                }
+                            }
+                        }
+                        other => other,
+                    };
+                    drop(running);
+                    return answer;
+                }
                 match (&answer, claimed) {
                     // The outcome and the stored answer, together where the stores can.
                     (ToolAnswer::Result(result), Some(claimed)) => {
@@ -294,6 +360,34 @@ impl<S: ToolSet> ToolRegistry<S> {
             }
             .in_current_span(),
         );
+        let mut task = task;
+        if transactional {
+            // A transactional write stops at its time limit or when cancelled: aborted, its
+            // transaction drops and rolls back, and nothing of it happened.
+            let limit = route.timeout.unwrap_or(Duration::MAX);
+            let ended = tokio::select! {
+                joined = tokio::time::timeout(limit, &mut task) => match joined {
+                    Ok(joined) => Ok(joined),
+                    Err(_elapsed) => Err(Some(limit)),
+                },
+                () = cancelled.cancelled() => Err(None),
+            };
+            return match ended {
+                Ok(joined) => joined
+                    .unwrap_or_else(|error| {
+                        error_result(&ToolError::internal_logged(format_args!(
+                            "tool `{name}` task failed: {error}"
+                        )))
+                        .into()
+                    })
+                    .into_early(),
+                Err(limit) => {
+                    task.abort();
+                    tracing::warn!(tool = name, "transactional write stopped and rolled back");
+                    Ok(audit.refuse(ToolError::rolled_back(limit)).await)
+                }
+            };
+        }
         let joined = match route.timeout {
             Some(limit) => match tokio::time::timeout(limit, task).await {
                 Ok(joined) => joined,

@@ -43,6 +43,9 @@ pub(crate) struct Route<S> {
     pub(crate) extension_arguments: Vec<String>,
     /// A parameter reads the arguments' fingerprint ([`ToolExtension::binds_arguments`]).
     pub(crate) binds: bool,
+    /// A parameter takes the write's database transaction
+    /// ([`ToolExtension::transactional`]).
+    pub(crate) transactional: bool,
     pub(crate) call: CallFn<S>,
 }
 
@@ -137,13 +140,29 @@ impl<S> ToolRegistry<S> {
                 Some(template) => gated_input_schema(input, template).map_err(error)?,
                 None => input,
             };
-            let (input, extension_arguments, extension_meta, binds) =
+            let (input, extension_arguments, extension_meta, uses) =
                 extend_input(input, (def.extensions)()).map_err(error)?;
+            let binds = uses.binds;
             if binds && def.approval.is_some() {
                 return Err(error(
                     "a tool gated by a human approval (`requires_approval`) cannot also ask the \
                      client itself (an `Ask` parameter): both would need the same round; ask in \
                      a read-only tool first, or let the approval be the question"
+                        .into(),
+                ));
+            }
+            let read_only_hint = def.annotations.read_only_hint == Some(true);
+            if uses.transactional && read_only_hint {
+                return Err(error(
+                    "a read-only tool takes no `Tx`: it changes nothing to commit; read through \
+                     the stores' pool (`SqlStores::pool`) instead"
+                        .into(),
+                ));
+            }
+            if uses.transactional && def.approval.is_some() {
+                return Err(error(
+                    "a tool gated by a human approval (`requires_approval`) cannot take `Tx` \
+                     yet: its claim comes before the question, outside the transaction"
                         .into(),
                 ));
             }
@@ -203,6 +222,7 @@ impl<S> ToolRegistry<S> {
                     scopes: def.scopes,
                     extension_arguments,
                     binds,
+                    transactional: uses.transactional,
                     call: def.call,
                 },
             );

@@ -18,7 +18,7 @@ use crate::{
         audit::{AuditRecord, AuditSink},
         idempotency::{
             claim_started_in_turn, complete_recorded_in_turn, Claim, IdempotencyStore, KeyLimits,
-            KeyScope,
+            KeyScope, Opened,
         },
     },
 };
@@ -86,6 +86,23 @@ impl SqlIdempotencyStore {
         ttl: Duration,
         intent: Option<&AuditRecord>,
     ) -> Result<Option<Claim>, StoreError> {
+        Ok(self
+            .try_claim_in(scope, fingerprints, (lease, ttl), intent, false)
+            .await?
+            .map(|(claim, _)| claim))
+    }
+
+    /// [`Self::try_claim`]; with `keep` (and an intent), the won claim's transaction is not
+    /// committed but handed back, a savepoint taken after the intent: the tool's statements
+    /// go into it.
+    async fn try_claim_in(
+        &self,
+        scope: &KeyScope,
+        fingerprints: &[String],
+        (lease, ttl): (Duration, Duration),
+        intent: Option<&AuditRecord>,
+        keep: bool,
+    ) -> Result<Option<(Claim, Option<Transaction>)>, StoreError> {
         let now = unix_ms(SystemTime::now());
         let token = random_token()?;
         let state = if intent.is_some() {
@@ -96,7 +113,8 @@ impl SqlIdempotencyStore {
         // PostgreSQL: the claim and the intent in one statement (a data-modifying `WITH`),
         // one round trip and one commit; SQLite (in process, no round trips to save): a
         // transaction.
-        let one_statement = intent.is_some() && self.db.dialect == super::Dialect::Postgres;
+        let one_statement =
+            intent.is_some() && !keep && self.db.dialect == super::Dialect::Postgres;
         let fingerprints_at = if one_statement { 14 } else { 10 };
         // The caller's quota is counted in the claim's own statement (its index: caller,
         // expiry), so a claim stays one round trip; concurrent claims of one caller may pass
@@ -148,6 +166,7 @@ impl SqlIdempotencyStore {
         for fingerprint in fingerprints {
             query = query.bind(fingerprint);
         }
+        let mut kept = None;
         let won = match intent {
             _ if one_statement => query
                 .fetch_optional(&self.db.pool)
@@ -159,6 +178,19 @@ impl SqlIdempotencyStore {
                 .await
                 .map_err(failed("claiming an idempotency key"))?
                 .is_some(),
+            Some(intent) if keep => {
+                let mut tx = self.begin_write().await?;
+                let won = query
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .map_err(failed("claiming an idempotency key"))?
+                    .is_some();
+                if won {
+                    super::tx::opened(&mut tx, intent).await?;
+                    kept = Some(tx);
+                }
+                won
+            }
             Some(intent) => {
                 let mut tx = self
                     .db
@@ -182,7 +214,7 @@ impl SqlIdempotencyStore {
             }
         };
         if won {
-            return Ok(Some(Claim::Claimed(token)));
+            return Ok(Some((Claim::Claimed(token), kept)));
         }
         let Some(row) = sqlx::query(
             "SELECT fingerprint, state, lease_ms, expires_ms, result \
@@ -206,9 +238,12 @@ impl SqlIdempotencyStore {
             .await
             .map_err(failed("counting a caller's keys"))?;
             if held >= int(self.limits.per_caller as u64) {
-                return Ok(Some(Claim::Refused(format!(
-                    "this caller holds {held} live idempotency keys, its limit"
-                ))));
+                return Ok(Some((
+                    Claim::Refused(format!(
+                        "this caller holds {held} live idempotency keys, its limit"
+                    )),
+                    None,
+                )));
             }
             return Ok(None);
         };
@@ -221,7 +256,7 @@ impl SqlIdempotencyStore {
             return Ok(None);
         }
         if !fingerprints.contains(&fingerprint) {
-            return Ok(Some(Claim::Conflict));
+            return Ok(Some((Claim::Conflict, None)));
         }
         Ok(match state.as_str() {
             "completed" => {
@@ -231,9 +266,60 @@ impl SqlIdempotencyStore {
             "claimed" if lease_over => None,
             "started" if lease_over => Some(Claim::Interrupted),
             _ => Some(Claim::InProgress),
-        })
+        }
+        .map(|claim| (claim, None)))
+    }
+
+    async fn begin_write(&self) -> Result<Transaction, StoreError> {
+        self.db
+            .pool
+            .begin_with(self.db.dialect.begin_write())
+            .await
+            .map_err(failed("beginning a write"))
+    }
+
+    /// A write whose tool's statements go into the claim's transaction ([`super::Tx`]): the
+    /// claim (when keyed) and the intent in an open transaction, or the held key's claim.
+    async fn open_write(
+        &self,
+        key: Option<(&KeyScope, &[String], Duration, Duration)>,
+        intent: &AuditRecord,
+    ) -> Result<Opened, StoreError> {
+        let Some((scope, fingerprints, lease, ttl)) = key else {
+            let mut tx = self.begin_write().await?;
+            super::tx::opened(&mut tx, intent).await?;
+            return Ok(Opened::Open(Box::new(super::tx::SqlWrite::new(tx, None))));
+        };
+        if fingerprints.is_empty() {
+            return Err(StoreError::Invalid(
+                "SQL stores: a claim needs a fingerprint".into(),
+            ));
+        }
+        self.purge(unix_ms(SystemTime::now())).await;
+        for _ in 0..CLAIM_ATTEMPTS {
+            match self
+                .try_claim_in(scope, fingerprints, (lease, ttl), Some(intent), true)
+                .await?
+            {
+                Some((Claim::Claimed(token), Some(tx))) => {
+                    return Ok(Opened::Open(Box::new(super::tx::SqlWrite::new(
+                        tx,
+                        Some((scope.clone(), token)),
+                    ))))
+                }
+                Some((claim, _)) => return Ok(Opened::Held(claim)),
+                None => {}
+            }
+        }
+        Err(StoreError::Invalid(format!(
+            "SQL stores: the idempotency key of `{}` kept changing while it was claimed",
+            scope.tool
+        )))
     }
 }
+
+/// A transaction of the stores' pool.
+pub(super) type Transaction = sqlx::Transaction<'static, sqlx::Any>;
 
 impl SqlIdempotencyStore {
     /// A claim, `intent` recorded with it when given: the attempts of [`Self::try_claim`].
@@ -431,6 +517,20 @@ impl IdempotencyStore for SqlIdempotencyStore {
         })
     }
 
+    fn open_transaction<'a>(
+        &'a self,
+        key: Option<(&'a KeyScope, &'a [String], Duration, Duration)>,
+        audit: &'a dyn AuditSink,
+        intent: &'a AuditRecord,
+    ) -> StoreFuture<'a, Option<Opened>> {
+        Box::pin(async move {
+            if self.same_log(audit).is_none() {
+                return Ok(None);
+            }
+            self.open_write(key, intent).await.map(Some)
+        })
+    }
+
     /// Polls [`Self::peek`], 20 ms apart at first and backing off to 250 ms: the
     /// holder may be another instance, which cannot notify this one.
     fn wait<'a>(&'a self, scope: &'a KeyScope, limit: Duration) -> StoreFuture<'a, Option<Value>> {
@@ -472,13 +572,14 @@ impl IdempotencyStore for SqlIdempotencyStore {
 }
 
 /// Completes a claimed key: `$5` the result as JSON text.
-const COMPLETE: &str = "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
+pub(super) const COMPLETE: &str =
+    "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
                         WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
                           AND state IN ('claimed', 'started')";
 
 /// A statement on one claimed key: `$1`..`$4` bound to the scope's tool, caller and key and
 /// the claim's token (further parameters are bound by the caller).
-fn keyed<'q>(
+pub(super) fn keyed<'q>(
     sql: &'q str,
     scope: &'q KeyScope,
     token: u64,

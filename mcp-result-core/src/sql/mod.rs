@@ -72,6 +72,7 @@ mod approval;
 mod artifact;
 mod audit;
 mod idempotency;
+mod tx;
 
 use std::{
     borrow::Cow,
@@ -89,6 +90,7 @@ use sqlx::{
     AnyPool, Executor as _,
 };
 
+pub use self::tx::{Tx, TxConnection};
 pub use self::{
     approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
     idempotency::SqlIdempotencyStore,

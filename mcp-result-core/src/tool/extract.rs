@@ -301,6 +301,9 @@ pub struct ToolExtension {
     /// The parameter reads the fingerprint of the call's arguments (what
     /// [`Ask`](crate::Ask) binds its sealed round state to), so every call computes it.
     pub binds_arguments: bool,
+    /// The parameter takes the write's database transaction (`sql::Tx`): the tool's
+    /// statements commit with the framework's records of the call.
+    pub transactional: bool,
 }
 
 /// The extensions of a tool's parameters, in parameter order (for the generated
@@ -321,11 +324,14 @@ pub fn tool_extensions(extensions: &[fn() -> Option<ToolExtension>]) -> Vec<Tool
 pub(crate) fn extend_input(
     input: Arc<JsonObject>,
     extensions: Vec<ToolExtension>,
-) -> Result<(Arc<JsonObject>, Vec<String>, JsonObject, bool), String> {
+) -> Result<(Arc<JsonObject>, Vec<String>, JsonObject, Uses), String> {
+    let uses = Uses {
+        binds: extensions.iter().any(|extension| extension.binds_arguments),
+        transactional: extensions.iter().any(|extension| extension.transactional),
+    };
     if extensions.is_empty() {
-        return Ok((input, Vec::new(), JsonObject::new(), false));
+        return Ok((input, Vec::new(), JsonObject::new(), uses));
     }
-    let binds = extensions.iter().any(|extension| extension.binds_arguments);
     let mut input = (*input).clone();
     let mut names = Vec::new();
     let mut meta = JsonObject::new();
@@ -355,7 +361,16 @@ pub(crate) fn extend_input(
             }
         }
     }
-    Ok((Arc::new(input), names, meta, binds))
+    Ok((Arc::new(input), names, meta, uses))
+}
+
+/// What a tool's parameters need of each call beyond their arguments.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Uses {
+    /// The arguments' fingerprint ([`ToolExtension::binds_arguments`]).
+    pub(crate) binds: bool,
+    /// The write's database transaction ([`ToolExtension::transactional`]).
+    pub(crate) transactional: bool,
 }
 
 /// The `inputSchema` of a tool whose parameters contribute `schemas` (at most one

@@ -454,6 +454,27 @@ impl ToolError {
         .boxed()
     }
 
+    /// `upstream_timeout`, status `failed`: a transactional write (`sql::Tx`) that did not
+    /// finish within `limit` (or whose client cancelled it, `limit` `None`) was rolled back:
+    /// nothing of it happened, and running it again is safe (`retrySafe: true`).
+    pub fn rolled_back(limit: Option<Duration>) -> Self {
+        let message = match limit {
+            Some(limit) => format!(
+                "The write did not finish within {} ms and was rolled back: nothing happened. \
+                 Safe to retry.",
+                limit.as_millis()
+            ),
+            None => "The call was cancelled and the write rolled back: nothing happened. Safe \
+                     to retry."
+                .to_owned(),
+        };
+        ToolErrorEnvelope {
+            retry_safe_said: true,
+            ..Self::new(ErrorKind::UpstreamTimeout, true, message)
+        }
+        .boxed()
+    }
+
     /// `in_progress`: a call under the same idempotency key is still running; retry with
     /// the same key after `retry_after`.
     pub fn in_progress(retry_after: Duration) -> Self {

@@ -90,8 +90,7 @@ pub(crate) async fn claim(
     audit: &Audit,
     begin: Begin,
 ) -> Result<Claimed, CallToolResult> {
-    let limit = limit.unwrap_or(DEFAULT_WAIT);
-    let lease = limit * 4 + Duration::from_secs(60);
+    let (limit, lease) = lease_of(limit);
     let claim = match begin {
         Begin::Claim => store.claim(&scope, fingerprints, lease, DEFAULT_TTL).await,
         Begin::Started => {
@@ -108,14 +107,36 @@ pub(crate) async fn claim(
         }
     }
     .map_err(|error| store_failed(&error))?;
-    Err(match claim {
-        Claim::Claimed(token) => {
-            return Ok(Claimed {
-                store,
-                scope,
-                token,
-            })
-        }
+    if let Claim::Claimed(token) = claim {
+        return Ok(Claimed {
+            store,
+            scope,
+            token,
+        });
+    }
+    Err(answer_held(claim, store.as_ref(), &scope, limit, audit).await)
+}
+
+/// The lease of a claim for a write whose time limit is `limit`: `limit` × 4 + 60 s.
+pub(crate) fn lease_of(limit: Option<Duration>) -> (Duration, Duration) {
+    let limit = limit.unwrap_or(DEFAULT_WAIT);
+    (limit, limit * 4 + Duration::from_secs(60))
+}
+
+/// The answer of a call whose key another call holds or held: the stored answer (replayed),
+/// `idempotency_key_reused`, `outcome_unknown`, `quota_exceeded`, or, after waiting up to
+/// `limit` for a running one, its answer or `in_progress`.
+pub(crate) async fn answer_held(
+    claim: Claim,
+    store: &dyn IdempotencyStore,
+    scope: &KeyScope,
+    limit: Duration,
+    audit: &Audit,
+) -> CallToolResult {
+    match claim {
+        Claim::Claimed(_) => error_result(&ToolError::internal_logged(
+            "a won claim was answered as a held one",
+        )),
         Claim::Completed(stored) => audit.replay(stored).await,
         Claim::Conflict => audit.refuse(ToolError::idempotency_key_reused()).await,
         Claim::Interrupted => audit.refuse(ToolError::outcome_unknown()).await,
@@ -126,12 +147,12 @@ pub(crate) async fn claim(
                 .refuse(ToolError::quota_exceeded(reason, advice))
                 .await
         }
-        Claim::InProgress => match store.wait(&scope, limit).await {
+        Claim::InProgress => match store.wait(scope, limit).await {
             Ok(Some(stored)) => audit.replay(stored).await,
             Ok(None) => audit.refuse(ToolError::in_progress(limit)).await,
             Err(error) => store_failed(&error),
         },
-    })
+    }
 }
 
 impl Claimed {

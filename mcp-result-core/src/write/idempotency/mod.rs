@@ -30,11 +30,14 @@ mod memory;
 mod store;
 
 pub use advertised::Advertised;
-pub(crate) use call::{claim, idempotency_key, Begin, Claimed};
+pub(crate) use call::{
+    answer_held, claim, idempotency_key, lease_of, store_failed, Begin, Claimed,
+};
 pub use fingerprint::fingerprints;
 pub use memory::{KeyLimits, MemoryIdempotencyStore, MEMORY_PURGE_FLOOR};
 pub use store::{
-    check_key, Claim, IdempotencyStore, KeyScope, DEFAULT_TTL, DEFAULT_WAIT, MAX_KEY_CHARS,
+    check_key, Claim, IdempotencyStore, KeyScope, Opened, TxHandle, WriteTransaction, DEFAULT_TTL,
+    DEFAULT_WAIT, MAX_KEY_CHARS,
 };
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use store::{claim_started_in_turn, complete_recorded_in_turn};

@@ -124,6 +124,24 @@ pub trait IdempotencyStore: Send + Sync + 'static {
         ))
     }
 
+    /// Opens a write whose tool's own statements go into the store's transaction (a tool
+    /// taking `sql::Tx`): the claim of `key` (when the write has one), the `intent` and,
+    /// after the tool, its statements, its outcome and its stored answer commit together,
+    /// once. `None` (the default, and a store whose audit sink is elsewhere): the store
+    /// cannot, and the write runs as any other.
+    ///
+    /// # Errors
+    /// The store's failure: nothing was written.
+    #[doc(hidden)]
+    fn open_transaction<'a>(
+        &'a self,
+        _key: Option<(&'a KeyScope, &'a [String], Duration, Duration)>,
+        _audit: &'a dyn AuditSink,
+        _intent: &'a AuditRecord,
+    ) -> StoreFuture<'a, Option<Opened>> {
+        Box::pin(async { Ok(None) })
+    }
+
     /// Gives back a claim whose tool body never ran (the call was refused first), or ran
     /// without acting (it answered a JSON-RPC error or asked its client first): the key is
     /// free again. Only the holder's `token` gives it back.
@@ -149,6 +167,56 @@ pub trait IdempotencyStore: Send + Sync + 'static {
 
     /// The stored result of a completed call under `scope`, if any.
     fn peek<'a>(&'a self, scope: &'a KeyScope) -> StoreFuture<'a, Option<Value>>;
+}
+
+/// What [`IdempotencyStore::open_transaction`] found.
+#[doc(hidden)]
+pub enum Opened {
+    /// The transaction, open: the key claimed (its token) and the intent written in it.
+    Open(Box<dyn WriteTransaction>),
+    /// The key is held (answered, in progress, another call's...): nothing was written.
+    Held(Claim),
+}
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Opened::Open(_) => f.write_str("Open"),
+            Opened::Held(claim) => f.debug_tuple("Held").field(claim).finish(),
+        }
+    }
+}
+
+/// An open write transaction of a store: the tool's statements go into it through the
+/// handle its `Tx` parameter reads; dropped, it rolls back (nothing of the write stays).
+#[doc(hidden)]
+pub trait WriteTransaction: Send + Sync {
+    /// What a `Tx` parameter reads (the store's own transaction type, behind `Any`).
+    fn handle(&self) -> std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+    /// Ends the write: the tool's statements rolled back when `tool_failed` (to the point
+    /// taken before the tool ran; the claim and intent stay), then the stored answer
+    /// (`result`, for a keyed write) and the `outcome`, and one commit.
+    ///
+    /// # Errors
+    /// The store's failure: then nothing of the write was committed.
+    fn commit<'a>(
+        self: Box<Self>,
+        result: &'a Value,
+        outcome: &'a AuditRecord,
+        tool_failed: bool,
+    ) -> StoreFuture<'a, ()>;
+}
+
+/// The handle of an open write transaction, in a call's extensions for its `Tx` parameter.
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct TxHandle(pub std::sync::Arc<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for TxHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TxHandle")
+    }
 }
 
 /// [`IdempotencyStore::claim_started`] in three steps: the claim, the intent, the start
