@@ -15,7 +15,7 @@ use mcp_result::{
         model::{CallToolRequestParams, RequestMetaObject},
         ServerHandler, ServiceExt,
     },
-    sql::SqlStores,
+    sql::{SqlStores, Tx},
     State, WriteReceipt,
 };
 use schemars::JsonSchema;
@@ -48,6 +48,21 @@ impl Desk {
             receipt: WriteReceipt::succeeded(),
         }
     }
+
+    /// Adds a note in the stores' transaction.
+    #[mcp_tool(destructive = false)]
+    async fn add_row(&self, args: NoteArgs, tx: Tx) -> Result<Added, mcp_result::ToolError> {
+        use mcp_result::ResultExt as _;
+        let mut connection = tx.connection().await.expect("SQL stores");
+        mcp_result::sql::sqlx::query("INSERT INTO rows (body) VALUES ($1)")
+            .bind(args.body)
+            .execute(&mut *connection)
+            .await
+            .internal()?;
+        Ok(Added {
+            receipt: WriteReceipt::succeeded(),
+        })
+    }
 }
 
 #[mcp_handler]
@@ -72,7 +87,7 @@ async fn xact_commit(url: &str) -> i64 {
 /// `writes` calls of `add_note`, keyed or not: the stores opened, the server served, the
 /// calls, the server stopped and the stores closed (so every connection published its
 /// counters).
-async fn commits_of(url: &str, writes: usize, keyed: bool) -> i64 {
+async fn commits_of(url: &str, tool: &str, writes: usize, keyed: bool) -> i64 {
     let before = xact_commit(url).await;
     let stores = SqlStores::open(url).await.unwrap();
     let state = State::new()
@@ -85,13 +100,13 @@ async fn commits_of(url: &str, writes: usize, keyed: bool) -> i64 {
     });
     let client = ().serve(client_io).await.unwrap();
     for i in 0..writes {
-        let mut request = CallToolRequestParams::new("add_note")
+        let mut request = CallToolRequestParams::new(tool.to_owned())
             .with_arguments(json!({"body": "hi"}).as_object().unwrap().clone());
         if keyed {
             let mut meta = RequestMetaObject::default();
             meta.0.insert(
                 mcp_result::keys::IDEMPOTENCY_KEY_META.to_owned(),
-                json!(format!("key-{keyed}-{writes}-{i}")),
+                json!(format!("key-{tool}-{keyed}-{writes}-{i}")),
             );
             request.meta = Some(meta);
         }
@@ -110,21 +125,30 @@ async fn commits_of(url: &str, writes: usize, keyed: bool) -> i64 {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_durable_write_commits_twice() {
+async fn a_durable_write_commits_twice_and_a_transactional_one_once() {
     let database = postgres::TestDatabase::create().await;
-    // Runs the migrations, so the measured lives do not.
-    SqlStores::connect(database.url())
+    // Runs the migrations and makes the table, so the measured lives do not.
+    let stores = SqlStores::connect(database.url()).await.unwrap();
+    mcp_result::sql::sqlx::query("CREATE TABLE rows (body TEXT NOT NULL)")
+        .execute(stores.pool())
         .await
-        .unwrap()
-        .close()
-        .await;
+        .unwrap();
+    stores.close().await;
     const WRITES: usize = 200;
     // What a server's life costs without writes: opening, the handshake, closing, the reads.
-    let base = commits_of(database.url(), 0, true).await;
+    let base = commits_of(database.url(), "add_note", 0, true).await;
     let per_call = |commits: i64| (commits - base) as f64 / WRITES as f64;
-    let keyed = per_call(commits_of(database.url(), WRITES, true).await);
-    let unkeyed = per_call(commits_of(database.url(), WRITES, false).await);
-    println!("commits per keyed write: {keyed:.2}; per unkeyed write: {unkeyed:.2}");
+    let keyed = per_call(commits_of(database.url(), "add_note", WRITES, true).await);
+    let unkeyed = per_call(commits_of(database.url(), "add_note", WRITES, false).await);
+    let transactional = per_call(commits_of(database.url(), "add_row", WRITES, true).await);
+    println!(
+        "commits per keyed write: {keyed:.2}; per unkeyed write: {unkeyed:.2}; per \
+         transactional keyed write: {transactional:.2}"
+    );
+    assert!(
+        (0.95..=1.05).contains(&transactional),
+        "commits per transactional write: {transactional:.2}"
+    );
     // Two each; a purge of expired keys (once a minute) or a commit of the database's own
     // may fall in the window.
     assert!(
