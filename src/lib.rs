@@ -19,7 +19,7 @@ pub use mcp_result_core::{
 // A server: its tools, its state and serving it.
 pub use mcp_result_core::{
     serve, serve_with_state, Identity, Log, Progress, RegistryError, ServerServices, State,
-    ToolRegistry, ToolSet, SHUTDOWN_GRACE,
+    ToolRegistry, ToolSet, Tx, SHUTDOWN_GRACE,
 };
 // A tool's own questions to its client.
 #[cfg(feature = "transport-io")]

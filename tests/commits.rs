@@ -15,8 +15,8 @@ use mcp_result::{
         model::{CallToolRequestParams, RequestMetaObject},
         ServerHandler, ServiceExt,
     },
-    sql::{SqlStores, Tx},
-    State, WriteReceipt,
+    sql::SqlStores,
+    State, Tx, WriteReceipt,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

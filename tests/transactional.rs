@@ -17,8 +17,8 @@ use mcp_result::{
         service::{RoleClient, RunningService},
         ServerHandler, ServiceExt,
     },
-    sql::{sqlx, SqlStores, Tx},
-    ResultExt, State, ToolError, ToolResult, WriteReceipt,
+    sql::{sqlx, SqlStores},
+    ResultExt, State, ToolError, ToolResult, Tx, WriteReceipt,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

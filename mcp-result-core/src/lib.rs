@@ -74,6 +74,7 @@ pub use tool::{
     extract,
     log::Log,
     progress::{self, Progress},
+    tx::Tx,
 };
 pub use wire::{
     audience::Audience,

@@ -90,7 +90,7 @@ use sqlx::{
     AnyPool, Executor as _,
 };
 
-pub use self::tx::{Tx, TxConnection};
+pub use self::tx::TxConnection;
 pub use self::{
     approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
     idempotency::SqlIdempotencyStore,

@@ -11,3 +11,4 @@ pub mod extract;
 pub(crate) mod log;
 pub(crate) mod panics;
 pub mod progress;
+pub(crate) mod tx;
