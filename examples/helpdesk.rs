@@ -18,6 +18,11 @@
 //!   `reject --store URL ID APPROVER REASON` decide an approval request from another
 //!   process.
 //!
+//! With `--store`, `add_internal_note` writes its note in the write's transaction
+//! (`mcp_result::Tx`): the note, its idempotency key and its audit records commit together,
+//! once. `HELPDESK_NOTE_DELAY_MS` (for the kill tests, `tests/scale_out.rs`) makes it wait
+//! that long after inserting, before the commit.
+//!
 //! The tickets are seeded (five of them); everything else is the real thing.
 
 use std::{
@@ -42,7 +47,7 @@ use mcp_result::{
         ServerHandler,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore},
-    Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
+    Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult, Tx,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -234,7 +239,9 @@ impl Helpdesk {
     }
 
     /// Appends a note to ticket `id` unless it is locked: its note id.
-    async fn add_note(&self, id: &str, body: String) -> Result<String, ToolError> {
+    /// Adds note `body` to ticket `id`: with `--store`, in the write's transaction `tx`, so
+    /// the note commits with the call's idempotency key and audit records, once.
+    async fn add_note(&self, id: &str, body: String, tx: &Tx) -> Result<String, ToolError> {
         let view = self.view(id).await?;
         if view.locked {
             return Err(ToolError::policy_blocked(format!(
@@ -242,11 +249,17 @@ impl Helpdesk {
             )));
         }
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
-        if let Some(sql) = &self.sql {
-            // The next number, taken in the insert itself; two instances that race for
-            // it collide on the primary key, and the loser takes the one after.
+        if let Some(mut connection) = tx.connection().await {
+            use mcp_result::sql::sqlx;
+            // The next number, taken in the insert itself; two instances that race for it
+            // collide on the primary key, and the loser takes the one after (a savepoint
+            // keeps the write's transaction usable after the collision).
             for _ in 0..20 {
-                let inserted: Result<i64, _> = mcp_result::sql::sqlx::query_scalar(
+                sqlx::query("SAVEPOINT note")
+                    .execute(&mut *connection)
+                    .await
+                    .map_err(unavailable)?;
+                let inserted: Result<i64, _> = sqlx::query_scalar(
                     "INSERT INTO helpdesk_notes (ticket_id, n, body) \
                      SELECT $1, COALESCE(MAX(n), 0) + 1, $2 FROM helpdesk_notes \
                      WHERE ticket_id = $3 RETURNING n",
@@ -254,11 +267,16 @@ impl Helpdesk {
                 .bind(id)
                 .bind(&body)
                 .bind(id)
-                .fetch_one(sql.pool())
+                .fetch_one(&mut *connection)
                 .await;
                 match inserted {
                     Ok(n) => return Ok(format!("{id}-N{n}")),
-                    Err(mcp_result::sql::sqlx::Error::Database(e)) if e.is_unique_violation() => {}
+                    Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                        sqlx::query("ROLLBACK TO SAVEPOINT note")
+                            .execute(&mut *connection)
+                            .await
+                            .map_err(unavailable)?;
+                    }
                     Err(error) => return Err(unavailable(error)),
                 }
             }
@@ -266,6 +284,7 @@ impl Helpdesk {
                 "Too many notes were added to {id} at once; call again."
             )));
         }
+        let _ = tx;
         self.with_ticket(id, |ticket| {
             ticket.notes.push(body);
             Ok(format!("{}-N{}", ticket.id, ticket.notes.len()))
@@ -651,8 +670,15 @@ impl Helpdesk {
         &self,
         args: NoteArgs,
         write: WriteContext,
+        tx: Tx,
     ) -> Result<NoteCreated, ToolError> {
-        let note_id = self.add_note(&args.ticket_id, args.body).await?;
+        let note_id = self.add_note(&args.ticket_id, args.body, &tx).await?;
+        if let Some(delay) = std::env::var("HELPDESK_NOTE_DELAY_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+        }
         Ok(NoteCreated {
             // The framework minted and recorded this event before the tool ran.
             audit_event_id: write.audit_event_id().clone(),

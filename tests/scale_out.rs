@@ -37,9 +37,20 @@ struct Instance {
 impl Instance {
     /// Starts the example as instance `name` on `port` (0: any free port).
     async fn start(name: &'static str, port: u16, database: &str) -> Instance {
+        Self::start_with(name, port, database, &[]).await
+    }
+
+    /// [`Self::start`] with environment variables `env`.
+    async fn start_with(
+        name: &'static str,
+        port: u16,
+        database: &str,
+        env: &[(&str, &str)],
+    ) -> Instance {
         let port = if port == 0 { common::free_port() } else { port };
         let child = Command::new(common::example_path("helpdesk"))
             .args(["--http", &format!("127.0.0.1:{port}"), "--store", database])
+            .envs(env.iter().copied())
             .env("MCP_RESULT_INSTANCE", name)
             .env("MCP_RESULT_SERVER_KEY", SERVER_KEY)
             .stdout(Stdio::null())
@@ -366,5 +377,124 @@ async fn two_instances_share_one_database() {
     );
 
     drop(b);
+    stores.close().await;
+}
+
+/// Exactly once (issue 29): `add_internal_note` writes its note in the write's transaction
+/// (`mcp_result::Tx`), so a kill between the claim and the commit leaves nothing, and the
+/// retry with the key runs fresh and succeeds: never `outcome_unknown`, never two notes.
+/// First one kill in the middle of a note (the example waits 300 ms after inserting), then
+/// kills under concurrent keyed load: every key ends with exactly one note, and every key
+/// cut off succeeds on its retry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_transactional_write_killed_before_its_commit_left_nothing() {
+    let database = TestDatabase::create().await;
+    let delay = [("HELPDESK_NOTE_DELAY_MS", "300")];
+    let mut a = Instance::start_with("A", 0, database.url(), &delay).await;
+    let stores = SqlStores::open(database.url()).await.unwrap();
+    let http = reqwest::Client::new();
+
+    // One kill in the middle of a note: inserted, not committed.
+    let pending = {
+        let (http, url) = (http.clone(), a.url.clone());
+        tokio::spawn(async move {
+            let payload = body(1, "add_internal_note", note("T-1001", "cut", "k-cut"), None);
+            let _ = post(&http, &url, "alice-token", payload).await;
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let port = a.kill().await;
+    pending.await.unwrap();
+    assert_eq!(
+        notes(&stores, "T-1001", "cut").await,
+        0,
+        "nothing committed"
+    );
+    a = Instance::start_with("A", port, database.url(), &delay).await;
+    let retry = rpc(
+        &http,
+        &a.url,
+        "alice-token",
+        body(2, "add_internal_note", note("T-1001", "cut", "k-cut"), None),
+    )
+    .await;
+    assert_eq!(retry["isError"], false, "{retry}");
+    assert_eq!(retry["structuredContent"]["status"], "succeeded", "{retry}");
+    assert_eq!(notes(&stores, "T-1001", "cut").await, 1);
+
+    // Kills under load: 16 callers, each sending keyed notes one after another, and the
+    // instance killed and restarted three times meanwhile.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let url = a.url.clone();
+    let callers: Vec<_> = (0..16u64)
+        .map(|caller| {
+            let (http, url, stop) = (http.clone(), url.clone(), stop.clone());
+            tokio::spawn(async move {
+                let mut sent = Vec::new();
+                let mut n = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let key = format!("load-{caller}-{n}");
+                    n += 1;
+                    let payload = body(n, "add_internal_note", note("T-1002", &key, &key), None);
+                    let answer = match post(&http, &url, "alice-token", payload).await {
+                        Ok(response) if response.status() == 200 => {
+                            response.json::<Value>().await.ok()
+                        }
+                        _ => None,
+                    };
+                    if answer.is_none() {
+                        // The instance is down: wait for it.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    sent.push((key, answer));
+                }
+                sent
+            })
+        })
+        .collect();
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let port = a.kill().await;
+        a = Instance::start_with("A", port, database.url(), &delay).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut sent = Vec::new();
+    for caller in join_all(callers).await {
+        sent.extend(caller.unwrap());
+    }
+    let cut_off = sent.iter().filter(|(_, answer)| answer.is_none()).count();
+    assert!(
+        cut_off >= 3,
+        "the kills cut calls off: {cut_off} of {}",
+        sent.len()
+    );
+    for (i, (key, answer)) in sent.iter().enumerate() {
+        if let Some(answer) = answer {
+            let result = &answer["result"];
+            assert_eq!(
+                result["structuredContent"]["status"], "succeeded",
+                "{key}: {answer}"
+            );
+        }
+        // Every key, answered or cut off: its retry succeeds, and it has one note.
+        let retry = rpc(
+            &http,
+            &a.url,
+            "alice-token",
+            body(
+                10_000 + i as u64,
+                "add_internal_note",
+                note("T-1002", key, key),
+                None,
+            ),
+        )
+        .await;
+        assert_eq!(
+            retry["structuredContent"]["status"], "succeeded",
+            "{key}: {retry}"
+        );
+        assert_eq!(notes(&stores, "T-1002", key).await, 1, "{key}");
+    }
     stores.close().await;
 }
