@@ -3,7 +3,8 @@
 //! callers on loopback, each sending one call at a time with a fresh idempotency key.
 //!
 //! `cargo bench --all-features --bench write_path` prints, per store (memory, SQLite,
-//! PostgreSQL): calls per second, p50 and p99 latency, and for PostgreSQL the database
+//! PostgreSQL, and the transactional tool `add_note_tx` whose row commits with the write's
+//! records on SQLite and PostgreSQL): calls per second, p50 and p99 latency, and for PostgreSQL the database
 //! commits per call (`pg_stat_database.xact_commit`: two per keyed write, the claim with its
 //! intent and the answer with its outcome). `WRITE_PATH_SECS` sets the seconds per store
 //! (default 10), `WRITE_PATH_CALLERS` the callers (default 32). PostgreSQL comes from the
@@ -29,7 +30,7 @@ use mcp_result::{
     mcp_handler, mcp_tools,
     rmcp::ServerHandler,
     sql::SqlStores,
-    AuditEventId, Identity, ServerServices, Status, ToolResult,
+    AuditEventId, Identity, ServerServices, Status, ToolResult, Tx,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -89,6 +90,34 @@ impl Desk {
             audit_event_id: write.audit_event_id().clone(),
         }
     }
+
+    /// Adds a note as a row, in the write's transaction.
+    #[mcp_tool(destructive = false, idempotency_key = "requestId")]
+    async fn add_note_tx(
+        &self,
+        args: NoteArgs,
+        write: WriteContext,
+        tx: Tx,
+    ) -> Result<NoteAdded, mcp_result::ToolError> {
+        use mcp_result::ResultExt as _;
+        let n = self.notes.fetch_add(1, Ordering::Relaxed);
+        if let Some(mut connection) = tx.connection().await {
+            mcp_result::sql::sqlx::query(
+                "INSERT INTO bench_notes (ticket_id, body) VALUES ($1, $2)",
+            )
+            .bind(args.ticket_id)
+            .bind(args.body)
+            .execute(&mut *connection)
+            .await
+            .internal()?;
+        }
+        Ok(NoteAdded {
+            note_id: format!("N{n}"),
+            status: Status::Succeeded,
+            retry_safe: true,
+            audit_event_id: write.audit_event_id().clone(),
+        })
+    }
 }
 
 #[mcp_handler]
@@ -101,7 +130,7 @@ struct Figures {
     p99: Duration,
 }
 
-async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
+async fn run(desk: Desk, tool: &'static str, callers: usize, secs: u64) -> Figures {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     // One identity per caller, as many agents would be.
@@ -129,7 +158,7 @@ async fn run(desk: Desk, callers: usize, secs: u64) -> Figures {
                 while Instant::now() < deadline {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {
-                        "name": "add_note",
+                        "name": tool,
                         "arguments": {"ticketId": "T-1", "body": "note", "requestId": format!("key-{i}")}
                     }});
                     let sent = Instant::now();
@@ -241,7 +270,7 @@ async fn main() {
 
     println!("| store | calls/s | p50 | p99 | vs memory | DB transactions per call |");
     println!("|---|---|---|---|---|---|");
-    let memory = run(desk_on(None), callers, secs).await;
+    let memory = run(desk_on(None), "add_note", callers, secs).await;
     let base = memory.calls as f64 / memory.secs;
     let row = |name: &str, f: &Figures, extra: String| {
         let rate = f.calls as f64 / f.secs;
@@ -253,16 +282,36 @@ async fn main() {
         );
     };
     row("memory", &memory, "–".into());
-    let figures = run(desk_on(Some(&sqlite)), callers, secs).await;
+    let figures = run(desk_on(Some(&sqlite)), "add_note", callers, secs).await;
     row("SQLite (WAL, synchronous=FULL)", &figures, "–".into());
+    for stores in [&sqlite, &pg] {
+        mcp_result::sql::sqlx::query(
+            "CREATE TABLE bench_notes (ticket_id TEXT NOT NULL, body TEXT NOT NULL)",
+        )
+        .execute(stores.pool())
+        .await
+        .unwrap();
+    }
+    let figures = run(desk_on(Some(&sqlite)), "add_note_tx", callers, secs).await;
+    row("SQLite, transactional (`Tx`)", &figures, "–".into());
     let before = xact_commit(&pg).await;
-    let figures = run(desk_on(Some(&pg)), callers, secs).await;
+    let figures = run(desk_on(Some(&pg)), "add_note", callers, secs).await;
     let after = xact_commit(&pg).await;
     // The two counter reads are transactions too; the statistics lag by up to 0.5 s.
     tokio::time::sleep(Duration::from_millis(700)).await;
     let after = after.max(xact_commit(&pg).await - 1);
     row(
         "PostgreSQL 15",
+        &figures,
+        format!("{:.2}", (after - before - 1) as f64 / figures.calls as f64),
+    );
+    let before = xact_commit(&pg).await;
+    let figures = run(desk_on(Some(&pg)), "add_note_tx", callers, secs).await;
+    let after = xact_commit(&pg).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let after = after.max(xact_commit(&pg).await - 1);
+    row(
+        "PostgreSQL 15, transactional (`Tx`)",
         &figures,
         format!("{:.2}", (after - before - 1) as f64 / figures.calls as f64),
     );
@@ -276,7 +325,7 @@ async fn main() {
     .await
     .unwrap();
     let unsafe_pg = SqlStores::connect(database.url()).await.unwrap();
-    let figures = run(desk_on(Some(&unsafe_pg)), callers, secs).await;
+    let figures = run(desk_on(Some(&unsafe_pg)), "add_note", callers, secs).await;
     row(
         "PostgreSQL 15, synchronous_commit=off (diagnostic)",
         &figures,
