@@ -2,11 +2,13 @@
 //! client, on SQLite and PostgreSQL: the tool's own statements commit with the framework's
 //! records of the call, once. A success commits its row; a tool error rolls its row back and
 //! its error is replayed under the key; a write past its time limit rolls back, answers
-//! `failed` with `retrySafe: true`, and the retry runs fresh; two calls with one key run once;
+//! `failed` with `retrySafe: true`, and the retry runs fresh; a write its client cancels rolls
+//! back and frees its key; two calls with one key run once;
 //! on the in-memory stores the tool runs without a transaction.
 
-#[path = "common/postgres.rs"]
-mod postgres;
+mod common;
+
+use common::postgres;
 
 use std::{sync::Arc, time::Duration};
 
@@ -170,6 +172,38 @@ async fn every_end_of_a_transactional_write(url: &str) {
     assert_eq!(a.is_error, Some(false), "{a:?}");
     assert_eq!(a.structured_content, b.structured_content);
     assert_eq!(notes(&stores, "twice").await, 1);
+
+    // Cancelled by its client (`notifications/cancelled`): rolled back, nothing stays, and
+    // the key is free for the retry.
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let state = State::new()
+        .with_idempotency_store(Arc::new(stores.idempotency()))
+        .with_approval_store(Arc::new(stores.approvals()))
+        .with_audit_sink(Arc::new(stores.audit()));
+    tokio::spawn(async move {
+        let _ = mcp_result::serve_with_state(Desk, server_io, state).await;
+    });
+    let (read, write) = tokio::io::split(client_io);
+    let mut raw = common::raw::RawClient::new(read, write);
+    raw.send(&common::raw::handshake("2025-11-25")).await;
+    raw.answer(0).await;
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "add_note", "arguments": {"body": "cancelled", "wait_ms": 300},
+        "_meta": {"io.github.mcp-result/idempotencyKey": "k-cancelled"}}}),
+    ])
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    raw.send(&[
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "the user stopped it"}}),
+    ])
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(notes(&stores, "cancelled").await, 0);
+    let retried = add(&client, json!({"body": "cancelled"}), "k-cancelled").await;
+    assert_eq!(retried.is_error, Some(false), "{retried:?}");
+    assert_eq!(notes(&stores, "cancelled").await, 1);
 
     // The audit log: the success's event has its intent and outcome; the rolled-back slow
     // attempt left no intent.
