@@ -1,4 +1,4 @@
-//! Transactional writes (`sql::Tx`), written as the guide teaches and served to rmcp's
+//! Transactional writes (`Tx`), written as the guide teaches and served to rmcp's
 //! client, on SQLite and PostgreSQL: the tool's own statements commit with the framework's
 //! records of the call, once. A success commits its row; a tool error rolls its row back and
 //! its error is replayed under the key; a write past its time limit rolls back, answers

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::{column, failed, int, placeholders, Db, SqlAuditLog};
+use super::{column, failed, int, keyed, placeholders, Db, SqlAuditLog, Transaction, COMPLETE};
 use crate::{
     store::{clock::unix_ms, StoreError, StoreFuture},
     write::{
@@ -318,9 +318,6 @@ impl SqlIdempotencyStore {
     }
 }
 
-/// A transaction of the stores' pool.
-pub(super) type Transaction = sqlx::Transaction<'static, sqlx::Any>;
-
 impl SqlIdempotencyStore {
     /// A claim, `intent` recorded with it when given: the attempts of [`Self::try_claim`].
     async fn claim_with(
@@ -569,24 +566,4 @@ impl IdempotencyStore for SqlIdempotencyStore {
                 .transpose()
         })
     }
-}
-
-/// Completes a claimed key: `$5` the result as JSON text.
-pub(super) const COMPLETE: &str =
-    "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
-                        WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
-                          AND state IN ('claimed', 'started')";
-
-/// A statement on one claimed key: `$1`..`$4` bound to the scope's tool, caller and key and
-/// the claim's token (further parameters are bound by the caller).
-pub(super) fn keyed<'q>(
-    sql: &'q str,
-    scope: &'q KeyScope,
-    token: u64,
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    sqlx::query(sql)
-        .bind(&scope.tool)
-        .bind(&scope.caller)
-        .bind(&scope.key)
-        .bind(int(token))
 }

@@ -411,6 +411,29 @@ fn redact(url: &str) -> String {
 }
 
 /// `$first, $first+1, ...` for `count` values.
+/// A transaction of the stores' pool.
+type Transaction = sqlx::Transaction<'static, sqlx::Any>;
+
+/// Completes a claimed key: `$5` the result as JSON text.
+const COMPLETE: &str =
+    "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
+                        WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                          AND state IN ('claimed', 'started')";
+
+/// A statement on one claimed key: `$1`..`$4` bound to the scope's tool, caller and key and
+/// the claim's token (further parameters are bound by the caller).
+fn keyed<'q>(
+    sql: &'q str,
+    scope: &'q crate::write::idempotency::KeyScope,
+    token: u64,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    sqlx::query(sql)
+        .bind(&scope.tool)
+        .bind(&scope.caller)
+        .bind(&scope.key)
+        .bind(int(token))
+}
+
 fn placeholders(first: usize, count: usize) -> String {
     (first..first + count)
         .map(|n| format!("${n}"))

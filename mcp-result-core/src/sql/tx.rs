@@ -9,10 +9,7 @@ use std::{
 use serde_json::Value;
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
-use super::{
-    failed,
-    idempotency::{keyed, Transaction, COMPLETE},
-};
+use super::{failed, keyed, Transaction, COMPLETE};
 use crate::{
     store::{StoreError, StoreFuture},
     write::{
