@@ -299,6 +299,11 @@ impl<S: ToolSet> ToolRegistry<S> {
         let has_key = claimed.is_some();
         let transactional = open.is_some();
         let cancelled = call.context().ct.clone();
+        // Who ends a transactional write: its task by committing, or the time limit and the
+        // client by rolling it back, whichever decides first (never a commit answered as a
+        // rollback).
+        let end = std::sync::Arc::new(std::sync::Mutex::new(End::Running));
+        let task_end = end.clone();
         let started = std::time::Instant::now();
         let future = Guarded((route.call)(server.clone_for_call(), call));
         let final_audit = audit.clone();
@@ -328,6 +333,14 @@ impl<S: ToolSet> ToolRegistry<S> {
                     // protocol error drops the transaction: nothing of the write stays.
                     let answer = match answer {
                         ToolAnswer::Result(result) => {
+                            {
+                                let mut end = task_end.lock().unwrap_or_else(|e| e.into_inner());
+                                if *end == End::RolledBack {
+                                    // Dropped uncommitted: nothing of the write stays.
+                                    return ToolAnswer::Result(result);
+                                }
+                                *end = End::Committing;
+                            }
                             let stored = serde_json::to_value(&result).unwrap_or_default();
                             let failed = result.is_error == Some(true);
                             match write.commit(&stored, &outcome, failed).await {
@@ -382,6 +395,27 @@ impl<S: ToolSet> ToolRegistry<S> {
                     })
                     .into_early(),
                 Err(limit) => {
+                    let committing = {
+                        let mut end = end.lock().unwrap_or_else(|e| e.into_inner());
+                        if *end == End::Committing {
+                            true
+                        } else {
+                            *end = End::RolledBack;
+                            false
+                        }
+                    };
+                    if committing {
+                        // The tool ended in time and its commit is under way: its answer.
+                        return task
+                            .await
+                            .unwrap_or_else(|error| {
+                                error_result(&ToolError::internal_logged(format_args!(
+                                    "tool `{name}` task failed: {error}"
+                                )))
+                                .into()
+                            })
+                            .into_early();
+                    }
                     task.abort();
                     tracing::warn!(tool = name, "transactional write stopped and rolled back");
                     Ok(audit.refuse(ToolError::rolled_back(limit)).await)
@@ -419,6 +453,17 @@ fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
     let detail = panics::message(panic);
     let at = panics::take_location().unwrap_or_else(|| "an unknown place".to_owned());
     ToolError::internal_logged(format_args!("tool `{name}` panicked at {at}: {detail}"))
+}
+
+/// Where a transactional write's end stands ([`ToolRegistry::run_write`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The tool runs.
+    Running,
+    /// Its task commits: the answer is the task's.
+    Committing,
+    /// The time limit or the client ended it first: it rolls back.
+    RolledBack,
 }
 
 /// How a phase ends a call before the tool runs.

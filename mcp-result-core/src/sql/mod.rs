@@ -415,8 +415,7 @@ fn redact(url: &str) -> String {
 type Transaction = sqlx::Transaction<'static, sqlx::Any>;
 
 /// Completes a claimed key: `$5` the result as JSON text.
-const COMPLETE: &str =
-    "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
+const COMPLETE: &str = "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
                         WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
                           AND state IN ('claimed', 'started')";
 
