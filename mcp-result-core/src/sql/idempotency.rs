@@ -35,6 +35,10 @@ pub struct SqlIdempotencyStore {
 /// The longest pause between two looks of [`IdempotencyStore::wait`]: 250 ms.
 const WAIT_POLL_MAX: Duration = Duration::from_millis(250);
 
+/// How long a transactional claim waits for a key another running write holds before it
+/// waits outside its transaction instead: 100 ms.
+const LOCK_WAIT: Duration = Duration::from_millis(100);
+
 /// How many times a claim that met a row changing under it looks again.
 const CLAIM_ATTEMPTS: usize = 5;
 
@@ -180,11 +184,35 @@ impl SqlIdempotencyStore {
                 .is_some(),
             Some(intent) if keep => {
                 let mut tx = self.begin_write().await?;
-                let won = query
-                    .fetch_optional(&mut *tx)
+                if self.db.dialect == super::Dialect::Postgres {
+                    // A claim that meets the key locked by a running transactional write does
+                    // not wait in its own transaction, holding a connection the running one
+                    // may need: it gives up at once and waits outside, polling the answer.
+                    sqlx::query(&format!(
+                        "SET LOCAL lock_timeout = '{}ms'",
+                        LOCK_WAIT.as_millis()
+                    ))
+                    .execute(&mut *tx)
                     .await
-                    .map_err(failed("claiming an idempotency key"))?
-                    .is_some();
+                    .map_err(failed("claiming an idempotency key"))?;
+                }
+                let won = match query.fetch_optional(&mut *tx).await {
+                    Ok(row) => row.is_some(),
+                    Err(sqlx::Error::Database(error))
+                        if error.code().as_deref() == Some("55P03") =>
+                    {
+                        // lock_not_available: held by a running write (rolls back on drop).
+                        return Ok(Some((Claim::InProgress, None)));
+                    }
+                    Err(error) => return Err(failed("claiming an idempotency key")(error)),
+                };
+                if won && self.db.dialect == super::Dialect::Postgres {
+                    // The tool's own statements wait as long as they need.
+                    sqlx::query("SET LOCAL lock_timeout TO DEFAULT")
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(failed("claiming an idempotency key"))?;
+                }
                 if won {
                     super::tx::opened(&mut tx, intent).await?;
                     kept = Some(tx);
