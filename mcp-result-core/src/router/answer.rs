@@ -30,7 +30,7 @@ use crate::{
         },
         idempotency::{
             answer_held, claim, fingerprints, idempotency_key, lease_of, store_failed, Begin,
-            Claimed, KeyScope, Opened, TxHandle, WriteTransaction, DEFAULT_TTL,
+            Claimed, CommitFailure, KeyScope, Opened, TxHandle, WriteTransaction, DEFAULT_TTL,
         },
     },
 };
@@ -345,9 +345,15 @@ impl<S: ToolSet> ToolRegistry<S> {
                             let failed = result.is_error == Some(true);
                             match write.commit(&stored, &outcome, failed).await {
                                 Ok(()) => ToolAnswer::Result(result),
-                                Err(error) => {
-                                    tracing::error!(tool = name, %error, "a write did not commit");
+                                Err(CommitFailure::Before(error)) => {
+                                    tracing::error!(tool = name, %error, "a write rolled back before its commit");
                                     store_failed(&error).into()
+                                }
+                                Err(CommitFailure::AtCommit(error)) => {
+                                    // The database may have committed: with a key, the retry
+                                    // is answered the committed result or runs fresh.
+                                    tracing::error!(tool = name, %error, "a write's commit failed");
+                                    error_result(&ToolError::write_unconfirmed(has_key)).into()
                                 }
                             }
                         }

@@ -122,13 +122,16 @@ impl SqlIdempotencyStore {
         let fingerprints_at = if one_statement { 14 } else { 10 };
         // The caller's quota is counted in the claim's own statement (its index: caller,
         // expiry), so a claim stays one round trip; concurrent claims of one caller may pass
-        // it by as many as run at once.
+        // it by as many as run at once. A live key of its own (a lapsed claim to retake) is
+        // not a new key, as in the memory store.
         let claim = format!(
             "INSERT INTO mcp_result_idempotency \
                  (tool, caller, idem_key, fingerprint, token, state, lease_ms, expires_ms, result) \
              SELECT $1, $2, $3, $4, $5, '{state}', $6, $7, NULL \
              WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_idempotency \
                     WHERE caller = $2 AND expires_ms > $8 LIMIT $9) AS held) < $9 \
+                OR EXISTS (SELECT 1 FROM mcp_result_idempotency \
+                    WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND expires_ms > $8) \
              ON CONFLICT (tool, caller, idem_key) DO UPDATE SET \
                  fingerprint = excluded.fingerprint, token = excluded.token, state = '{state}', \
                  lease_ms = excluded.lease_ms, expires_ms = excluded.expires_ms, result = NULL \

@@ -11,10 +11,10 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 use super::{failed, keyed, Transaction, COMPLETE};
 use crate::{
-    store::{StoreError, StoreFuture},
+    store::StoreError,
     write::{
         audit::AuditRecord,
-        idempotency::{KeyScope, WriteTransaction},
+        idempotency::{CommitFailure, CommitFuture, KeyScope, WriteTransaction},
     },
 };
 
@@ -50,6 +50,29 @@ impl SqlWrite {
     }
 }
 
+/// How long a commit waits for the transaction's connection, which the tool's statements
+/// may still hold (a clone of its `Tx` kept past the call): 10 s.
+const LOCK_FOR_COMMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Dropped uncommitted (a rollback: the time limit, a cancellation, a question), the write
+/// takes its transaction out of the handle, so it rolls back now and a `Tx` the tool kept
+/// (a clone, a background task) finds none.
+impl Drop for SqlWrite {
+    fn drop(&mut self) {
+        match self.shared.try_lock() {
+            Ok(mut held) => drop(held.take()),
+            Err(_) => {
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    let shared = self.shared.clone();
+                    runtime.spawn(async move {
+                        drop(shared.lock().await.take());
+                    });
+                }
+            }
+        }
+    }
+}
+
 impl WriteTransaction for SqlWrite {
     fn handle(&self) -> Arc<dyn std::any::Any + Send + Sync> {
         self.shared.clone()
@@ -60,28 +83,44 @@ impl WriteTransaction for SqlWrite {
         result: &'a Value,
         outcome: &'a AuditRecord,
         tool_failed: bool,
-    ) -> StoreFuture<'a, ()> {
+    ) -> CommitFuture<'a> {
         Box::pin(async move {
-            let Some(mut tx) = self.shared.lock().await.take() else {
-                return Err(StoreError::Invalid(
-                    "SQL stores: a write's transaction was taken before its commit".into(),
-                ));
+            let held = tokio::time::timeout(LOCK_FOR_COMMIT, self.shared.lock())
+                .await
+                .map(|mut held| held.take());
+            let Ok(Some(mut tx)) = held else {
+                return Err(CommitFailure::Before(StoreError::Invalid(
+                    "SQL stores: the write's transaction was still in use by its tool, or \
+                     taken, at its commit"
+                        .into(),
+                )));
             };
+            let before = |error| CommitFailure::Before(error);
             if tool_failed {
                 sqlx::query(&format!("ROLLBACK TO SAVEPOINT {SAVEPOINT}"))
                     .execute(&mut *tx)
                     .await
-                    .map_err(failed("rolling a failed tool back"))?;
+                    .map_err(failed("rolling a failed tool back"))
+                    .map_err(before)?;
             }
             if let Some((scope, token)) = &self.key {
+                let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
                 keyed(COMPLETE, scope, *token)
-                    .bind(serde_json::to_string(result)?)
+                    .bind(text)
                     .execute(&mut *tx)
                     .await
-                    .map_err(failed("storing a result"))?;
+                    .map_err(failed("storing a result"))
+                    .map_err(before)?;
             }
-            super::audit::insert(&mut *tx, outcome, None).await?;
-            tx.commit().await.map_err(failed("committing a write"))
+            super::audit::insert(&mut *tx, outcome, None)
+                .await
+                .map_err(before)?;
+            // A failure of the commit itself is ambiguous: the database may have committed
+            // before the answer was lost.
+            tx.commit()
+                .await
+                .map_err(failed("committing a write"))
+                .map_err(CommitFailure::AtCommit)
         })
     }
 }

@@ -28,6 +28,12 @@ use crate::{
 /// - **a concurrent call with the same key** waits for the commit (the claim's row lock)
 ///   and is answered the committed result.
 ///
+/// The transaction holds its locks while the tool runs: on PostgreSQL the key's row (a
+/// duplicate waits up to 100 ms in its claim, then outside it); on SQLite the database's one
+/// write lock, so every other write of the process waits for it (at most the 10 s busy
+/// timeout). Keep transactional tools short, give them a time limit, and write only through
+/// the `Tx` (a statement on another connection of the pool waits for this one).
+///
 /// Served on other stores (the in-memory defaults, or an audit sink elsewhere),
 /// [`Tx::connection`] is `None` and the write runs as any other: write the tool for both
 /// (guide, "Identity and state"). A read-only tool, and a write gated by a human approval,

@@ -475,6 +475,27 @@ impl ToolError {
         .boxed()
     }
 
+    /// `upstream_unavailable`, status `unknown`: a transactional write's commit failed in a
+    /// way that leaves open whether the database committed it (its answer was lost). With an
+    /// idempotency key (`keyed`) the retry is safe: it gets the committed result, or runs
+    /// fresh when nothing was committed.
+    pub fn write_unconfirmed(keyed: bool) -> Self {
+        let message = if keyed {
+            "The database did not confirm the write's commit. Call again with the same \
+             idempotency key: it is answered the committed result, or runs once if nothing \
+             was committed."
+        } else {
+            "The database did not confirm the write's commit: it may have taken effect. \
+             Check before calling again (an idempotency key makes retries safe)."
+        };
+        ToolErrorEnvelope {
+            status: Status::Unknown,
+            retry_safe_said: true,
+            ..Self::new(ErrorKind::UpstreamUnavailable, keyed, message)
+        }
+        .boxed()
+    }
+
     /// `in_progress`: a call under the same idempotency key is still running; retry with
     /// the same key after `retry_after`.
     pub fn in_progress(retry_after: Duration) -> Self {

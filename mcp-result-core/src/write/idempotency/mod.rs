@@ -36,8 +36,8 @@ pub(crate) use call::{
 pub use fingerprint::fingerprints;
 pub use memory::{KeyLimits, MemoryIdempotencyStore, MEMORY_PURGE_FLOOR};
 pub use store::{
-    check_key, Claim, IdempotencyStore, KeyScope, Opened, TxHandle, WriteTransaction, DEFAULT_TTL,
-    DEFAULT_WAIT, MAX_KEY_CHARS,
+    check_key, Claim, CommitFailure, CommitFuture, IdempotencyStore, KeyScope, Opened, TxHandle,
+    WriteTransaction, DEFAULT_TTL, DEFAULT_WAIT, MAX_KEY_CHARS,
 };
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) use store::{claim_started_in_turn, complete_recorded_in_turn};

@@ -199,14 +199,31 @@ pub trait WriteTransaction: Send + Sync {
     /// (`result`, for a keyed write) and the `outcome`, and one commit.
     ///
     /// # Errors
-    /// The store's failure: then nothing of the write was committed.
+    /// [`CommitFailure::Before`]: nothing of the write was committed;
+    /// [`CommitFailure::AtCommit`]: the commit itself failed, and whether it happened is
+    /// unknown.
     fn commit<'a>(
         self: Box<Self>,
         result: &'a Value,
         outcome: &'a AuditRecord,
         tool_failed: bool,
-    ) -> StoreFuture<'a, ()>;
+    ) -> CommitFuture<'a>;
 }
+
+/// How a [`WriteTransaction::commit`] failed.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum CommitFailure {
+    /// Before the commit: the transaction rolled back, nothing of the write happened.
+    Before(crate::store::StoreError),
+    /// The commit itself: the database may have committed before its answer was lost.
+    AtCommit(crate::store::StoreError),
+}
+
+/// The future of [`WriteTransaction::commit`].
+#[doc(hidden)]
+pub type CommitFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), CommitFailure>> + Send + 'a>>;
 
 /// The handle of an open write transaction, in a call's extensions for its `Tx` parameter.
 #[doc(hidden)]
