@@ -44,8 +44,20 @@ struct GreetArgs {
     greeting: String,
 }
 
-#[derive(Clone)]
-struct Greeter;
+/// A note was added.
+#[derive(serde::Serialize, JsonSchema, mcp_result::ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Noted {
+    note: String,
+    status: mcp_result::Status,
+    retry_safe: bool,
+    audit_event_id: mcp_result::AuditEventId,
+}
+
+#[derive(Clone, Default)]
+struct Greeter {
+    notes: Arc<std::sync::atomic::AtomicU64>,
+}
 
 #[mcp_tools]
 impl Greeter {
@@ -71,6 +83,27 @@ impl Greeter {
         Err(ToolError::protocol(
             ErrorData::missing_required_client_capability(required),
         ))
+    }
+
+    /// Adds a note, once the user named its title. A write that asks: each round ends
+    /// without effect and gives its idempotency key back.
+    #[mcp_tool(destructive = false)]
+    async fn titled_note(
+        &self,
+        mut ask: Ask,
+        write: mcp_result::extract::WriteContext,
+    ) -> Result<Noted, ToolError> {
+        let title = match ask.elicit::<Name>("title", "Which title?").await? {
+            Elicited::Accepted(Name { name }) => name,
+            _ => "untitled".to_owned(),
+        };
+        let n = self.notes.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        Ok(Noted {
+            note: format!("{title}-{n}"),
+            status: mcp_result::Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+        })
     }
 
     /// Logs at two levels.
@@ -127,7 +160,7 @@ async fn rmcp_s_client_answers_the_question_on_both_revisions() {
         let user = User::default();
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         tokio::spawn(async move {
-            if let Ok(running) = Greeter.serve(server_io).await {
+            if let Ok(running) = Greeter::default().serve(server_io).await {
                 let _ = running.waiting().await;
             }
         });
@@ -165,7 +198,7 @@ fn call(id: u64, name: &str, mut params: Value) -> Value {
 
 #[tokio::test]
 async fn each_round_input_gets_its_exact_answer() {
-    let mut client = RawClient::serve(Greeter);
+    let mut client = RawClient::serve(Greeter::default());
     let arguments = json!({"greeting": "Hi"});
     let first = client
         .exchange(&[call(1, "greet", json!({"arguments": arguments}))])
@@ -252,7 +285,7 @@ async fn each_round_input_gets_its_exact_answer() {
 
 #[tokio::test]
 async fn log_messages_follow_the_level_the_client_asked_for() {
-    let mut client = RawClient::serve(Greeter);
+    let mut client = RawClient::serve(Greeter::default());
     // 2026-07-28 without `logLevel`: nothing.
     client
         .send(&[call(1, "chatty", json!({"arguments": {}}))])
@@ -277,7 +310,7 @@ async fn log_messages_follow_the_level_the_client_asked_for() {
                 "params": {"level": "info", "logger": "chatty", "data": "started"}})]
     );
     // 2025-11-25: `info` until the session sets a level; then the level it set.
-    let mut client = RawClient::serve(Greeter);
+    let mut client = RawClient::serve(Greeter::default());
     client.send(&handshake("2025-11-25")).await;
     client.answer(0).await;
     let plain = |id: u64| {
@@ -344,4 +377,108 @@ async fn a_gated_write_that_also_asks_does_not_start() {
          the client itself (an `Ask` parameter): both would need the same round; ask in a \
          read-only tool first, or let the approval be the question"
     );
+}
+
+/// A keyed write that asks (MCP 2026-07-28): the question round gives the key back, so the
+/// same key asks again rather than answering `in_progress`; answered, it runs once, and the
+/// same call again is the stored answer.
+#[tokio::test]
+async fn a_keyed_write_that_asks_runs_once_its_question_is_answered() {
+    let mut client = RawClient::serve(Greeter::default());
+    let keyed = |id: u64, extra: Value| {
+        let mut params = json!({"arguments": {}});
+        params["_meta"] = meta(json!({"elicitation": {}}));
+        params["_meta"]["io.github.mcp-result/idempotencyKey"] = json!("k-title");
+        if let Value::Object(extra) = extra {
+            params.as_object_mut().unwrap().extend(extra);
+        }
+        call(id, "titled_note", params)
+    };
+    let answers = client.exchange(&[keyed(1, json!({}))]).await;
+    assert_eq!(
+        answers[0]["result"]["resultType"], "input_required",
+        "{}",
+        answers[0]
+    );
+    let again = client.exchange(&[keyed(2, json!({}))]).await;
+    assert_eq!(
+        again[0]["result"]["resultType"], "input_required",
+        "{}",
+        again[0]
+    );
+    let state = again[0]["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let answer = json!({"requestState": state,
+        "inputResponses": {"title": {"action": "accept", "content": {"name": "Ops"}}}});
+    let done = client.exchange(&[keyed(3, answer.clone())]).await;
+    let done = &done[0]["result"]["structuredContent"];
+    assert_eq!(done["note"], "Ops-1", "{done}");
+    let replayed = client.exchange(&[keyed(4, answer)]).await;
+    assert_eq!(&replayed[0]["result"]["structuredContent"], done);
+}
+
+/// The round's state is bound to the caller: over HTTP, bob presenting the state alice was
+/// given (with her answer) is refused, and nothing runs for him; alice's goes through.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn another_caller_cannot_use_a_round_s_state() {
+    use mcp_result::{
+        http::{serve_http, HttpOptions, StaticTokens},
+        Identity,
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let tokens = StaticTokens::new()
+        .with("alice-token", Identity::new("alice"))
+        .with("bob-token", Identity::new("bob"));
+    tokio::spawn(serve_http(
+        Greeter::default(),
+        listener,
+        Arc::new(tokens),
+        HttpOptions::default(),
+        std::future::pending(),
+    ));
+    let http = reqwest::Client::new();
+    let send = |token: &'static str, request: Value| {
+        let (http, url) = (http.clone(), url.clone());
+        async move {
+            let text = http
+                .post(&url)
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "greet")
+                .body(request.to_string())
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            // JSON, or one SSE event carrying it.
+            let json = text
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .unwrap_or(&text)
+                .to_owned();
+            serde_json::from_str::<Value>(&json).unwrap()
+        }
+    };
+    let arguments = json!({"greeting": "Hi"});
+    let first = send(
+        "alice-token",
+        call(1, "greet", json!({"arguments": arguments})),
+    )
+    .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let answered = json!({"arguments": arguments, "requestState": state,
+        "inputResponses": {"user_name": {"action": "accept", "content": {"name": "Ada"}}}});
+    let bob = send("bob-token", call(2, "greet", answered.clone())).await;
+    assert_eq!(bob["error"]["code"], -32602, "{bob}");
+    let alice = send("alice-token", call(3, "greet", answered)).await;
+    assert_eq!(alice["result"]["content"][0]["text"], "Hi, Ada!", "{alice}");
 }

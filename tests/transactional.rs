@@ -248,3 +248,53 @@ async fn on_the_memory_stores() {
     assert_eq!(again.structured_content.unwrap(), done);
     client.cancel().await.unwrap();
 }
+
+/// A read-only tool and a write gated by a human approval cannot take `Tx`: the server does
+/// not start, and says why.
+#[tokio::test]
+async fn tx_where_it_cannot_hold_stops_the_server() {
+    #[derive(Clone)]
+    struct Reader;
+
+    #[mcp_tools]
+    impl Reader {
+        /// Reads.
+        #[mcp_tool(read_only)]
+        async fn read(&self, _tx: Tx) -> Result<Added, ToolError> {
+            Err(ToolError::conflict("never runs"))
+        }
+    }
+
+    #[mcp_handler]
+    impl ServerHandler for Reader {}
+
+    #[derive(Clone)]
+    struct Gated;
+
+    #[mcp_tools]
+    impl Gated {
+        /// Purges, once a human approved.
+        #[mcp_tool(requires_approval)]
+        async fn purge(&self, _tx: Tx) -> Result<Added, ToolError> {
+            Err(ToolError::conflict("never runs"))
+        }
+    }
+
+    #[mcp_handler]
+    impl ServerHandler for Gated {}
+
+    let (io, _client) = tokio::io::duplex(1 << 10);
+    let stopped = mcp_result::serve(Reader, io).await.unwrap_err();
+    assert_eq!(
+        stopped.to_string(),
+        "tool `read`: a read-only tool takes no `Tx`: it changes nothing to commit; read \
+         through the stores' pool (`SqlStores::pool`) instead"
+    );
+    let (io, _client) = tokio::io::duplex(1 << 10);
+    let stopped = mcp_result::serve(Gated, io).await.unwrap_err();
+    assert_eq!(
+        stopped.to_string(),
+        "tool `purge`: a tool gated by a human approval (`requires_approval`) cannot take \
+         `Tx` yet: its claim comes before the question, outside the transaction"
+    );
+}
