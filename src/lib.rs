@@ -21,9 +21,10 @@ pub use mcp_result_core::{
     serve, serve_with_state, Identity, Log, Progress, RegistryError, ServerServices, State,
     ToolRegistry, ToolSet, Tx, SHUTDOWN_GRACE,
 };
-// A tool's own questions to its client.
 #[cfg(feature = "transport-io")]
 pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
+// A tool's own questions to its client, and how long a call waits for their answers.
+pub use mcp_result_core::AskPolicy;
 #[cfg(feature = "elicitation")]
 pub use mcp_result_core::{Ask, Elicited, Question};
 // For a server that writes some `ServerHandler` methods itself.

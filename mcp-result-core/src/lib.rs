@@ -15,6 +15,7 @@
 //! | host lint | [`lint`]: what each MCP host rejects in a `tools/list` payload, as data, with the findings of a server's tools | `lint/` |
 //! | test harness | [`testing`]: a server in-process with rmcp's client, every answer checked, `insta` snapshots (feature `testing`) | `testing.rs` |
 
+mod call;
 mod result;
 mod router;
 mod serve;
@@ -61,6 +62,10 @@ pub mod handler {
         call_tool, is_framework_uri, list_tools, read_resource, server_info,
     };
 }
+pub use call::{
+    client::AskPolicy,
+    progress::{self, Progress},
+};
 #[cfg(feature = "transport-io")]
 pub use serve::handler::{serve_stdio, serve_stdio_with_state};
 #[cfg(feature = "http")]
@@ -70,12 +75,7 @@ pub use serve::oauth;
 pub use store::key;
 #[cfg(feature = "elicitation")]
 pub use tool::ask::{Ask, Elicited, Question};
-pub use tool::{
-    extract,
-    log::Log,
-    progress::{self, Progress},
-    tx::Tx,
-};
+pub use tool::{extract, log::Log, tx::Tx};
 pub use wire::{
     audience::Audience,
     envelope::{ErrorKind, FieldError, ToolError, ToolErrorEnvelope},

@@ -11,6 +11,7 @@ use rmcp::{
 use tracing::Instrument;
 
 use crate::{
+    call::progress::Progress,
     result::answer::ToolAnswer,
     result::build::error_result,
     router::{
@@ -22,7 +23,7 @@ use crate::{
     tool::{extract::ToolCall, panics, panics::Guarded},
     wire::{envelope::ToolError, identity::Identity},
     write::{
-        approval::{approval_request_id, gate, Gate, Round},
+        approval::{approval_request_id, cancelled_before_the_write, gate, Gate, Round},
         audit::{
             argument_digest,
             attempt::{new_event_id, Audit},
@@ -58,7 +59,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         &self,
         server: &S,
         request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let span = telemetry::call_span(
             &request.name,
@@ -66,10 +67,16 @@ impl<S: ToolSet> ToolRegistry<S> {
             &context,
         );
         let started = std::time::Instant::now();
+        // The call's one progress reporter (its tool's `Progress` and the heartbeat of a
+        // question are clones), closed with the answer: nothing of the call follows it.
+        let policy = self.state_for(&context).get().copied().unwrap_or_default();
+        let progress = Progress::of_call(&context, policy);
+        context.extensions.insert(progress.clone());
         let answer = self
             .phases(server, request, context)
             .instrument(span.clone())
             .await;
+        progress.close().await;
         let (answer, question) = match answer {
             Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
             Err(Early::Protocol(error)) => (Err(error), None),
@@ -206,6 +213,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 store: services.approval_store(&state),
                 key: state.server_key(),
                 schema: &route.arguments,
+                policy: state.get().copied().unwrap_or_default(),
             };
             match gate(gate_input, &audit).await {
                 Ok((approval_id, approver)) => {
@@ -220,8 +228,14 @@ impl<S: ToolSet> ToolRegistry<S> {
         }
         let tool_round = round;
         // 8. The intent, recorded before the tool runs; then the key is marked started
-        //    (unless the claim did both, 6).
+        //    (unless the claim did both, 6). A call its client cancelled by now (while a
+        //    human decided, say) never runs: decided here, once; past this point a write
+        //    runs to its end.
         if !started {
+            if context.ct.is_cancelled() {
+                release(claimed).await;
+                return Err(audit.refuse(cancelled_before_the_write()).await.into());
+            }
             if let Err(answer) = audit.intent().await {
                 release(claimed).await;
                 return Err(answer.into());

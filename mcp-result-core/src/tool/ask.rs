@@ -6,9 +6,10 @@ use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
 use rmcp::{
     model::{
-        ClientCapabilities, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
-        ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
-        InputRequest, InputRequests, InputRequiredResult, ListRootsRequest, ListRootsResult,
+        ClientCapabilities, ClientResult, CreateMessageRequest, CreateMessageRequestParams,
+        CreateMessageResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+        ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, ListRootsRequest,
+        ListRootsResult, ServerRequest,
     },
     service::RequestContext,
     ErrorData, RoleServer,
@@ -17,15 +18,19 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::{
+    call::client::{
+        asks_by_round, elicits_forms, request_during_call, requests_reach_the_client, AskPolicy,
+        Unanswered,
+    },
     store::{clock::unix_now, key::ServerKey},
     tool::extract::{via, FromToolCall, ToolCall, ToolExtension},
     wire::envelope::ToolError,
-    write::approval::{asks_by_round, requests_reach_the_client, Round},
+    write::approval::Round,
 };
 
-/// How long a round's sealed state is good for, and how long the client has to answer a
-/// question during a call: 10 minutes.
-const WAIT: Duration = Duration::from_secs(600);
+/// How long a round's sealed state is good for: 10 minutes. (A question sent during the
+/// call waits [`AskPolicy::wait`].)
+const ROUND_TTL: Duration = Duration::from_secs(600);
 
 /// One question of a tool to its client, under the key the tool names it by.
 #[derive(Debug, Clone)]
@@ -104,7 +109,7 @@ impl Question {
     /// Whether `capabilities` let the client answer this question.
     fn allowed_by(&self, capabilities: &ClientCapabilities) -> bool {
         match self {
-            Question::Elicit { .. } => capabilities.elicitation.is_some(),
+            Question::Elicit { .. } => elicits_forms(capabilities),
             Question::Sample(_) => capabilities.sampling.is_some(),
             Question::Roots => capabilities.roots.is_some(),
         }
@@ -205,6 +210,8 @@ pub struct Ask {
     answers: BTreeMap<String, Value>,
     /// The state failed to open: the round is refused as soon as the tool asks.
     tampered: bool,
+    /// How long a question sent during the call waits for its answer.
+    policy: AskPolicy,
 }
 
 impl FromToolCall<via::Extractor> for Ask {
@@ -229,6 +236,7 @@ impl FromToolCall<via::Extractor> for Ask {
             round,
             answers: BTreeMap::new(),
             tampered: false,
+            policy: call.state().get::<AskPolicy>().copied().unwrap_or_default(),
         };
         if let Some(state) = ask.round.state.clone() {
             match ask.open(&state) {
@@ -413,26 +421,41 @@ impl Ask {
                 true,
             ));
         }
-        let peer = &self.context.peer;
-        let asked = async {
-            match question {
-                Question::Elicit { message, schema } => peer
-                    .create_elicitation(form(message, schema))
-                    .await
-                    .map(|r| serde_json::to_value(r).unwrap_or(Value::Null)),
-                Question::Sample(params) => peer
-                    .create_message(params.clone())
-                    .await
-                    .map(|r| serde_json::to_value(r).unwrap_or(Value::Null)),
-                Question::Roots => peer
-                    .list_roots()
-                    .await
-                    .map(|r| serde_json::to_value(r).unwrap_or(Value::Null)),
+        let request = match question {
+            Question::Elicit { message, schema } => {
+                ServerRequest::ElicitRequest(ElicitRequest::new(form(message, schema)))
             }
+            Question::Sample(params) => {
+                ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params.clone()))
+            }
+            Question::Roots => ServerRequest::ListRootsRequest(ListRootsRequest::default()),
         };
-        match tokio::time::timeout(WAIT, asked).await {
-            Ok(Ok(answer)) => Ok(answer),
-            Ok(Err(error)) => Err(ToolError::upstream_unavailable(
+        let waiting = format!("Waiting for the client to answer `{key}`");
+        match request_during_call(&self.context, request, self.policy, &waiting).await {
+            Ok(answer) => {
+                let answer = match (question, answer) {
+                    (Question::Elicit { .. }, ClientResult::ElicitResult(r)) => {
+                        serde_json::to_value(r)
+                    }
+                    (Question::Sample(_), ClientResult::CreateMessageResult(r)) => {
+                        serde_json::to_value(r)
+                    }
+                    (Question::Roots, ClientResult::ListRootsResult(r)) => serde_json::to_value(r),
+                    (_, other) => {
+                        return Err(ToolError::upstream_unavailable(
+                            format!(
+                                "The client answered `{key}` ({}) with another kind of result: \
+                                 {}.",
+                                question.method(),
+                                crate::wire::text::cap(&format!("{other:?}"))
+                            ),
+                            true,
+                        ))
+                    }
+                };
+                Ok(answer.unwrap_or(Value::Null))
+            }
+            Err(Unanswered::Failed(error)) => Err(ToolError::upstream_unavailable(
                 format!(
                     "The client did not answer `{key}` ({}): {}.",
                     question.method(),
@@ -440,7 +463,10 @@ impl Ask {
                 ),
                 true,
             )),
-            Err(_elapsed) => Err(ToolError::upstream_timeout(WAIT, true)),
+            Err(Unanswered::TimedOut(wait)) => Err(ToolError::upstream_timeout(wait, true)),
+            Err(Unanswered::Cancelled) => Err(ToolError::conflict(
+                "The call was cancelled while it waited for the client's answer.",
+            )),
         }
     }
 
@@ -451,7 +477,7 @@ impl Ask {
             "caller": self.caller,
             "tool": self.tool,
             "fingerprint": self.fingerprint,
-            "expiresAt": unix_now() + WAIT.as_secs(),
+            "expiresAt": unix_now() + ROUND_TTL.as_secs(),
         }))
     }
 

@@ -25,6 +25,7 @@ use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
 use crate::{
+    call::progress::{Progress, ProgressPolicy},
     result::build::{error_result, ResultScope},
     router::state::State,
     schema::{arguments::ArgumentSchema, empty_input_schema, input_schema},
@@ -271,6 +272,23 @@ impl FromToolCall<via::Extractor> for RequestContext<RoleServer> {
 impl FromToolCall<via::Extractor> for CancellationToken {
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
         Ok(call.context.ct.clone())
+    }
+}
+
+/// The call's progress reporter ([`Progress`]): enabled when the `tools/call` carried
+/// `_meta.progressToken`; the one the router made for the call (closed when the call ends),
+/// else a new one at the instance's [`ProgressPolicy`].
+impl FromToolCall<via::Extractor> for Progress {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        if let Some(progress) = call.context.extensions.get::<Progress>() {
+            return Ok(progress.clone());
+        }
+        let policy = call
+            .state()
+            .get::<ProgressPolicy>()
+            .copied()
+            .unwrap_or_default();
+        Ok(Progress::of_call(&call.context, policy))
     }
 }
 

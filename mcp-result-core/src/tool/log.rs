@@ -75,7 +75,7 @@ fn level_for(state: &State, context: &RequestContext<RoleServer>) -> Option<Logg
     if let Some(level) = context.meta.log_level() {
         return Some(level);
     }
-    if crate::write::approval::asks_by_round(context) {
+    if crate::call::client::asks_by_round(context) {
         return None;
     }
     Some(

@@ -4,14 +4,16 @@ use std::sync::Arc;
 #[cfg(feature = "elicitation")]
 use std::time::Duration;
 
-#[cfg(feature = "elicitation")]
-use rmcp::service::ElicitationError;
-
 use crate::store::key::ServerKey;
 use rmcp::{model::CallToolResponse, service::RequestContext, RoleServer};
 use serde_json::Value;
 
+#[cfg(feature = "elicitation")]
+use crate::call::client::{
+    asks_by_round, elicits_forms, request_during_call, requests_reach_the_client, Unanswered,
+};
 use crate::{
+    call::client::AskPolicy,
     schema::arguments::ArgumentSchema,
     store::clock::unix_now,
     wire::{
@@ -37,10 +39,6 @@ struct ApprovalForm {
 #[cfg(feature = "elicitation")]
 rmcp::elicit_safe!(ApprovalForm);
 
-/// How long a human has to answer an elicitation before the call counts as cancelled.
-#[cfg(feature = "elicitation")]
-const ELICITATION_WAIT: Duration = Duration::from_secs(600);
-
 /// The round of a `tools/call` that repeats an earlier one (MCP 2026-07-28 multi
 /// round-trip requests): the client's answers and the server's sealed state, echoed.
 #[derive(Debug, Default, Clone)]
@@ -63,6 +61,9 @@ pub(crate) enum Asked {
     Refused(Refusal),
     /// Declined or cancelled, with the reason.
     Declined(&'static str),
+    /// The client cancelled the call (or went away) before the approval was given: the
+    /// write never runs.
+    Cancelled,
     /// MCP 2026-07-28: the question goes back as an input-required result; the client asks
     /// its user and calls again with the answer and the sealed state.
     Ask(rmcp::model::InputRequiredResult),
@@ -88,32 +89,53 @@ async fn ask(question: Question<'_>) -> Asked {
         tool,
         fingerprints,
         store,
+        policy,
     } = question;
     if !asks_by_round(context) {
         if !requests_reach_the_client(context) {
             return Asked::CannotAsk;
         }
-        let asked = context
-            .peer
-            .elicit_with_timeout::<ApprovalForm>(
-                format!("Approve this write? {text}"),
-                Some(ELICITATION_WAIT),
-            )
-            .await;
-        return match asked {
-            Ok(Some(ApprovalForm { approve: true })) => Asked::Approved,
-            Ok(_) | Err(ElicitationError::UserDeclined | ElicitationError::UserCancelled) => {
-                Asked::Declined("declined by the user")
+        if !context
+            .client_capabilities()
+            .is_some_and(|c| elicits_forms(&c))
+        {
+            return Asked::CannotAsk;
+        }
+        let Ok(requested_schema) = rmcp::model::ElicitationSchema::from_type::<ApprovalForm>()
+        else {
+            return Asked::CannotAsk;
+        };
+        let request = rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(
+            rmcp::model::ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: format!("Approve this write? {text}"),
+                requested_schema,
+            },
+        ));
+        let waiting = format!("Waiting for the user to approve: {text}");
+        return match request_during_call(context, request, policy, &waiting).await {
+            Ok(rmcp::model::ClientResult::ElicitResult(answer)) => {
+                let approved = answer.action == rmcp::model::ElicitationAction::Accept
+                    && answer.content.as_ref().and_then(|c| c.get("approve"))
+                        == Some(&Value::Bool(true));
+                if approved {
+                    Asked::Approved
+                } else {
+                    Asked::Declined("declined by the user")
+                }
             }
-            Err(ElicitationError::Service(rmcp::service::ServiceError::Timeout { .. })) => {
-                Asked::Declined("the user did not answer in time")
+            Ok(_other) => Asked::CannotAsk,
+            Err(Unanswered::Cancelled) => Asked::Cancelled,
+            Err(Unanswered::TimedOut(_)) => Asked::Declined("the user did not answer in time"),
+            Err(Unanswered::Failed(error)) => {
+                tracing::debug!(%error, "elicitation failed: asking out of band");
+                Asked::CannotAsk
             }
-            Err(_cannot_elicit) => Asked::CannotAsk,
         };
     }
     let elicits = context
         .client_capabilities()
-        .is_some_and(|c| c.elicitation.is_some());
+        .is_some_and(|c| elicits_forms(&c));
     if !elicits {
         return Asked::CannotAsk;
     }
@@ -167,34 +189,6 @@ async fn ask(question: Question<'_>) -> Asked {
         Some(requests),
         Some(seal_state(key, &nonce, caller, tool, fingerprints)),
     ))
-}
-
-/// Whether this call asks its client through input-required rounds (MCP 2026-07-28 on),
-/// not through requests during the call.
-pub(crate) fn asks_by_round(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .protocol_version()
-        .and_then(|v| serde_json::to_value(v).ok())
-        .and_then(|v| v.as_str().map(|v| v >= "2026-07-28"))
-        .unwrap_or(false)
-}
-
-/// Whether a request of the server can reach the client during this call and its answer
-/// come back. Not over streamable HTTP without a session before MCP 2026-07-28 (the
-/// framework's default, stateless HTTP): the client would answer on a new POST that no
-/// session ties to the waiting call, so asking would only wait out the time limit. Such a
-/// call uses the out-of-band approval at once.
-#[cfg(feature = "elicitation")]
-pub(crate) fn requests_reach_the_client(context: &RequestContext<RoleServer>) -> bool {
-    #[cfg(feature = "http")]
-    if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-        return parts
-            .extensions
-            .get::<crate::wire::identity::StatelessHttp>()
-            .is_none();
-    }
-    let _ = context;
-    true
 }
 
 /// How long an input-required approval round may take to come back: 10 minutes.
@@ -254,6 +248,7 @@ struct Question<'a> {
     tool: &'a str,
     fingerprints: &'a [String],
     store: &'a dyn ApprovalStore,
+    policy: AskPolicy,
 }
 
 /// Without the `elicitation` feature every client is asked out of band.
@@ -314,6 +309,8 @@ pub(crate) struct Gate<'a> {
     pub(crate) store: Arc<dyn ApprovalStore>,
     pub(crate) schema: &'a ArgumentSchema,
     pub(crate) key: &'a ServerKey,
+    /// How long the user has to answer during the call.
+    pub(crate) policy: AskPolicy,
 }
 
 /// The human decision an approval-gated write needs ([`crate::approval`]): `Ok((approvalId,
@@ -334,6 +331,7 @@ pub(crate) async fn gate(
         store,
         schema,
         key,
+        policy,
     } = gate;
     let round = &round;
     if let Some(id) = request_id {
@@ -358,6 +356,7 @@ pub(crate) async fn gate(
         tool: &audit.record.tool,
         fingerprints,
         store: &*store,
+        policy,
     };
     match ask(question).await {
         Asked::Approved => Ok((
@@ -372,6 +371,7 @@ pub(crate) async fn gate(
         Asked::Declined(reason) => {
             Err(audit.refuse(ToolError::policy_blocked(reason)).await.into())
         }
+        Asked::Cancelled => Err(audit.refuse(cancelled_before_the_write()).await.into()),
         Asked::Ask(question) => Err(question.into()),
         Asked::CannotAsk => {
             // The client cannot be asked during the call: an approver decides out of band.
@@ -424,4 +424,10 @@ pub(crate) fn approval_request_id(
         .and_then(Value::as_str)
         .map(str::to_owned)
         .or(from_argument)
+}
+
+/// The answer to a write whose call was cancelled (or cut off) before it ran: nothing ran
+/// (its attempt is recorded with this answer as its outcome; its key, if any, is given back).
+pub(crate) fn cancelled_before_the_write() -> ToolError {
+    ToolError::conflict("The call was cancelled before the write ran; nothing ran.")
 }

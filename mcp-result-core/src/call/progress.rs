@@ -30,6 +30,12 @@
 //! twice"), so the token is how a write stops at a safe point of its own choosing, and it
 //! answers what it did (`status: partial`, say). A call cancelled before its tool starts
 //! never starts.
+//!
+//! **The end of a call.** The router makes one reporter per call and closes it when the call
+//! is answered (its result, a time limit's answer, a JSON-RPC error), when the client
+//! cancels it, or when the client went away: every report after that is dropped (logged at
+//! `debug`), also from clones a tool moved into tasks of its own. MCP "Progress": progress
+//! notifications are only for active requests.
 
 use std::{
     fmt,
@@ -39,14 +45,10 @@ use std::{
 
 use rmcp::{
     model::{ProgressNotificationParam, ProgressToken},
-    service::Peer,
+    service::{Peer, RequestContext},
     RoleServer,
 };
-
-use crate::{
-    tool::extract::{via, FromToolCall, ToolCall},
-    wire::envelope::ToolError,
-};
+use tokio_util::sync::CancellationToken;
 
 /// Reports a call's progress to the client: `notifications/progress` with the request's
 /// `progressToken`, when the client sent one (`_meta.progressToken` of the `tools/call`);
@@ -59,8 +61,8 @@ use crate::{
 ///   sooner after the last one sent waits, and is sent when the interval has passed, unless
 ///   a newer report replaced it by then (it carries the newer count). The final report
 ///   (`done >= total`) is sent at once, after the one waiting, if any: the tool's last two
-///   words both arrive. Nothing is sent after the final report, nor after the tool
-///   returned (its result is the last word).
+///   words both arrive. Nothing is sent after the final report, nor after the call ended
+///   (answered, timed out, cancelled, or its client gone): the answer is the last word.
 /// - **In order, increasing.** MCP requires `progress` to increase with every notification:
 ///   a report whose `done` is not above the last one reported is ignored. Reports from
 ///   clones used on several tasks at once are sent one at a time, in order.
@@ -95,6 +97,9 @@ struct Inner {
     peer: Peer<RoleServer>,
     token: ProgressToken,
     interval: Duration,
+    /// The request's cancellation (the client cancelled it, or went away): closes the
+    /// reporter as [`Progress::close`] does.
+    cancelled: Option<CancellationToken>,
     state: tokio::sync::Mutex<State>,
 }
 
@@ -110,6 +115,8 @@ struct State {
     waiting: Option<Report>,
     flush_scheduled: bool,
     finished: bool,
+    /// The call ended: nothing more is sent.
+    closed: bool,
 }
 
 impl Progress {
@@ -134,14 +141,74 @@ impl Progress {
         token: ProgressToken,
         policy: ProgressPolicy,
     ) -> Self {
+        Self::reporter(peer, token, policy, None)
+    }
+
+    fn reporter(
+        peer: Peer<RoleServer>,
+        token: ProgressToken,
+        policy: ProgressPolicy,
+        cancelled: Option<CancellationToken>,
+    ) -> Self {
         Self {
             inner: Some(Arc::new(Inner {
                 peer,
                 token,
                 interval: policy.min_interval,
+                cancelled,
                 state: tokio::sync::Mutex::new(State::default()),
             })),
         }
+    }
+
+    /// The reporter of the call `context` answers: enabled when its `tools/call` carried
+    /// `_meta.progressToken`, closed when the request is cancelled.
+    pub(crate) fn of_call(context: &RequestContext<RoleServer>, policy: ProgressPolicy) -> Self {
+        match context.meta.get_progress_token() {
+            Some(token) => Self::reporter(
+                context.peer.clone(),
+                token,
+                policy,
+                Some(context.ct.clone()),
+            ),
+            None => Self::disabled(),
+        }
+    }
+
+    /// Ends the reporter with its call: a report waiting is dropped, every later one too
+    /// (logged at `debug`). Returns once a report being sent has been handed to the
+    /// transport, so nothing of this reporter follows the call's answer.
+    pub(crate) async fn close(&self) {
+        if let Some(inner) = &self.inner {
+            let mut state = inner.state.lock().await;
+            state.closed = true;
+            state.waiting = None;
+        }
+    }
+
+    /// A sign of life while the call waits on someone else (its client's user answering a
+    /// question): a report with no total and a `done` between the last one reported and the
+    /// next whole unit (0.5, 0.75, … before the first), so the tool's own counts still
+    /// increase after it. Nothing when the client asked for no progress, a report is
+    /// waiting to be sent, or the call ended.
+    #[cfg(feature = "elicitation")]
+    pub(crate) async fn heartbeat(&self, message: &str) {
+        let Some(inner) = &self.inner else {
+            return;
+        };
+        let mut state = inner.state.lock().await;
+        if inner.ended(&state) || state.waiting.is_some() {
+            return;
+        }
+        let last = state.last_done.unwrap_or(0.0);
+        let next = last + (last.floor() + 1.0 - last) / 2.0;
+        if next <= last {
+            return;
+        }
+        state.last_done = Some(next);
+        inner
+            .notify(&mut state, (next, None, Some(message.to_owned())))
+            .await;
     }
 
     /// Whether the client asked for progress (sent a `progressToken`): when it did not,
@@ -170,6 +237,10 @@ impl Progress {
         // Held while sending: two reports never overtake each other.
         let mut state = inner.state.lock().await;
         let (done, total, _) = &report;
+        if inner.ended(&state) {
+            tracing::debug!(done, "progress report after the call ended: dropped");
+            return;
+        }
         if state.finished || state.last_done.is_some_and(|last| *done <= last) {
             return;
         }
@@ -210,6 +281,11 @@ impl Progress {
 }
 
 impl Inner {
+    /// Whether the call ended (closed by the router, or cancelled by its client).
+    fn ended(&self, state: &State) -> bool {
+        state.closed || self.cancelled.as_ref().is_some_and(|ct| ct.is_cancelled())
+    }
+
     /// Sends the report waiting once the interval since the last one sent has passed
     /// (measured again after each wait: a report sent meanwhile moves it).
     async fn flush(weak: std::sync::Weak<Inner>, mut due: Instant) {
@@ -227,7 +303,8 @@ impl Inner {
                 continue;
             }
             state.flush_scheduled = false;
-            if let (false, Some(waiting)) = (state.finished, state.waiting.take()) {
+            let ended = state.finished || inner.ended(&state);
+            if let (false, Some(waiting)) = (ended, state.waiting.take()) {
                 inner.notify(&mut state, waiting).await;
             }
             return;
@@ -253,22 +330,5 @@ impl fmt::Debug for Progress {
                 &self.inner.as_ref().map(|inner| inner.token.0.to_string()),
             )
             .finish()
-    }
-}
-
-/// The call's progress reporter: enabled when the `tools/call` carried
-/// `_meta.progressToken`.
-impl FromToolCall<via::Extractor> for Progress {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
-        let policy = call
-            .state()
-            .get::<ProgressPolicy>()
-            .copied()
-            .unwrap_or_default();
-        let context = call.context();
-        Ok(match context.meta.get_progress_token() {
-            Some(token) => Progress::with_policy(context.peer.clone(), token, policy),
-            None => Progress::disabled(),
-        })
     }
 }
