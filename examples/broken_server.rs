@@ -35,9 +35,11 @@
 //! dotted tool name (`orders.lookup`, the host lint's name rules). (An array `outputSchema`
 //! root cannot be planted here: rmcp's server drops it for peers before 2026-07-28; the
 //! FastMCP server of `mcp-result-check/tests/check/` plants it.) With `--no-tools` it declares no `tools`
-//! capability and answers `tools/list` with a JSON-RPC error (`tools-list`).
+//! capability and answers `tools/list` with a JSON-RPC error (`tools-list`). With
+//! `--looping-list` every `tools/list` page answers the same `nextCursor`, so a client that
+//! follows cursors without a guard never ends its walk (`tools-list-cursor`).
 //!
-//! `cargo run --example broken_server [-- --all-plants | --no-tools]` serves MCP over
+//! `cargo run --example broken_server [-- --all-plants | --no-tools | --looping-list]` serves MCP over
 //! stdio; nothing else.
 
 use std::sync::Arc;
@@ -58,6 +60,8 @@ struct Broken {
     all_plants: bool,
     /// `--no-tools`: no `tools` capability, and `tools/list` refused.
     no_tools: bool,
+    /// `--looping-list`: every `tools/list` page points at itself.
+    looping_list: bool,
 }
 
 fn object(value: Value) -> JsonObject {
@@ -335,7 +339,11 @@ impl ServerHandler for Broken {
                 None,
             ));
         }
-        Ok(ListToolsResult::with_all_items(tools(self.all_plants)))
+        let mut listed = ListToolsResult::with_all_items(tools(self.all_plants));
+        if self.looping_list {
+            listed.next_cursor = Some("page-2".to_owned());
+        }
+        Ok(listed)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -447,19 +455,22 @@ impl ServerHandler for Broken {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let (all_plants, no_tools) = match std::env::args().nth(1).as_deref() {
-        None => (false, false),
-        Some("--all-plants") => (true, false),
-        Some("--no-tools") => (false, true),
+    let (all_plants, no_tools, looping_list) = match std::env::args().nth(1).as_deref() {
+        None => (false, false, false),
+        Some("--all-plants") => (true, false, false),
+        Some("--no-tools") => (false, true, false),
+        Some("--looping-list") => (false, false, true),
         Some(other) => {
-            return Err(
-                format!("unknown argument `{other}`: expected --all-plants or --no-tools").into(),
+            return Err(format!(
+                "unknown argument `{other}`: expected --all-plants, --no-tools or --looping-list"
             )
+            .into())
         }
     };
     let service = Broken {
         all_plants,
         no_tools,
+        looping_list,
     }
     .serve(mcp_result::rmcp::transport::stdio())
     .await?;

@@ -121,6 +121,13 @@ impl Desk {
     fn search_all(&self, args: SearchArgs) -> Vec<Ticket> {
         self.matching(&args).cloned().collect()
     }
+
+    /// A broken walk: after the first page, every page is empty and points at itself.
+    #[mcp_tool(read_only)]
+    fn stuck_search(&self, args: SearchArgs, pages: Pager<usize>) -> Page<Ticket> {
+        let _ = args;
+        pages.page(Vec::new(), Some(pages.position().unwrap_or(0)), None)
+    }
 }
 
 /// The caller is the client's name from its `initialize` (this test's transport: one
@@ -333,6 +340,57 @@ async fn a_walk_shows_every_ticket_once_in_order_and_ends_without_a_cursor() {
         &json!({"items": [], "offset": 0, "totalEstimate": 0})
     );
     assert_eq!(summary(&none), "No items.");
+}
+
+/// A page that does not advance is never answered: a client following its `nextCursor`
+/// would get it forever. The same position gives the same cursor, so loop guards see it.
+#[tokio::test]
+async fn a_page_that_does_not_advance_is_refused_naming_the_tool() {
+    let client = connect(Desk::seeded(5), "alice").await;
+    let arguments = json!({"query": ""});
+    let first = call(&client, "stuck_search", arguments.clone()).await;
+    let again = call(&client, "stuck_search", arguments.clone()).await;
+    let cursor = structured(&first)["nextCursor"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(structured(&again)["nextCursor"], cursor.as_str());
+    // A walk of a good tool: the same page twice, the same cursor.
+    let good = call(
+        &client,
+        "search_tickets",
+        json!({"query": "", "pageSize": 2}),
+    )
+    .await;
+    let good_again = call(
+        &client,
+        "search_tickets",
+        json!({"query": "", "pageSize": 2}),
+    )
+    .await;
+    assert_eq!(
+        structured(&good)["nextCursor"],
+        structured(&good_again)["nextCursor"]
+    );
+
+    let stuck = call(
+        &client,
+        "stuck_search",
+        with(&arguments, "cursor", json!(cursor)),
+    )
+    .await;
+    assert_eq!(stuck.is_error, Some(true));
+    let envelope = structured(&stuck);
+    assert_eq!(envelope["errorKind"], "internal", "{envelope}");
+    assert_eq!(
+        envelope["message"],
+        "Tool `stuck_search`: the page did not advance (its next position is the one it was \
+         asked for), so following nextCursor would return it forever. This is a fault of the \
+         tool, not of the call."
+    );
+    assert!(envelope["correlationId"].is_string());
+    assert_eq!(envelope["retrySafe"], false);
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -48,6 +48,14 @@ pub const CHECKS: &[Check] = &[
         fix: "answer `tools/list` with `{\"tools\": [...]}`",
     },
     Check {
+        id: "tools-list-cursor",
+        severity: Severity::Error,
+        requires: "the `tools/list` walk ends: every `nextCursor` is new and leads to new \
+                   tools, within 500 pages",
+        fix: "answer the last page without `nextCursor`, and give each page a cursor that \
+              moves past what it showed",
+    },
+    Check {
         id: "schema-dialect",
         severity: Severity::Error,
         requires: "`inputSchema` and `outputSchema` are valid in their dialect (`$schema`, \

@@ -101,6 +101,80 @@ fn main() -> ExitCode {
     }
 }
 
+/// The most pages of `tools/list` the check reads: a walk that goes on past them is a
+/// finding (`tools-list-cursor`), not an endless loop.
+const MAX_LIST_PAGES: usize = 500;
+
+/// Walks `tools/list` page by page, as a careful client does: a `nextCursor` seen before
+/// (the walk would loop) ends it with a `tools-list-cursor` finding, and so does a page that
+/// adds no tool with the cursor it was asked for; more than [`MAX_LIST_PAGES`] pages too. The tools of the pages read are checked (a tool listed twice
+/// once).
+async fn list_tools(
+    client: &connect::Client,
+    findings: &mut Vec<Finding>,
+) -> Result<Vec<rmcp::model::Tool>, rmcp::ServiceError> {
+    let mut tools: Vec<rmcp::model::Tool> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut cursor: Option<String> = None;
+    for page in 1..=MAX_LIST_PAGES {
+        let params = cursor
+            .clone()
+            .map(|c| rmcp::model::PaginatedRequestParams::default().with_cursor(Some(c)));
+        let listed = client.list_tools(params).await?;
+        let before = tools.len();
+        for tool in listed.tools {
+            if !tools.iter().any(|t| t.name == tool.name) {
+                tools.push(tool);
+            }
+        }
+        let Some(next) = listed.next_cursor else {
+            return Ok(tools);
+        };
+        let shown = |c: &str| {
+            let mut short: String = c.chars().take(40).collect();
+            if short.len() < c.len() {
+                short.push('…');
+            }
+            short
+        };
+        if !seen.insert(next.clone()) || cursor.as_deref() == Some(next.as_str()) {
+            findings.push(Finding::new(
+                "",
+                "tools-list-cursor",
+                "/nextCursor",
+                format!(
+                    "tools/list page {page} answered nextCursor `{}`, a cursor it answered \
+                     before: a client following it would loop forever (MCP \"Pagination\": \
+                     the cursor must advance)",
+                    shown(&next)
+                ),
+            ));
+            return Ok(tools);
+        }
+        if tools.len() == before && cursor.is_some() {
+            findings.push(Finding::new(
+                "",
+                "tools-list-cursor",
+                "/nextCursor",
+                format!(
+                    "tools/list page {page} added no tool and answered another nextCursor \
+                     (`{}`): a walk that shows nothing new may never end",
+                    shown(&next)
+                ),
+            ));
+            return Ok(tools);
+        }
+        cursor = Some(next);
+    }
+    findings.push(Finding::new(
+        "",
+        "tools-list-cursor",
+        "/nextCursor",
+        format!("tools/list went on past {MAX_LIST_PAGES} pages; the check read no further"),
+    ));
+    Ok(tools)
+}
+
 async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
     progress.say("connecting");
     let Connection { client, shown } = connect::connect(
@@ -141,7 +215,7 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
     }
 
     progress.say("listing tools");
-    let listed = match tokio::time::timeout(options.timeout, client.list_all_tools()).await {
+    let listed = match tokio::time::timeout(options.timeout, list_tools(&client, findings)).await {
         Ok(Ok(tools)) => tools,
         outcome => {
             let why = match outcome {

@@ -55,6 +55,10 @@ const BROKEN: &[(&str, &str)] = &[
 /// `examples/broken_server.rs --no-tools`.
 const BROKEN_NO_TOOLS: &[(&str, &str)] = &[("", "tools-capability"), ("", "tools-list")];
 
+/// `examples/broken_server.rs --looping-list`: its plants, and a `tools/list` whose every
+/// page points at itself.
+const BROKEN_LOOPING: &[(&str, &str)] = &[("", "tools-list-cursor")];
+
 /// `tests/check/fastmcp_server.py` (its docstring says why each is there).
 const FASTMCP: &[(&str, &str)] = &[
     ("", "unknown-tool"),
@@ -432,6 +436,31 @@ fn every_plant_of_the_broken_server_is_reported() {
 
     let report = check_json(&["--", path(&broken), "--no-tools"], 1);
     assert_exactly(&report, BROKEN_NO_TOOLS);
+
+    // A tools/list that never ends: the walk stops at the repeated cursor, with a finding,
+    // and the tools it listed are checked as before (each once).
+    let started = std::time::Instant::now();
+    let report = check_json(&["--call-writes", "--", path(&broken), "--looping-list"], 1);
+    let all_plants_only = ["tools-capability", "schema-dialect", "schema-ref"];
+    let plants: Vec<(&str, &str)> = BROKEN
+        .iter()
+        .filter(|(_, check)| !all_plants_only.contains(check) && !check.starts_with("lint/"))
+        .chain(BROKEN_LOOPING)
+        .copied()
+        .collect();
+    assert_exactly(&report, &plants);
+    let walk = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "tools-list-cursor")
+        .unwrap();
+    assert_eq!(
+        walk["message"],
+        "tools/list page 2 answered nextCursor `page-2`, a cursor it answered before: a \
+         client following it would loop forever (MCP \"Pagination\": the cursor must advance)"
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
 }
 
 #[test]
@@ -510,7 +539,7 @@ fn every_check_is_planted_somewhere() {
         .filter_map(|l| l.split_whitespace().next())
         .filter(|id| !id.starts_with("lint/"))
         .collect();
-    let planted: BTreeSet<&str> = [BROKEN, BROKEN_NO_TOOLS, FASTMCP, TYPESCRIPT]
+    let planted: BTreeSet<&str> = [BROKEN, BROKEN_NO_TOOLS, BROKEN_LOOPING, FASTMCP, TYPESCRIPT]
         .iter()
         .flat_map(|plants| plants.iter().map(|(_, check)| *check))
         .filter(|check| !check.starts_with("lint/"))

@@ -57,17 +57,25 @@ impl Seal {
         }
     }
 
+    /// The cursor of `position` after `shown` items, and the position's JSON. It expires
+    /// `lifetime` from now rounded up to a step of a 24th of it (at most 1 hour), so
+    /// that within a step the same position, shown count and binding give the same cursor.
     pub(super) fn cursor<P: Serialize>(
         &self,
         position: &P,
         shown: u64,
         lifetime: Duration,
-    ) -> String {
+    ) -> (String, Vec<u8>) {
         let position = serde_json::to_vec(position).unwrap_or_default();
         let lifetime = u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX);
+        let step = (lifetime / 24).clamp(1, 3_600_000);
+        let expiry = now_ms()
+            .saturating_add(lifetime)
+            .div_ceil(step)
+            .saturating_mul(step);
         let mut bytes = Vec::with_capacity(HEADER + position.len() + TAG);
         bytes.push(VERSION);
-        bytes.extend(now_ms().saturating_add(lifetime).to_be_bytes());
+        bytes.extend(expiry.to_be_bytes());
         bytes.extend(shown.to_be_bytes());
         bytes.extend(self.tool);
         bytes.extend(self.caller);
@@ -75,7 +83,10 @@ impl Seal {
         bytes.extend(&position);
         let tag = self.key.sign(&signed(&bytes));
         bytes.extend(tag);
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+        (
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes),
+            position,
+        )
     }
 
     /// Opens `cursor`: checks its size, form, tag, binding and expiry, in that order.

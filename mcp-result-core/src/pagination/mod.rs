@@ -55,6 +55,12 @@
 //! position the tool no longer reads, is a `validation_error` whose one field error has the
 //! pointer `/cursor` and says to call again without `cursor`: never a panic, never a silent
 //! restart from the first page.
+//!
+//! A walk ends: a page whose next position is the one it was asked for (it does not
+//! advance) is answered as an `internal` error naming the tool ("the page did not
+//! advance"), never as a page a client would follow forever; and the same position gives
+//! the same cursor (its expiry is rounded up to a 24th of the lifetime, at most an hour), so
+//! a client's guard against a repeated cursor sees the repeat.
 
 mod cursor;
 mod page;

@@ -7,7 +7,11 @@ use serde_json::{Map, Value};
 
 use crate::{
     result::{build::ToolResult, summary::Summary},
-    wire::{keys::NEXT_CURSOR, text::push_escaped},
+    wire::{
+        envelope::{ErrorKind, ToolError},
+        keys::NEXT_CURSOR,
+        text::push_escaped,
+    },
 };
 
 /// One page of a larger result: a tool's return type (also as `Result<Page<T>, ToolError>`),
@@ -48,10 +52,38 @@ pub struct Page<T> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "u64")]
     pub(super) total_estimate: Option<u64>,
-    /// The length of a next cursor that came out longer than [`MAX_CURSOR_CHARS`]: the page
-    /// then fails to serialize (an `internal` error result).
+    /// Why this page cannot be answered (it does not advance, or its next cursor came out
+    /// too long): the page then fails to serialize, and the framework answers an `internal`
+    /// error naming the tool instead.
     #[serde(skip)]
-    pub(super) overlong_cursor: Option<usize>,
+    pub(super) refused: Option<Refused>,
+}
+
+/// Why a page cannot be answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Refused {
+    /// Its next cursor has this many characters, over [`MAX_CURSOR_CHARS`].
+    OverlongCursor { tool: &'static str, chars: usize },
+    /// Its next position is the one it was asked for: following `nextCursor` would give
+    /// this page again, forever.
+    Stalled { tool: &'static str },
+}
+
+impl Refused {
+    fn detail(&self) -> String {
+        match self {
+            Refused::OverlongCursor { tool, chars } => format!(
+                "Tool `{tool}`: the next page's cursor has {chars} characters, over the \
+                 {MAX_CURSOR_CHARS} a cursor may have (the tool must make its position \
+                 smaller: an offset or a last-seen key)."
+            ),
+            Refused::Stalled { tool } => format!(
+                "Tool `{tool}`: the page did not advance (its next position is the one it \
+                 was asked for), so following nextCursor would return it forever. This is a \
+                 fault of the tool, not of the call."
+            ),
+        }
+    }
 }
 
 impl<T> Page<T> {
@@ -87,11 +119,8 @@ impl<T: Serialize> Serialize for Page<T> {
     /// large): the framework answers an `internal` error and logs why.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{Error as _, SerializeStruct as _};
-        if let Some(chars) = self.overlong_cursor {
-            return Err(S::Error::custom(format_args!(
-                "the next page's cursor has {chars} characters, over the {MAX_CURSOR_CHARS} a \
-                 cursor may have: make the position smaller (an offset or a last-seen key)"
-            )));
+        if let Some(refused) = &self.refused {
+            return Err(S::Error::custom(refused.detail()));
         }
         let fields = 2
             + usize::from(self.next_cursor.is_some())
@@ -111,6 +140,17 @@ impl<T: Serialize> Serialize for Page<T> {
 
 impl<T: Serialize + JsonSchema + 'static> ToolResult for Page<T> {
     const SUMMARY: Summary = Summary::Custom(render_summary);
+
+    /// A page that does not advance, or whose next cursor is too long: an `internal` error
+    /// naming the tool (logged with its correlation id), never a page a client would follow
+    /// forever.
+    fn refusal(&self) -> Option<ToolError> {
+        let refused = self.refused.as_ref()?;
+        let detail = refused.detail();
+        let id = crate::wire::envelope::new_correlation_id();
+        tracing::error!(correlation_id = %id, "{detail}");
+        Some(ToolError::of_kind(ErrorKind::Internal, detail).with_correlation_id(id))
+    }
 }
 
 /// The summary of a page, rendered from its `structuredContent` (see [`Page`]).

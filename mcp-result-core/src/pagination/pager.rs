@@ -28,6 +28,9 @@ use crate::{
 /// tool, caller and arguments (see the [module docs](crate::pagination)).
 pub struct Pager<P, C: PagePolicy = DefaultPaging> {
     position: Option<P>,
+    /// The position as its cursor held it (JSON), to tell a page that does not advance.
+    position_json: Option<Vec<u8>>,
+    tool: &'static str,
     page_size: usize,
     offset: u64,
     seal: Seal,
@@ -72,14 +75,26 @@ impl<P: Serialize, C: PagePolicy> Pager<P, C> {
     /// The page: `items`, and the position the next page starts from (`None`: this is the
     /// last page, and the result has no `nextCursor`), with `total_estimate` items in the
     /// whole walk if the tool knows about how many. The next cursor is sealed here, bound to
-    /// this tool, caller and arguments, valid for [`PagePolicy::CURSOR_LIFETIME`].
+    /// this tool, caller and arguments, valid for [`PagePolicy::CURSOR_LIFETIME`] (rounded
+    /// up, so that the same position gives the same cursor: a client's loop guard sees a
+    /// repeat).
+    ///
+    /// A `next` position equal to the one this call was asked for (the page does not
+    /// advance) is answered as an `internal` error naming the tool, "the page did not
+    /// advance", instead of a page a client would follow forever; so is a next cursor over
+    /// [`MAX_CURSOR_CHARS`].
     pub fn page<T>(&self, items: Vec<T>, next: Option<P>, total_estimate: Option<u64>) -> Page<T> {
         let shown = self.offset + items.len() as u64;
-        let mut overlong_cursor = None;
+        let mut refused = None;
         let next_cursor = next.map(|position| {
-            let cursor = self.seal.cursor(&position, shown, C::CURSOR_LIFETIME);
-            if cursor.len() > MAX_CURSOR_CHARS {
-                overlong_cursor = Some(cursor.len());
+            let (cursor, json) = self.seal.cursor(&position, shown, C::CURSOR_LIFETIME);
+            if self.position_json.as_deref() == Some(&json[..]) {
+                refused = Some(Refused::Stalled { tool: self.tool });
+            } else if cursor.len() > MAX_CURSOR_CHARS {
+                refused = Some(Refused::OverlongCursor {
+                    tool: self.tool,
+                    chars: cursor.len(),
+                });
             }
             cursor
         });
@@ -88,7 +103,7 @@ impl<P: Serialize, C: PagePolicy> Pager<P, C> {
             offset: self.offset,
             next_cursor,
             total_estimate,
-            overlong_cursor,
+            refused,
         }
     }
 }
@@ -169,20 +184,22 @@ where
         let key = call.state().server_key().clone();
         let caller = call.identity().key();
         let seal = Seal::new(&key, call.tool(), &caller, binding);
-        let (position, offset) = match call.extension_argument(CURSOR_ARGUMENT) {
-            None => (None, 0),
+        let (position, position_json, offset) = match call.extension_argument(CURSOR_ARGUMENT) {
+            None => (None, None, 0),
             Some(Value::String(cursor)) => {
                 let opened = seal
                     .open(&key, cursor, &caller, binding, now_ms())
                     .map_err(|problem| problem.error(C::CURSOR_LIFETIME))?;
                 let position = serde_json::from_slice::<P>(&opened.position)
                     .map_err(|_| Problem::Position.error(C::CURSOR_LIFETIME))?;
-                (Some(position), opened.offset)
+                (Some(position), Some(opened.position), opened.offset)
             }
             Some(_) => return Err(Problem::Malformed.error(C::CURSOR_LIFETIME)),
         };
         Ok(Self {
             position,
+            position_json,
+            tool: call.tool(),
             page_size,
             offset,
             seal,

@@ -68,7 +68,7 @@ fn a_cursor_opens_only_for_its_tool_caller_arguments_and_time() {
     // Sealed under the process key, so open with it too.
     let global = ServerKey::global_shared();
     let seal_global = Seal::new(global, "search", "alice", &fingerprints);
-    let cursor = seal_global.cursor(&42usize, 7, Duration::from_secs(60));
+    let (cursor, _) = seal_global.cursor(&42usize, 7, Duration::from_secs(60));
     let now = now_ms();
     let opened = seal_global
         .open(global, &cursor, "alice", &fingerprints, now)
@@ -114,10 +114,31 @@ fn a_cursor_opens_only_for_its_tool_caller_arguments_and_time() {
             &cursor,
             "alice",
             &fingerprints,
-            now + 61_000
+            now + 63_000
         ),
         Some(Problem::Expired)
     );
+    // Expiry is rounded up to a 24th of the lifetime (2.5 s here): valid for at least the
+    // lifetime, at most a step longer.
+    assert_eq!(
+        problem(
+            &seal_global,
+            global,
+            &cursor,
+            "alice",
+            &fingerprints,
+            now + 59_999
+        ),
+        None
+    );
+    // The same position, shown count and binding: the same cursor (a client's loop guard
+    // sees the repeat); another position: another cursor.
+    let day = Duration::from_secs(24 * 3600);
+    let (first, _) = seal_global.cursor(&42usize, 7, day);
+    let (again, _) = seal_global.cursor(&42usize, 7, day);
+    let (other, _) = seal_global.cursor(&43usize, 7, day);
+    assert_eq!(first, again);
+    assert_ne!(first, other);
     assert_eq!(
         problem(
             &seal_global,

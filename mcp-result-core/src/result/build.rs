@@ -82,6 +82,14 @@ pub trait ToolResult: Serialize + JsonSchema + 'static {
     fn withholds_secrets(&self) -> bool {
         Self::REDACTS
     }
+
+    /// The error this value must be answered with instead of itself, when it cannot be a
+    /// result (a [`Page`](crate::pagination::Page) that does not advance, or whose next
+    /// cursor is too long). `None` by default. Not public API.
+    #[doc(hidden)]
+    fn refusal(&self) -> Option<ToolError> {
+        None
+    }
 }
 
 /// Builds the complete `CallToolResult` for a success value. This is the one place a
@@ -206,6 +214,9 @@ impl std::fmt::Debug for ResultScope<'_> {
 /// [`build_result`] inside a tool call: first stores the value's [`crate::store::artifact::Payload`]s in
 /// `scope`'s artifact store (so they serialize as URIs and link as `resource_link`s).
 pub(crate) fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>) -> CallToolResult {
+    if let Some(error) = value.refusal() {
+        return error_result(&error);
+    }
     let (serialized, mut collected) = collect::collecting(|| serde_json::to_value(value));
     let serialized = serialized.map(|value| {
         if T::is_wrapped() {
