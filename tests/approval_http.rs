@@ -268,11 +268,36 @@ async fn out_of_band(served: &Served) {
     );
 }
 
+/// Resource URIs and arguments holding U+0000: not found, and (on PostgreSQL, which cannot
+/// store it) a `validation_error` naming the field; never database text.
+async fn nul(served: &Served, postgres: bool) {
+    use mcp_result::rmcp::model::ReadResourceRequestParams;
+    let alice = connect(&served.url, "alice-token", ProtocolVersion::V_2025_11_25).await;
+    for uri in [
+        "mcp-result://artifacts/a\u{0}b",
+        "mcp-result://approvals/a\u{0}b",
+    ] {
+        let error = alice
+            .read_resource(ReadResourceRequestParams::new(uri))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("resource not found"), "{uri}: {error}");
+    }
+    if postgres {
+        let refused = alice.call_tool(close("T-1\u{0}", None)).await.unwrap();
+        let envelope = structured(&refused);
+        assert_eq!(envelope["errorKind"], "validation_error", "{envelope}");
+        assert_eq!(envelope["fieldErrors"][0]["pointer"], "/ticketId");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn approvals_over_http_in_memory() {
     let served = serve("memory", None).await;
     rounds(&served).await;
     out_of_band(&served).await;
+    nul(&served, false).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -292,6 +317,7 @@ async fn approvals_over_http_in_postgres() {
     let served = serve("postgres", Some(database.url())).await;
     rounds(&served).await;
     out_of_band(&served).await;
+    nul(&served, true).await;
     let other = serve("postgres-b", Some(database.url())).await;
     rounds_across(&served, &other).await;
 }

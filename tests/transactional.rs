@@ -228,6 +228,39 @@ async fn on_postgres() {
     every_end_of_a_transactional_write(database.url()).await;
 }
 
+/// PostgreSQL cannot store U+0000 in text: an argument holding it is a `validation_error`
+/// naming the field before anything runs (never "unavailable, retry"); no driver text
+/// reaches the client (resource URIs holding it: tests/approval_http.rs).
+#[tokio::test(flavor = "multi_thread")]
+async fn text_postgres_cannot_store_is_a_validation_error() {
+    let database = postgres::TestDatabase::create().await;
+    let stores = SqlStores::connect(database.url()).await.unwrap();
+    sqlx::query("CREATE TABLE notes (body TEXT NOT NULL)")
+        .execute(stores.pool())
+        .await
+        .unwrap();
+    let state = State::new()
+        .with_idempotency_store(Arc::new(stores.idempotency()))
+        .with_audit_sink(Arc::new(stores.audit()));
+    let client = serve(state).await;
+    let refused = add(&client, json!({"body": "a\u{0}b"}), "k-nul").await;
+    assert_eq!(refused.is_error, Some(true));
+    let envelope = refused.structured_content.unwrap();
+    assert_eq!(envelope["errorKind"], "validation_error", "{envelope}");
+    assert_eq!(envelope["retrySafe"], true);
+    assert_eq!(
+        envelope["fieldErrors"],
+        json!([{"pointer": "/body", "message": "holds the character U+0000 (NUL), which this \
+            server's database cannot store: remove it"}])
+    );
+    assert_eq!(notes(&stores, "ab").await, 0);
+    // The key was not taken: the corrected call runs.
+    let done = add(&client, json!({"body": "ab"}), "k-nul").await;
+    assert_eq!(done.is_error, Some(false), "{done:?}");
+    client.cancel().await.unwrap();
+    stores.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn on_sqlite() {
     let dir = std::env::temp_dir().join(format!("mcp-result-tx-{}", std::process::id()));

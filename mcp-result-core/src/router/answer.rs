@@ -114,6 +114,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         scoped(&identity, route)?;
         // 3. The arguments, against the full inputSchema: every failing field at once.
         let mut arguments = route.validate(request.arguments)?;
+        if services.idempotency_store(&state).refuses_nul() {
+            route.storable(&arguments)?;
+        }
         // 4. A call cancelled before it started never starts.
         not_cancelled(&context)?;
         if route.read_only {

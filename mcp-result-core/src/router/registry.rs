@@ -21,7 +21,7 @@ use crate::{
     schema::{arguments::ArgumentSchema, portable_input, ToolOutputSchema},
     tool::{extract::extend_input, panics},
     wire::envelope::ErrorKind,
-    wire::envelope::ToolError,
+    wire::envelope::{FieldError, ToolError},
     wire::keys::{APPROVAL_REQUEST_ARGUMENT, SCOPES_META},
     write::{approval::gated_input_schema, idempotency::Advertised},
 };
@@ -400,6 +400,52 @@ impl<S> Route<S> {
             return Err(error_result(&ToolError::validation_of(field_errors, total)));
         }
         Ok(arguments)
+    }
+
+    /// Phase 3, for an instance whose stores refuse the character U+0000 (PostgreSQL): every
+    /// string (or property name) of the arguments holding it, as one `validation_error`
+    /// naming each field, instead of a database error after the call began.
+    pub(crate) fn storable(&self, arguments: &Value) -> Result<(), CallToolResult> {
+        let mut errors = Vec::new();
+        nul_fields(arguments, &mut String::new(), &mut errors);
+        if errors.is_empty() {
+            return Ok(());
+        }
+        let total = errors.len();
+        Err(error_result(&ToolError::validation_of(errors, total)))
+    }
+}
+
+/// The field errors of every string under `value` (at `pointer`) that holds U+0000.
+fn nul_fields(value: &Value, pointer: &mut String, errors: &mut Vec<FieldError>) {
+    const MESSAGE: &str = "holds the character U+0000 (NUL), which this server's database \
+                           cannot store: remove it";
+    match value {
+        Value::String(text) if text.contains('\0') => {
+            errors.push(FieldError::new(pointer.clone(), MESSAGE));
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let at = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                nul_fields(item, pointer, errors);
+                pointer.truncate(at);
+            }
+        }
+        Value::Object(object) => {
+            for (name, item) in object {
+                let at = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&crate::wire::pointer::escape(name));
+                if name.contains('\0') {
+                    errors.push(FieldError::new(pointer.clone(), MESSAGE));
+                } else {
+                    nul_fields(item, pointer, errors);
+                }
+                pointer.truncate(at);
+            }
+        }
+        _ => {}
     }
 }
 

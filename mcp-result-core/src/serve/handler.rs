@@ -392,11 +392,15 @@ async fn read_approval<S: ToolSet>(
             None,
         )
     };
+    if id.contains('\0') {
+        // No id holds it, and some databases cannot even be asked.
+        return Err(not_found());
+    }
     let request = services
         .approval_store(&state)
         .get(id)
         .await
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .map_err(|e| crate::serve::resources::store_error("approval store", &e))?
         .ok_or_else(not_found)?;
     if services.caller_identity(context).map(|caller| caller.key()) != Some(request.caller.clone())
     {

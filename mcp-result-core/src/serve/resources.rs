@@ -20,7 +20,8 @@ use crate::{
 /// JSON-RPC resource-not-found (`-32002`; `-32602` on 2026-07-28 connections, as rmcp maps
 /// it) with the message `resource not found: <uri>` (the URI escaped and cut at 300 characters), alike for an unknown or expired URI,
 /// for a reader without an identity and for one [`ArtifactAccess::may_read`] denies, so a
-/// denial does not reveal that an artifact exists. `-32603` when the store fails.
+/// denial does not reveal that an artifact exists. `-32603` with a correlation id (the
+/// cause logged) when the store fails.
 pub(crate) async fn read_artifact(
     access: &dyn ArtifactAccess,
     request: &ReadResourceRequestParams,
@@ -39,11 +40,15 @@ pub(crate) async fn read_artifact(
         tracing::warn!(uri = %request.uri, "resources/read without an identity: denied");
         return Err(not_found());
     };
+    if request.uri.contains('\0') {
+        // No artifact's URI holds U+0000, and some databases cannot even be asked.
+        return Err(not_found());
+    }
     let artifact = access
         .artifact_store()
         .get(&request.uri)
         .await
-        .map_err(|error| ErrorData::internal_error(format!("artifact store: {error}"), None))?
+        .map_err(|error| store_error("artifact store", &error))?
         .ok_or_else(not_found)?;
     if !access.may_read(&artifact, &reader) {
         tracing::warn!(uri = %request.uri, reader = %reader, "resources/read denied by ArtifactAccess::may_read");
@@ -64,4 +69,12 @@ pub(crate) async fn read_artifact(
         },
     };
     Ok(ReadResourceResult::new(vec![contents]).into())
+}
+
+/// The JSON-RPC `-32603` of a store that failed while reading a resource: the cause logged
+/// under a correlation id, only the id to the client (no driver text, no SQL).
+pub(crate) fn store_error(store: &str, error: &dyn std::fmt::Display) -> ErrorData {
+    let id = crate::wire::envelope::new_correlation_id();
+    tracing::error!(correlation_id = %id, %error, "{store} failed while reading a resource");
+    ErrorData::internal_error(format!("Internal error (correlation id {id})."), None)
 }

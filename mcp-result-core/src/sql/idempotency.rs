@@ -392,6 +392,10 @@ fn parse_result(text: Option<String>) -> Result<Value, StoreError> {
 }
 
 impl IdempotencyStore for SqlIdempotencyStore {
+    fn refuses_nul(&self) -> bool {
+        self.db.dialect == super::Dialect::Postgres
+    }
+
     fn claim<'a>(
         &'a self,
         scope: &'a KeyScope,

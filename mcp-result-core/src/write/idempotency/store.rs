@@ -124,6 +124,15 @@ pub trait IdempotencyStore: Send + Sync + 'static {
         ))
     }
 
+    /// Whether this store's database cannot hold the character U+0000 (NUL) in text
+    /// (PostgreSQL: its `text` and `jsonb` refuse it). The router then refuses arguments
+    /// holding it, as a `validation_error` naming each field, before anything runs. Not
+    /// public API.
+    #[doc(hidden)]
+    fn refuses_nul(&self) -> bool {
+        false
+    }
+
     /// Opens a write whose tool's own statements go into the store's transaction (a tool
     /// taking `sql::Tx`): the claim of `key` (when the write has one), the `intent` and,
     /// after the tool, its statements, its outcome and its stored answer commit together,
