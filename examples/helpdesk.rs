@@ -238,39 +238,63 @@ impl Helpdesk {
         Ok(view)
     }
 
-    /// Appends a note to ticket `id` unless it is locked: its note id.
-    /// Adds note `body` to ticket `id`: with `--store`, in the write's transaction `tx`, so
-    /// the note commits with the call's idempotency key and audit records, once.
+    /// Adds note `body` to ticket `id` unless it is locked: its note id. With `--store`, in
+    /// the write's transaction `tx`, so the note commits with the call's idempotency key and
+    /// audit records, once, and the lock is checked in the same statement (one commit in
+    /// all). When the stores cannot hold the write's transaction (`--audit-log` beside
+    /// `--store` records to a second log), the note still goes to the database, in a
+    /// transaction of its own.
     async fn add_note(&self, id: &str, body: String, tx: &Tx) -> Result<String, ToolError> {
-        let view = self.view(id).await?;
-        if view.locked {
-            return Err(ToolError::policy_blocked(format!(
+        let locked = |id: &str| {
+            ToolError::policy_blocked(format!(
                 "ticket {id} is locked (legal hold); notes need a human reviewer"
-            )));
+            ))
+        };
+        if self.with_ticket(id, |ticket| Ok(ticket.locked))? {
+            return Err(locked(id));
         }
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
-        if let Some(mut connection) = tx.connection().await {
+        if let Some(sql) = &self.sql {
             use mcp_result::sql::sqlx;
-            // The next number, taken in the insert itself; two instances that race for it
-            // collide on the primary key, and the loser takes the one after (a savepoint
-            // keeps the write's transaction usable after the collision).
+            let mut in_write = tx.connection().await;
+            let mut own = match in_write {
+                Some(_) => None,
+                None => Some(sql.pool().begin().await.map_err(unavailable)?),
+            };
+            let connection: &mut sqlx::AnyConnection = match (&mut in_write, &mut own) {
+                (Some(connection), _) => connection,
+                (None, Some(own)) => own,
+                (None, None) => unreachable!("one of the two is open"),
+            };
+            // The next number, taken in the insert itself, unless the ticket is locked; two
+            // instances that race for a number collide on the primary key, and the loser
+            // takes the one after (a savepoint keeps the transaction usable after it).
             for _ in 0..20 {
                 sqlx::query("SAVEPOINT note")
                     .execute(&mut *connection)
                     .await
                     .map_err(unavailable)?;
-                let inserted: Result<i64, _> = sqlx::query_scalar(
+                let inserted: Result<Option<i64>, _> = sqlx::query_scalar(
                     "INSERT INTO helpdesk_notes (ticket_id, n, body) \
-                     SELECT $1, COALESCE(MAX(n), 0) + 1, $2 FROM helpdesk_notes \
-                     WHERE ticket_id = $3 RETURNING n",
+                     SELECT $1, (SELECT COALESCE(MAX(n), 0) + 1 FROM helpdesk_notes \
+                     WHERE ticket_id = $2), $3 \
+                     WHERE NOT EXISTS (SELECT 1 FROM helpdesk_locks WHERE ticket_id = $4) \
+                     RETURNING n",
                 )
+                .bind(id)
                 .bind(id)
                 .bind(&body)
                 .bind(id)
-                .fetch_one(&mut *connection)
+                .fetch_optional(&mut *connection)
                 .await;
                 match inserted {
-                    Ok(n) => return Ok(format!("{id}-N{n}")),
+                    Ok(Some(n)) => {
+                        if let Some(own) = own {
+                            own.commit().await.map_err(unavailable)?;
+                        }
+                        return Ok(format!("{id}-N{n}"));
+                    }
+                    Ok(None) => return Err(locked(id)),
                     Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
                         sqlx::query("ROLLBACK TO SAVEPOINT note")
                             .execute(&mut *connection)

@@ -498,3 +498,93 @@ async fn a_transactional_write_killed_before_its_commit_left_nothing() {
     }
     stores.close().await;
 }
+
+/// `pg_stat_database.xact_commit` of `url`'s database.
+async fn xact_commit(url: &str) -> i64 {
+    let stores = SqlStores::open(url).await.unwrap();
+    let commits = mcp_result::sql::sqlx::query_scalar(
+        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+    )
+    .fetch_one(stores.pool())
+    .await
+    .unwrap();
+    stores.close().await;
+    commits
+}
+
+/// The commits of two instances' lives on `database` in which they serve `writes` keyed
+/// calls of `add_internal_note` (alternating, one at a time), after a first call each: the
+/// instances started, the calls, the instances killed (so every backend published its
+/// counters).
+async fn commits_of_two_instances(database: &str, writes: u64) -> i64 {
+    let before = xact_commit(database).await;
+    let a = Instance::start("A", 0, database).await;
+    let b = Instance::start("B", 0, database).await;
+    let http = reqwest::Client::new();
+    for i in 0..writes + 2 {
+        let instance = if i % 2 == 0 { &a } else { &b };
+        let key = format!("once-{writes}-{i}");
+        let result = rpc(
+            &http,
+            &instance.url,
+            "alice-token",
+            body(
+                i,
+                "add_internal_note",
+                note("T-1001", "counted", &key),
+                None,
+            ),
+        )
+        .await;
+        assert_eq!(
+            result["structuredContent"]["status"], "succeeded",
+            "{result}"
+        );
+    }
+    a.kill().await;
+    b.kill().await;
+    // Until every backend of theirs has exited (and so published its counters).
+    let stores = SqlStores::open(database).await.unwrap();
+    for _ in 0..100 {
+        let others: i64 = mcp_result::sql::sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() \
+             AND pid <> pg_backend_pid()",
+        )
+        .fetch_one(stores.pool())
+        .await
+        .unwrap();
+        if others == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stores.close().await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Less the commits of the wait's own connection (its statements above).
+    xact_commit(database).await - before
+}
+
+/// A transactional keyed write served over HTTP as the example serves it, by two instances
+/// on one database, commits once: the claim, the audit intent, the lock check, the note, the
+/// stored answer and the audit outcome in one transaction (PostgreSQL counts, less what
+/// the instances' lives cost without the counted writes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_transactional_keyed_write_over_http_commits_once() {
+    const WRITES: u64 = 300;
+    let database = TestDatabase::create().await;
+    // The first life migrates the database and makes the desk's tables: not counted.
+    commits_of_two_instances(database.url(), 0).await;
+    // A life's own commits (starting, the pools, stopping) vary by a few: 300 writes make
+    // that a hundredth of a commit each.
+    let base = commits_of_two_instances(database.url(), 0).await;
+    let commits = commits_of_two_instances(database.url(), WRITES).await;
+    let per_write = (commits - base) as f64 / WRITES as f64;
+    println!(
+        "commits per transactional keyed write over HTTP: {per_write:.2} ({commits} in a life \
+         with {WRITES} more writes, {base} without)"
+    );
+    assert!(
+        (0.95..=1.05).contains(&per_write),
+        "commits per transactional keyed write over HTTP: {per_write:.2}"
+    );
+}
