@@ -25,6 +25,8 @@ pub(crate) struct Calls {
     /// The scopes a call of a tool needs, by tool name.
     pub(crate) scopes: Box<dyn Fn(&str) -> &'static [&'static str] + Send + Sync>,
     pub(crate) challenge: Challenge,
+    /// How long the body may take to arrive ([`super::HttpLimits::body_read`]).
+    pub(crate) body_read: std::time::Duration,
 }
 
 /// What the look needs of a message; the rest is skipped, not built.
@@ -54,8 +56,14 @@ struct CallParams<'a> {
 /// A `400` with a JSON-RPC error of `code` (`-32700` parse error, `-32600` invalid request)
 /// and `id` null: the request's id could not be read or the message is not one request.
 fn bad_request(code: i32, message: &str) -> Response {
+    refusal(StatusCode::BAD_REQUEST, code, message)
+}
+
+/// A `status` answer with a JSON-RPC error of `code` and `message`, `id` null: how the edge
+/// answers every client mistake.
+pub(crate) fn refusal(status: StatusCode, code: i32, message: &str) -> Response {
     (
-        StatusCode::BAD_REQUEST,
+        status,
         axum::Json(json!({
             "jsonrpc": "2.0",
             "id": null,
@@ -74,12 +82,25 @@ pub(crate) async fn check_call(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = to_bytes(body, MAX_BODY).await else {
-        return (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "the request body is larger than 4 MiB, or was cut off",
-        )
-            .into_response();
+    let bytes = match tokio::time::timeout(calls.body_read, to_bytes(body, MAX_BODY)).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(_)) => {
+            return refusal(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                -32600,
+                "Invalid Request: the body is larger than 4 MiB, or was cut off",
+            )
+        }
+        Err(_elapsed) => {
+            return refusal(
+                StatusCode::REQUEST_TIMEOUT,
+                -32600,
+                &format!(
+                    "Invalid Request: the body did not arrive within {} s",
+                    calls.body_read.as_secs_f64()
+                ),
+            )
+        }
     };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {

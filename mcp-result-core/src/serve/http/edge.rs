@@ -78,35 +78,33 @@ impl Origins {
         matches_any(&self.loopback, origin) || self.listed(origin)
     }
 
-    /// The CORS layer of the listed origins, `None` when none is listed: preflights are
-    /// answered here, before authentication; the headers an MCP client sends are allowed
-    /// and those it reads are exposed.
-    pub(crate) fn cors(self: &Arc<Self>) -> Option<CorsLayer> {
-        if self.listed.is_empty() {
-            return None;
-        }
+    /// The CORS layer of the origins that may call (loopback and listed: the same rule as
+    /// the `Origin` check): preflights are answered here, before authentication; the
+    /// headers an MCP client sends (those of MCP 2026-07-28, `Mcp-Method` and `Mcp-Name`,
+    /// included) are allowed and those it reads are exposed.
+    pub(crate) fn cors(self: &Arc<Self>) -> CorsLayer {
         let origins = Arc::clone(self);
-        Some(
-            CorsLayer::new()
-                .allow_origin(AllowOrigin::predicate(move |origin: &HeaderValue, _| {
-                    origins.listed(origin.as_bytes())
-                }))
-                .allow_methods([Method::GET, Method::POST, Method::DELETE])
-                .allow_headers([
-                    header::AUTHORIZATION,
-                    header::CONTENT_TYPE,
-                    header::ACCEPT,
-                    HeaderName::from_static("mcp-session-id"),
-                    HeaderName::from_static("mcp-protocol-version"),
-                    HeaderName::from_static("last-event-id"),
-                ])
-                .expose_headers([
-                    header::WWW_AUTHENTICATE,
-                    HeaderName::from_static("mcp-session-id"),
-                    HeaderName::from_static("mcp-protocol-version"),
-                ])
-                .max_age(Duration::from_secs(600)),
-        )
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::predicate(move |origin: &HeaderValue, _| {
+                origins.allowed(origin.as_bytes())
+            }))
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([
+                header::AUTHORIZATION,
+                header::CONTENT_TYPE,
+                header::ACCEPT,
+                HeaderName::from_static("mcp-session-id"),
+                HeaderName::from_static("mcp-protocol-version"),
+                HeaderName::from_static("mcp-method"),
+                HeaderName::from_static("mcp-name"),
+                HeaderName::from_static("last-event-id"),
+            ])
+            .expose_headers([
+                header::WWW_AUTHENTICATE,
+                HeaderName::from_static("mcp-session-id"),
+                HeaderName::from_static("mcp-protocol-version"),
+            ])
+            .max_age(Duration::from_secs(600))
     }
 }
 
@@ -170,13 +168,29 @@ fn pattern(entry: &str) -> Option<Pattern> {
     }
 }
 
-/// Answers `403` (with a JSON-RPC error, as MCP "Transports" describes) for a request whose
+/// Answers `400` for a request with more than one `Authorization`, `Origin` or `Host`
+/// header (which one a proxy, the checks and rmcp would each read is anyone's guess), and
+/// `403` (with a JSON-RPC error, as MCP "Transports" describes) for a request whose
 /// `Origin` is not allowed; the origin itself is not echoed.
 pub(crate) async fn check_origin(
     State(origins): State<Arc<Origins>>,
     request: Request,
     next: Next,
 ) -> Response {
+    for name in [header::AUTHORIZATION, header::ORIGIN, header::HOST] {
+        let count = request.headers().get_all(&name).iter().count();
+        if count > 1 {
+            tracing::warn!(header = %name, count, "request with a repeated header refused");
+            return super::calls::refusal(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                &format!(
+                    "Invalid Request: {count} `{name}` headers; send one",
+                    name = canonical(&name)
+                ),
+            );
+        }
+    }
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         if !origins.allowed(origin.as_bytes()) {
             tracing::warn!("request with a foreign Origin refused");
@@ -197,6 +211,86 @@ pub(crate) async fn check_origin(
         }
     }
     next.run(request).await
+}
+
+/// A header's name as specifications write it (`Authorization`).
+fn canonical(name: &HeaderName) -> &'static str {
+    match name.as_str() {
+        "authorization" => "Authorization",
+        "origin" => "Origin",
+        "host" => "Host",
+        _ => "a security",
+    }
+}
+
+/// The largest refusal body of rmcp's read (a header echoed in it is bounded by hyper's
+/// header limit, well below).
+const MAX_REFUSAL: usize = 1024 * 1024;
+
+/// The largest `error.data` of a refusal kept.
+const MAX_ERROR_DATA: usize = 1024;
+
+/// Turns every `4xx` of rmcp's into the same status with a JSON-RPC error whose message is
+/// capped as every value the framework echoes ([`crate::wire::text::cap_message`]): a
+/// plain-text refusal (`406` for `Accept`, `415` for `Content-Type`, …) becomes `-32600`
+/// with its text, `id` null; a JSON-RPC error (a header that does not match the body, which
+/// rmcp echoes whole) keeps its code, `id` and `data` (dropped past 1 KiB), its message
+/// capped. Other
+/// statuses pass.
+pub(crate) async fn json_rpc_refusals(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if !status.is_client_error() {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_REFUSAL)
+        .await
+        .unwrap_or_default();
+    let (id, code, text, data) = match serde_json::from_slice::<serde_json::Value>(&bytes) {
+        Ok(mut body) if body["error"].is_object() => (
+            body["id"].take(),
+            body["error"]["code"].as_i64().unwrap_or(-32600),
+            body["error"]["message"].as_str().unwrap_or("").to_owned(),
+            // What clients act on (`supported` versions, `requiredCapabilities`), unless it
+            // is large enough to be an echo.
+            body["error"]
+                .get_mut("data")
+                .map(serde_json::Value::take)
+                .filter(|data| data.to_string().len() <= MAX_ERROR_DATA),
+        ),
+        _ => (
+            serde_json::Value::Null,
+            -32600,
+            String::from_utf8_lossy(&bytes).into_owned(),
+            None,
+        ),
+    };
+    let message = match text.trim() {
+        "" => format!(
+            "Invalid Request: {}",
+            status.canonical_reason().unwrap_or("client error")
+        ),
+        text if code == -32600 && !text.starts_with("Invalid Request") => {
+            format!("Invalid Request: {}", crate::wire::text::cap_message(text))
+        }
+        text => crate::wire::text::cap_message(text),
+    };
+    let mut error = json!({"code": code, "message": message});
+    if let Some(data) = data {
+        error["data"] = data;
+    }
+    let mut refused = (
+        status,
+        axum::Json(json!({"jsonrpc": "2.0", "id": id, "error": error})),
+    )
+        .into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            refused.headers_mut().append(name, value.clone());
+        }
+    }
+    refused
 }
 
 #[cfg(test)]

@@ -25,8 +25,14 @@
 //! explicit choice.
 //!
 //! **Browsers.** `Origin` is validated (loopback and [`HttpOptions::allowed_origins`] pass,
-//! others get `403`); the listed origins get CORS, preflights answered before
+//! others get `403`); the origins that pass get CORS, preflights answered before
 //! authentication.
+//!
+//! **Client mistakes.** Every one is answered with a JSON-RPC error in the body and the
+//! HTTP status that fits (rmcp's own plain-text refusals too: `406`, `415`, …), values the
+//! client sent echoed capped; a request with two `Authorization`, `Origin` or `Host`
+//! headers is refused `400`. [`serve_http`] closes connections that send no headers within
+//! [`HttpLimits::header_read`] and keeps at most [`HttpLimits::max_connections`].
 //!
 //! **Several instances.** [`HttpOptions::default`] serves statelessly (rmcp's
 //! `legacy_session_mode: false`): no MCP session lives in one instance's memory, so any
@@ -37,6 +43,7 @@
 mod auth;
 mod calls;
 mod edge;
+mod listen;
 mod metadata;
 mod options;
 mod router;
@@ -44,5 +51,5 @@ mod sessions;
 
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;
-pub use options::HttpOptions;
+pub use options::{HttpLimits, HttpOptions};
 pub use router::{router, serve_http};

@@ -1,5 +1,7 @@
 //! How [`router`](super::router) serves: [`HttpOptions`].
 
+use std::time::Duration;
+
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 use super::metadata::ProtectedResource;
@@ -36,9 +38,12 @@ pub struct HttpOptions {
     /// `Origin` is neither a loopback origin (`http(s)://localhost`, `127.0.0.1`, `[::1]`,
     /// any port) nor listed here is answered `403` before anything else, preflights
     /// included; requests without `Origin` (every non-browser client) pass. The origins
-    /// listed here also get CORS answers (Fetch standard): a preflight is answered before
-    /// authentication, and `WWW-Authenticate`, `Mcp-Session-Id` and `MCP-Protocol-Version`
-    /// are exposed to the page. Default: empty (loopback pages may call, no page gets CORS).
+    /// that pass (loopback and those listed) also get CORS answers (Fetch standard): a
+    /// preflight is answered before authentication, the headers MCP clients send
+    /// (`Authorization`, `Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+    /// `Last-Event-ID`) are allowed, and `WWW-Authenticate`, `Mcp-Session-Id` and
+    /// `MCP-Protocol-Version` are exposed to the page. Default: empty (loopback pages, such
+    /// as the MCP Inspector's, may call).
     pub allowed_origins: Vec<String>,
     /// Keep MCP sessions (before 2026-07-28) in this instance's memory. Default `false`:
     /// stateless, so any instance answers any request. A session is bound to the identity
@@ -56,6 +61,61 @@ pub struct HttpOptions {
     /// key and values. Default: `State::new()`, fresh in-memory stores for this router only
     /// (give several instances the same SQL stores to share keys and approvals).
     pub state: InstanceState,
+    /// How many connections, and how slow, [`serve_http`](super::serve_http) accepts.
+    pub limits: HttpLimits,
+}
+
+/// The bounds [`serve_http`](super::serve_http) puts on connections, so that idle or slow
+/// clients cannot hold every file descriptor (a server behind [`router`](super::router) on
+/// a listener of its own sets its own).
+///
+/// - A connection that has not sent a request's headers within [`Self::header_read`] (a
+///   new one, or a kept-alive one between requests) is closed.
+/// - A POST whose body has not arrived within [`Self::body_read`] is answered `408` with a
+///   JSON-RPC error.
+/// - Past [`Self::max_connections`] open connections, a new one is answered `503` with
+///   `Retry-After: 1` and closed. A response being streamed (an SSE stream) keeps its
+///   connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct HttpLimits {
+    /// The most connections open at once. Default 512 (half the common 1,024 file
+    /// descriptors of a process).
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's headers. Default 10 s.
+    pub header_read: Duration,
+    /// How long a POST body may take to arrive. Default 30 s.
+    pub body_read: Duration,
+}
+
+impl HttpLimits {
+    /// These limits with at most `max` connections open at once.
+    pub fn with_max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max;
+        self
+    }
+
+    /// These limits with headers read within `timeout`.
+    pub fn with_header_read(mut self, timeout: Duration) -> Self {
+        self.header_read = timeout;
+        self
+    }
+
+    /// These limits with POST bodies read within `timeout`.
+    pub fn with_body_read(mut self, timeout: Duration) -> Self {
+        self.body_read = timeout;
+        self
+    }
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            max_connections: 512,
+            header_read: Duration::from_secs(10),
+            body_read: Duration::from_secs(30),
+        }
+    }
 }
 
 impl Default for HttpOptions {
@@ -67,6 +127,7 @@ impl Default for HttpOptions {
             sessions: false,
             resource: None,
             state: InstanceState::new(),
+            limits: HttpLimits::default(),
         }
     }
 }

@@ -19,7 +19,8 @@ use serde_json::Value;
 use super::{
     auth::{authenticate, Authenticator, Challenge, TokenVerifier},
     calls::{check_call, Calls},
-    edge::{check_origin, Origins},
+    edge::{check_origin, json_rpc_refusals, Origins},
+    listen::serve_connections,
     metadata::WELL_KNOWN,
     options::HttpOptions,
     sessions::{bind_session, Sessions},
@@ -35,14 +36,16 @@ use crate::{
 /// `server`.
 ///
 /// A request meets, in order:
-/// 1. the `Origin` check (`403` for a foreign origin) and, for the origins listed in
-///    [`HttpOptions::allowed_origins`], CORS (a preflight is answered here);
+/// 1. the header check (`400` for two `Authorization`, `Origin` or `Host` headers), the
+///    `Origin` check (`403` for a foreign origin) and, for the origins that pass (loopback
+///    and [`HttpOptions::allowed_origins`]), CORS (a preflight is answered here);
 /// 2. the protected resource metadata ([`HttpOptions::resource`]), served without a token;
 /// 3. the bearer check (`401` with the challenge, `400` for a token in the URL);
 /// 4. the message check: one JSON-RPC message (`400` with `-32700` or `-32600`), and a
 ///    `tools/call` with every scope its tool declares (`403 insufficient_scope`);
 /// 5. with [`HttpOptions::sessions`], the session's owner (`404` for another identity);
-/// 6. rmcp's streamable HTTP service (its `Host` check, then MCP).
+/// 6. rmcp's streamable HTTP service (its `Host` check, then MCP); its plain-text refusals
+///    (`406`, `415`, …) are turned into JSON-RPC errors, their text capped.
 ///
 /// # Panics
 /// An entry of [`HttpOptions::allowed_origins`] that is not an origin (the message names it
@@ -110,8 +113,10 @@ where
     let calls = Calls {
         scopes: Box::new(move |name| registry.required_scopes(name)),
         challenge: challenge.clone(),
+        body_read: options.limits.body_read,
     };
     mcp = mcp
+        .route_layer(axum::middleware::from_fn(json_rpc_refusals))
         .route_layer(axum::middleware::from_fn_with_state(
             Arc::new(calls),
             check_call,
@@ -145,10 +150,8 @@ where
             mcp = mcp.route(&path, get(serve.clone()));
         }
     }
-    if let Some(cors) = origins.cors() {
-        mcp = mcp.layer(cors);
-    }
-    mcp.layer(axum::middleware::from_fn_with_state(origins, check_origin))
+    mcp.layer(origins.cors())
+        .layer(axum::middleware::from_fn_with_state(origins, check_origin))
 }
 
 fn metadata_response(document: &Value) -> Response {
@@ -161,7 +164,10 @@ fn metadata_response(document: &Value) -> Response {
 }
 
 /// Serves `server` over streamable HTTP on `listener` until `shutdown` completes, then
-/// waits up to [`crate::SHUTDOWN_GRACE`] for running writes (as [`crate::serve`] does).
+/// waits up to [`crate::SHUTDOWN_GRACE`] for open responses and running writes (as
+/// [`crate::serve`] does). Connections are bounded by [`HttpOptions::limits`]: closed when
+/// they send no request headers within [`HttpLimits::header_read`](super::HttpLimits), at
+/// most [`HttpLimits::max_connections`](super::HttpLimits) open (`503` past it).
 ///
 /// # Errors
 /// A broken tool definition ([`crate::RegistryError`]), an unusable configured server key,
@@ -179,9 +185,15 @@ where
 {
     let registry = prepare::<S>()?;
     Origins::new(&options.allowed_origins)?;
-    axum::serve(listener, router(server, verifier, &options))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let app = router(server, verifier, &options);
+    serve_connections(
+        listener,
+        app,
+        options.limits,
+        shutdown,
+        crate::SHUTDOWN_GRACE,
+    )
+    .await;
     drain(registry).await;
     Ok(())
 }
