@@ -60,6 +60,12 @@ impl RawClient {
         }
     }
 
+    /// Sends `bytes` as they are, then a newline (for lines no JSON value prints).
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.write.write_all(bytes).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+    }
+
     /// The next line as the server wrote it (10 s at most).
     pub async fn next_line(&mut self) -> String {
         tokio::time::timeout(Duration::from_secs(10), self.lines.next_line())

@@ -185,13 +185,19 @@ pub(crate) async fn drain<S: ToolSet>(registry: &ToolRegistry<S>) {
 /// pipes where both streams are FIFOs, as MCP clients launch servers; rmcp falls back to
 /// blocking stdio elsewhere). stdout is the MCP channel: log to stderr.
 ///
+/// Every bad line gets an answer: `-32700` for a line that is not JSON (with the request's
+/// `id` when the line shows it), `-32600`/`-32602` for JSON that is no message or whose
+/// `params` do not fit; a notification or response before `initialize` is dropped, never
+/// the end of the session.
+///
 /// # Errors
 /// As [`serve`].
 #[cfg(feature = "transport-io")]
 pub async fn serve_stdio<S: ToolSet + ServerHandler>(
     server: S,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve(server, rmcp::transport::io::stdio_pipes()).await
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    serve(server, crate::serve::lines::Lines::new(read, write)).await
 }
 
 /// [`serve_stdio`], with `state` handed to every call ([`State`]).
@@ -203,7 +209,8 @@ pub async fn serve_stdio_with_state<S: ToolSet + ServerHandler>(
     server: S,
     state: State,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    serve_with_state(server, rmcp::transport::io::stdio_pipes(), state).await
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    serve_with_state(server, crate::serve::lines::Lines::new(read, write), state).await
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`): every tool, in one

@@ -8,6 +8,8 @@
 pub(crate) mod handler;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "transport-io")]
+pub(crate) mod lines;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 pub(crate) mod resources;
