@@ -846,6 +846,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .init();
     // The flags may stand anywhere; the rest is the command.
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args
+        .iter()
+        .any(|a| a == "--help" || a == "-h" || a == "help")
+    {
+        print!("{HELP}");
+        return Ok(());
+    }
     let audit_log = match take_flag(&mut args, "--audit-log")? {
         Some(path) => Some(JsonLinesSink::open(path)?),
         None => None,
@@ -873,11 +880,45 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
         Some("docs") => docs(args.into_iter().skip(1)),
         Some(other) => Err(format!(
-            "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve` or `reject`"
+            "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve` or \
+             `reject` (`--help` says more)"
         )
         .into()),
     }
 }
+
+/// What `--help` prints.
+const HELP: &str = "\
+helpdesk: a small support-desk MCP server built with mcp-result.
+
+Usage:
+  helpdesk [serve] [FLAGS]         serve MCP over stdio (the default), or HTTP with --http
+  helpdesk demo                    run this binary as a child over stdio, connect rmcp's
+                                   client, print tools/list and a few tools/call results
+  helpdesk docs [--json] [PATH]    print (or write to PATH) the docs of every tool
+  helpdesk approve --store URL ID APPROVER
+  helpdesk reject --store URL ID APPROVER REASON
+                                   decide a pending approval request through the store
+  helpdesk --help                  this text
+
+Flags:
+  --store URL            keep every store, the notes and the locks in one database:
+                         sqlite:PATH or postgres://... (features sqlite, postgres)
+  --audit-log PATH       also write the audit log as JSON Lines to PATH
+  --http ADDRESS         serve streamable HTTP on ADDRESS, e.g. 127.0.0.1:8080 (feature http)
+  --tokens PATH          bearer tokens of --http, a JSON table {token: {subject, tenant?,
+                         scopes?}}; without it the demo tokens alice-token and bob-token
+  --oauth-issuer URL     an OAuth 2.1 protected resource instead: JWT access tokens of this
+  --resource URL           authorization server for this resource URI (feature oauth)
+  --introspect CLIENT_ID verify opaque tokens by introspection (MCP_RESULT_CLIENT_SECRET)
+  --allow-origin ORIGIN  let a browser page of ORIGIN call (CORS; repeatable)
+
+Environment:
+  MCP_RESULT_SERVER_KEY  the server key shared by every instance (base64, 32 bytes or more)
+  MCP_RESULT_INSTANCE    this instance's name in the audit log
+
+Logs go to stderr: stdout is the MCP channel.
+";
 
 /// `approve --store URL ID APPROVER` / `reject --store URL ID APPROVER REASON`: an
 /// approver's decision on a pending approval request, from another process than the

@@ -49,14 +49,17 @@ pub mod retries {}
 #[doc = include_str!("../docs/guide/05-audit-approval.md")]
 pub mod audit_approval {}
 
-// Its example serves over streamable HTTP with SQL stores, which exist only with those
-// features.
-#[cfg(all(feature = "http", any(feature = "sqlite", feature = "postgres")))]
+#[cfg_attr(all(feature = "http", any(feature = "sqlite", feature = "postgres")), doc = include_str!("../docs/guide/06-identity-state.md"))]
+#[cfg_attr(
+    not(all(feature = "http", any(feature = "sqlite", feature = "postgres"))),
+    doc = "# Identity and state\n\nThis chapter's examples compile with the features `http` and `sqlite` or `postgres`, which this build of the \
+           docs does not have: read it in [`docs/guide/06-identity-state.md`](https://github.com/mcp-result/mcp-result/blob/main/docs/guide/06-identity-state.md) \
+           (the repository), or build the docs with `--all-features` (as docs.rs does)."
+)]
 #[cfg_attr(
     docsrs,
     doc(cfg(all(feature = "http", any(feature = "sqlite", feature = "postgres"))))
 )]
-#[doc = include_str!("../docs/guide/06-identity-state.md")]
 pub mod identity_state {}
 
 #[doc = include_str!("../docs/guide/07-return-types.md")]
@@ -91,10 +94,14 @@ pub mod tool_docs {}
 #[doc = include_str!("../docs/guide/16-client-side.md")]
 pub mod client_side {}
 
-// Its example is a test through `mcp_result::testing`, which exists only with the feature.
-#[cfg(feature = "testing")]
+#[cfg_attr(feature = "testing", doc = include_str!("../docs/guide/17-testing.md"))]
+#[cfg_attr(
+    not(feature = "testing"),
+    doc = "# Testing your server\n\nThis chapter's examples compile with the feature `testing`, which this build of the \
+           docs does not have: read it in [`docs/guide/17-testing.md`](https://github.com/mcp-result/mcp-result/blob/main/docs/guide/17-testing.md) \
+           (the repository), or build the docs with `--all-features` (as docs.rs does)."
+)]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
-#[doc = include_str!("../docs/guide/17-testing.md")]
 pub mod testing {}
 
 #[doc = include_str!("../docs/guide/18-migration.md")]
@@ -109,15 +116,25 @@ pub mod cost {}
 #[doc = include_str!("../docs/guide/21-state-extractors.md")]
 pub mod state_extractors {}
 
-// Its example is an OAuth protected resource, which exists only with the feature.
-#[cfg(feature = "oauth")]
+#[cfg_attr(feature = "oauth", doc = include_str!("../docs/guide/22-oauth.md"))]
+#[cfg_attr(
+    not(feature = "oauth"),
+    doc = "# Serving behind an authorization server\n\nThis chapter's examples compile with the feature `oauth`, which this build of the \
+           docs does not have: read it in [`docs/guide/22-oauth.md`](https://github.com/mcp-result/mcp-result/blob/main/docs/guide/22-oauth.md) \
+           (the repository), or build the docs with `--all-features` (as docs.rs does)."
+)]
 #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
-#[doc = include_str!("../docs/guide/22-oauth.md")]
 pub mod oauth {}
 
 #[doc = include_str!("../docs/guide/23-beside.md")]
 pub mod beside {}
 
-#[cfg(feature = "elicitation")]
-#[doc = include_str!("../docs/guide/24-asking.md")]
+#[cfg_attr(feature = "elicitation", doc = include_str!("../docs/guide/24-asking.md"))]
+#[cfg_attr(
+    not(feature = "elicitation"),
+    doc = "# Asking, logging, plain content\n\nThis chapter's examples compile with the feature `elicitation` (a default), which this build of the \
+           docs does not have: read it in [`docs/guide/24-asking.md`](https://github.com/mcp-result/mcp-result/blob/main/docs/guide/24-asking.md) \
+           (the repository), or build the docs with `--all-features` (as docs.rs does)."
+)]
+#[cfg_attr(docsrs, doc(cfg(feature = "elicitation")))]
 pub mod asking {}

@@ -462,3 +462,33 @@ async fn with_a_sqlite_store_the_desk_keeps_its_state_across_restarts() {
     client.cancel().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `--help` says how to run the example, and exits 0; an unknown command points at it.
+#[test]
+fn the_example_says_how_to_run_it() {
+    let help = std::process::Command::new(example_path("helpdesk"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(help.status.success());
+    let text = String::from_utf8(help.stdout).unwrap();
+    for part in [
+        "Usage:",
+        "helpdesk demo",
+        "--store URL",
+        "--http ADDRESS",
+        "MCP_RESULT_SERVER_KEY",
+    ] {
+        assert!(text.contains(part), "{part} in:\n{text}");
+    }
+    let unknown = std::process::Command::new(example_path("helpdesk"))
+        .arg("srve")
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("unknown command `srve`"),
+        "{}",
+        String::from_utf8_lossy(&unknown.stderr)
+    );
+}

@@ -6,7 +6,8 @@
 //!   ([`AuditEventId`](status::AuditEventId)), the write contract's values;
 //! - [`envelope`]: the tool error envelope ([`ToolError`](envelope::ToolError)),
 //!   [`ErrorKind`](envelope::ErrorKind) and [`FieldError`](envelope::FieldError), serialized
-//!   by the server and parsed by the client with the same `serde` impls;
+//!   by the server and parsed by the client with the same `serde` impls; [`write_errors`]:
+//!   the errors of a write's own path;
 //! - [`audience`]: the one [`Audience`](audience::Audience) of content-block annotations;
 //! - [`keys`]: property names and `_meta` keys (the write-contract keys, the wrap property);
 //! - [`meta_key`]: the `_meta` key rules;
@@ -21,3 +22,4 @@ pub(crate) mod pointer;
 pub(crate) mod secret;
 pub(crate) mod status;
 pub(crate) mod text;
+pub(crate) mod write_errors;
