@@ -32,6 +32,7 @@
 //! | [State and extractors](state_extractors) | the state one served instance hands its calls; extractors of your own |
 //! | [Beside the framework](beside) | your own prompts, resources and capabilities next to the framework's (`mcp_result::handler`) |
 //! | [Asking, logging, plain content](asking) | a tool's own questions (`Ask`: input-required rounds, elicitation, sampling, roots), `Log`, `Unstructured`, `ToolError::protocol`; the official conformance suite |
+//! | [The life of a call](lifecycle) | answered, timed out, cancelled, disconnected: what stops and what is recorded; the wait for a human; every bad input's answer |
 //! | [Serving behind an authorization server](oauth) | OAuth 2.1: protected resource metadata, JWT and introspected tokens, scopes per tool, CORS and `Origin` (feature `oauth`) |
 
 #[doc = include_str!("../docs/guide/01-contract.md")]
@@ -138,3 +139,6 @@ pub mod beside {}
 )]
 #[cfg_attr(docsrs, doc(cfg(feature = "elicitation")))]
 pub mod asking {}
+
+#[doc = include_str!("../docs/guide/25-lifecycle.md")]
+pub mod lifecycle {}

@@ -24,6 +24,7 @@
 #![doc = "[blocks]: crate::guide::blocks"]
 #![doc = "[cost]: crate::guide::cost"]
 #![doc = "[asking]: crate::guide::asking"]
+#![doc = "[lifecycle]: crate::guide::lifecycle"]
 #![doc = "[mcp_tool]: crate::mcp_tool"]
 #![doc = "[mcp_tools]: crate::mcp_tools"]
 #![doc = "[mcp_handler]: crate::mcp_handler"]
