@@ -145,18 +145,19 @@ async fn a_durable_write_commits_twice_and_a_transactional_one_once() {
         "commits per keyed write: {keyed:.2}; per unkeyed write: {unkeyed:.2}; per \
          transactional keyed write: {transactional:.2}"
     );
+    // Autovacuum's own commits in the database may fall in the window.
     assert!(
-        (0.95..=1.05).contains(&transactional),
+        (0.95..=1.10).contains(&transactional),
         "commits per transactional write: {transactional:.2}"
     );
     // Two each; a purge of expired keys (once a minute) or a commit of the database's own
     // may fall in the window.
     assert!(
-        (1.95..=2.05).contains(&keyed),
+        (1.95..=2.10).contains(&keyed),
         "commits per keyed write: {keyed:.2}"
     );
     assert!(
-        (1.95..=2.05).contains(&unkeyed),
+        (1.95..=2.10).contains(&unkeyed),
         "commits per unkeyed write: {unkeyed:.2}"
     );
 }

@@ -583,8 +583,9 @@ async fn a_transactional_keyed_write_over_http_commits_once() {
         "commits per transactional keyed write over HTTP: {per_write:.2} ({commits} in a life \
          with {WRITES} more writes, {base} without)"
     );
+    // Autovacuum's own commits in the database may fall in the window.
     assert!(
-        (0.95..=1.05).contains(&per_write),
+        (0.95..=1.10).contains(&per_write),
         "commits per transactional keyed write over HTTP: {per_write:.2}"
     );
 }

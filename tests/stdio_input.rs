@@ -41,6 +41,17 @@ async fn every_line_that_cannot_be_read_gets_an_answer() {
             json!({"jsonrpc": "2.0", "id": 99, "result": {}}),
         ])
         .await;
+    // A discovery before initialize, then a notification: rmcp still waits for the
+    // handshake, and the notification does not end it.
+    let discovered = answer_to(
+        &mut client,
+        br#"{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}"#,
+    )
+    .await;
+    assert_eq!(discovered["id"], "d", "{discovered}");
+    client
+        .send(&[json!({"jsonrpc": "2.0", "method": "notifications/initialized"})])
+        .await;
     // A request before initialize: an error, and the process serves on.
     let early = answer_to(
         &mut client,
@@ -93,6 +104,13 @@ async fn every_line_that_cannot_be_read_gets_an_answer() {
     // JSON that is no message; a request whose params do not fit.
     let invalid = answer_to(&mut client, br#"{"jsonrpc":"2.0","id":7}"#).await;
     assert_eq!(invalid["id"], 7, "{invalid}");
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    let invalid = answer_to(
+        &mut client,
+        br#"{"jsonrpc":"1.0","id":11,"method":"tools/call","params":{"name":7}}"#,
+    )
+    .await;
+    assert_eq!(invalid["id"], 11, "{invalid}");
     assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
     let invalid = answer_to(&mut client, b"[1,2,3]").await;
     assert_eq!(invalid["id"], Value::Null, "{invalid}");

@@ -197,7 +197,12 @@ pub async fn serve_stdio<S: ToolSet + ServerHandler>(
     server: S,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    serve(server, crate::serve::lines::Lines::new(read, write)).await
+    let versions = ServerHandler::supported_protocol_versions(&server);
+    serve(
+        server,
+        crate::serve::lines::Lines::new(read, write, versions),
+    )
+    .await
 }
 
 /// [`serve_stdio`], with `state` handed to every call ([`State`]).
@@ -210,7 +215,13 @@ pub async fn serve_stdio_with_state<S: ToolSet + ServerHandler>(
     state: State,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (read, write) = rmcp::transport::io::stdio_pipes();
-    serve_with_state(server, crate::serve::lines::Lines::new(read, write), state).await
+    let versions = ServerHandler::supported_protocol_versions(&server);
+    serve_with_state(
+        server,
+        crate::serve::lines::Lines::new(read, write, versions),
+        state,
+    )
+    .await
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`): every tool, in one

@@ -20,10 +20,10 @@
 //! A notification that cannot be read gets no answer (JSON-RPC: notifications are never
 //! answered). Answers share one writer with rmcp's messages, a whole line at a time.
 
-use std::sync::Arc;
+use std::borrow::Cow;
 
 use rmcp::{
-    model::{ClientRequest, GetMeta as _, JsonRpcMessage},
+    model::{ClientRequest, GetMeta as _, JsonRpcMessage, ProtocolVersion},
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
     RoleServer,
@@ -31,34 +31,113 @@ use rmcp::{
 use serde_json::{json, Value};
 use tokio::{
     io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader},
-    sync::Mutex,
+    sync::{mpsc, oneshot},
 };
 
 /// The longest line read (rmcp's own bound): 16 MiB.
 pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
 
-/// Newline-delimited JSON-RPC over `read` and `write`, every bad line answered.
-pub(crate) struct Lines<R, W> {
+/// One line for the writer, and who waits for it to be written.
+struct Out {
+    line: Vec<u8>,
+    written: Option<oneshot::Sender<std::io::Result<()>>>,
+}
+
+/// Newline-delimited JSON-RPC over `read` and a writer task, every bad line answered.
+pub(crate) struct Lines<R> {
     read: BufReader<R>,
-    write: Arc<Mutex<W>>,
+    /// The writer task's queue: the only way to the output, so lines are written whole and
+    /// in order, and an answer queued by `receive` is never lost when rmcp drops a
+    /// `receive` future mid-way (it polls it in a `select!`).
+    out: mpsc::UnboundedSender<Out>,
     line: Vec<u8>,
     /// An oversized line is being skipped up to its newline.
     discarding: bool,
-    /// `initialize`, or a first request with inline metadata, went through: from now on
-    /// every message is rmcp's.
+    /// rmcp left its handshake loop (`initialize`, or a first request that opens an MCP
+    /// 2026-07-28 exchange): from now on every message is rmcp's.
     started: bool,
+    /// The protocol versions the server speaks (what rmcp's handshake accepts inline).
+    supported: Cow<'static, [ProtocolVersion]>,
 }
 
-impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Lines<R, W> {
-    pub(crate) fn new(read: R, write: W) -> Self {
+impl<R: AsyncRead + Unpin> Lines<R> {
+    /// Reads `read`; writes `write` from a task of its own (which needs a Tokio runtime).
+    pub(crate) fn new<W: AsyncWrite + Unpin + Send + 'static>(
+        read: R,
+        write: W,
+        supported: Cow<'static, [ProtocolVersion]>,
+    ) -> Self {
+        let (out, queue) = mpsc::unbounded_channel();
+        tokio::spawn(writer(write, queue));
         Self {
             read: BufReader::new(read),
-            write: Arc::new(Mutex::new(write)),
+            out,
             line: Vec::new(),
             discarding: false,
             started: false,
+            supported,
         }
     }
+}
+
+impl<R> Lines<R> {
+    /// Queues the JSON-RPC error `code`/`message` for request `id` (no await: `receive`
+    /// stays cancel-safe).
+    fn answer(&self, id: Value, code: i32, message: String) {
+        let error =
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+        let mut line = error.to_string().into_bytes();
+        line.push(b'\n');
+        let _ = self.out.send(Out {
+            line,
+            written: None,
+        });
+    }
+
+    /// Whether rmcp's handshake loop ends with `request` (server.rs `serve_server`):
+    /// `initialize`, or a request other than `server/discover` carrying complete MCP
+    /// 2026-07-28 metadata for a version the server speaks. Every other request is
+    /// answered by the loop, which then waits on.
+    fn opens(&self, request: &ClientRequest) -> bool {
+        if matches!(request, ClientRequest::InitializeRequest(_)) {
+            return true;
+        }
+        if matches!(request, ClientRequest::DiscoverRequest(_)) {
+            return false;
+        }
+        let meta = request.get_meta();
+        meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+            .is_empty()
+            && meta
+                .protocol_version()
+                .is_some_and(|version| self.supported.contains(&version))
+    }
+}
+
+/// Writes each queued line whole, then flushes, and tells who waits.
+async fn writer<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::UnboundedReceiver<Out>) {
+    while let Some(Out { line, written }) = queue.recv().await {
+        let result = async {
+            write.write_all(&line).await?;
+            write.flush().await
+        }
+        .await;
+        let failed = result.is_err();
+        match written {
+            Some(waiting) => {
+                let _ = waiting.send(result);
+            }
+            None => {
+                if let Err(error) = result {
+                    tracing::debug!(%error, "an error answer was not written");
+                }
+            }
+        }
+        if failed {
+            return;
+        }
+    }
+    let _ = write.shutdown().await;
 }
 
 /// What reading one line gave.
@@ -68,7 +147,7 @@ enum Read {
     Eof,
 }
 
-impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> Lines<R, W> {
+impl<R: AsyncRead + Unpin + Send> Lines<R> {
     /// Reads one line into `self.line`, never past [`MAX_LINE`] (cancel-safe: a partial
     /// line stays in the buffer).
     async fn read_line(&mut self) -> std::io::Result<Read> {
@@ -99,35 +178,17 @@ impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> Lines<
     }
 }
 
-/// Writes the JSON-RPC error `code`/`message` for request `id` to `write`.
-async fn answer<W: AsyncWrite + Unpin>(write: &Mutex<W>, id: Value, code: i32, message: String) {
-    let error = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    let mut bytes = error.to_string().into_bytes();
-    bytes.push(b'\n');
-    let mut write = write.lock().await;
-    if let Err(error) = async {
-        write.write_all(&bytes).await?;
-        write.flush().await
-    }
-    .await
-    {
-        tracing::debug!(%error, "an error answer was not written");
-    }
-}
-
 /// The answer to a line that is no message rmcp reads, if it gets one.
-async fn refuse<W: AsyncWrite + Unpin>(write: &Mutex<W>, line: &[u8], error: &serde_json::Error) {
+fn refuse<R>(lines: &Lines<R>, line: &[u8], error: &serde_json::Error) {
     use serde_json::error::Category;
     match error.classify() {
         Category::Syntax | Category::Eof | Category::Io => {
             let id = lenient_id(line).unwrap_or(Value::Null);
-            answer(
-                write,
+            lines.answer(
                 id,
                 -32700,
                 format!("Parse error: the line is not valid JSON ({error})"),
-            )
-            .await;
+            );
         }
         Category::Data => {
             let Ok(value) = serde_json::from_slice::<Value>(line) else {
@@ -138,55 +199,52 @@ async fn refuse<W: AsyncWrite + Unpin>(write: &Mutex<W>, line: &[u8], error: &se
             // line repeats a key (which rmcp's reader refuses).
             if serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()).is_ok() {
                 if let Some(id) = id {
-                    answer(
-                        write,
+                    lines.answer(
                         id,
                         -32600,
                         "Invalid Request: the message repeats a key; JSON-RPC messages have \
                          each key once"
                             .to_owned(),
-                    )
-                    .await;
+                    );
                 }
                 return;
             }
-            match (value.get("method").and_then(Value::as_str), id) {
+            let valid_id = |id: &Value| id.is_string() || id.is_i64() || id.is_u64();
+            let envelope =
+                value.get("jsonrpc") == Some(&json!("2.0")) && id.as_ref().is_none_or(valid_id);
+            let method = value.get("method").and_then(Value::as_str);
+            let (method, id) = if envelope {
+                (method, id)
+            } else {
+                (None, id.filter(valid_id))
+            };
+            match (method, id) {
                 // A notification is never answered.
                 (Some(method), None) => {
                     tracing::debug!(method, %error, "a notification that cannot be read: dropped");
                 }
                 (Some(method), Some(id)) => {
                     let method = crate::wire::text::cap(method);
-                    answer(
-                        write,
-                        id,
-                        -32602,
-                        format!("Invalid params of `{method}`: {error}"),
-                    )
-                    .await;
+                    lines.answer(id, -32602, format!("Invalid params of `{method}`: {error}"));
                 }
                 (None, id) => {
-                    answer(
-                        write,
-                        id.filter(|id| id.is_string() || id.is_number())
-                            .unwrap_or(Value::Null),
+                    lines.answer(
+                        id.unwrap_or(Value::Null),
                         -32600,
                         "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \
                          \"2.0\"` and a `method` (a request or notification) or an `id` \
                          with a `result` or `error` (a response)"
                             .to_owned(),
-                    )
-                    .await;
+                    );
                 }
             }
         }
     }
 }
 
-impl<R, W> Transport<RoleServer> for Lines<R, W>
+impl<R> Transport<RoleServer> for Lines<R>
 where
     R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
 {
     type Error = std::io::Error;
 
@@ -194,13 +252,19 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let write = Arc::clone(&self.write);
+        let out = self.out.clone();
         async move {
-            let mut bytes = serde_json::to_vec(&item)?;
-            bytes.push(b'\n');
-            let mut write = write.lock().await;
-            write.write_all(&bytes).await?;
-            write.flush().await
+            let mut line = serde_json::to_vec(&item)?;
+            line.push(b'\n');
+            let (written, done) = oneshot::channel();
+            let closed =
+                || std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the output closed");
+            out.send(Out {
+                line,
+                written: Some(written),
+            })
+            .map_err(|_| closed())?;
+            done.await.map_err(|_| closed())?
         }
     }
 
@@ -209,13 +273,11 @@ where
             match self.read_line().await {
                 Ok(Read::Line) => {}
                 Ok(Read::Oversized) => {
-                    answer(
-                        &self.write,
+                    self.answer(
                         Value::Null,
                         -32600,
                         format!("Invalid Request: the line is longer than {MAX_LINE} bytes"),
-                    )
-                    .await;
+                    );
                     continue;
                 }
                 Ok(Read::Eof) => return None,
@@ -234,16 +296,14 @@ where
             let message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => message,
                 Err(error) => {
-                    refuse(&self.write, text, &error).await;
+                    refuse(self, text, &error);
                     continue;
                 }
             };
             if !self.started {
                 match &message {
                     JsonRpcMessage::Request(request) => {
-                        self.started =
-                            matches!(request.request, ClientRequest::InitializeRequest(_))
-                                || request.request.get_meta().protocol_version().is_some();
+                        self.started = self.opens(&request.request);
                     }
                     _ => {
                         tracing::warn!("a notification or response before `initialize`: dropped");
@@ -256,7 +316,10 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.write.lock().await.shutdown().await
+        // The writer ends (and shuts the output down) once every sender is gone.
+        let (closed, _) = mpsc::unbounded_channel();
+        drop(std::mem::replace(&mut self.out, closed));
+        Ok(())
     }
 }
 
