@@ -846,9 +846,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .init();
     // The flags may stand anywhere; the rest is the command.
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    if args
-        .iter()
-        .any(|a| a == "--help" || a == "-h" || a == "help")
+    if args.iter().any(|a| a == "--help" || a == "-h") || args.first().is_some_and(|a| a == "help")
     {
         print!("{HELP}");
         return Ok(());

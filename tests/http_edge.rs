@@ -275,6 +275,32 @@ async fn loopback_pages_get_cors_before_authentication() {
     ] {
         assert!(allowed.contains(name), "{name} in {allowed}");
     }
+    // A server without authentication answers loopback pages CORS only when listed: any
+    // local page could call its tools otherwise.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let anonymous = listener.local_addr().unwrap().to_string();
+    tokio::spawn(serve_http(
+        Desk,
+        listener,
+        Arc::new(mcp_result::http::Anonymous::new(Identity::new("local"))),
+        HttpOptions::default(),
+        std::future::pending(),
+    ));
+    let unlisted = reqwest::Client::new()
+        .request(reqwest::Method::OPTIONS, format!("http://{anonymous}/mcp"))
+        .header("origin", "http://localhost:6274")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        unlisted
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none(),
+        "{:?}",
+        unlisted.headers()
+    );
     // A foreign page: refused, preflight included.
     let (status, error) = refusal(preflight("https://evil.example").await.unwrap()).await;
     assert_eq!((status, error["code"].clone()), (403, json!(-32600)));
@@ -334,7 +360,15 @@ async fn idle_slow_and_surplus_connections_are_closed() {
         held.push(tokio::net::TcpStream::connect(&address).await.unwrap());
     }
     tokio::time::sleep(Duration::from_millis(50)).await;
+    // A real client has sent its request before it reads: the 503 still arrives whole.
     let mut surplus = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {address}\r\nauthorization: Bearer alice-token\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\n\r\n{PING}",
+        PING.len()
+    );
+    surplus.write_all(request.as_bytes()).await.unwrap();
     let (answer, closed) = until_closed(&mut surplus, Duration::from_secs(5)).await;
     assert!(closed);
     assert!(

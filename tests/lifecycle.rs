@@ -434,3 +434,44 @@ async fn progress_stops_with_the_answer() {
     let after = drain(&mut client, Duration::from_millis(1000)).await;
     assert!(after.is_empty(), "nothing of a cancelled call: {after:?}");
 }
+
+/// A client that goes away while the approval question waits: the write never runs, its
+/// attempt is recorded as ended without effect.
+#[tokio::test]
+async fn a_gated_write_whose_client_went_away_never_runs() {
+    let (server, log) = desk("gone");
+    let (server_io, client_io) = tokio::io::duplex(1 << 20);
+    let served = tokio::spawn(mcp_result::serve_with_state(
+        server.clone(),
+        server_io,
+        State::new().with(HEARTBEAT),
+    ));
+    let (read, write) = tokio::io::split(client_io);
+    let mut client = RawClient::new(read, write);
+    let [mut initialize, initialized] = common::raw::handshake("2025-11-25");
+    initialize["params"]["capabilities"] = json!({"elicitation": {}});
+    client.exchange(&[initialize]).await;
+    client.send(&[initialized]).await;
+    client.send(&[close_call(1, "T-5", "k-5", "p1")]).await;
+    request_of(&mut client, "elicitation/create").await;
+    // The client is gone: its stream closes.
+    drop(client);
+    tokio::time::timeout(Duration::from_secs(15), served)
+        .await
+        .expect("the server ends with its client")
+        .unwrap()
+        .unwrap();
+    // The call's own task records its end (it may finish just after the server's loop).
+    let mut records = Vec::new();
+    for _ in 0..100 {
+        records = read_records(&log).unwrap();
+        if !records.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(server.closed.load(Ordering::SeqCst), 0);
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0].phase, Phase::Outcome);
+    assert_eq!(records[0].error_kind, Some(ErrorKind::Conflict));
+}

@@ -52,6 +52,25 @@ async fn every_line_that_cannot_be_read_gets_an_answer() {
     client
         .send(&[json!({"jsonrpc": "2.0", "method": "notifications/initialized"})])
         .await;
+    // A ping carrying complete 2026-07-28 metadata, then a notification: rmcp answers the
+    // ping in its handshake and waits on; the notification does not end it.
+    let pong = answer_to(
+        &mut client,
+        br#"{"jsonrpc":"2.0","id":"p","method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}"#,
+    )
+    .await;
+    assert_eq!(pong["id"], "p", "{pong}");
+    client
+        .send(&[json!({"jsonrpc": "2.0", "method": "notifications/initialized"})])
+        .await;
+    // Responses of the client's that cannot be read get no answer (their ids are the
+    // server's): the next answer is the one to the request after them.
+    client
+        .send_raw(br#"{"jsonrpc":"2.0","id":5,"result":{"n":1e400}}"#)
+        .await;
+    client
+        .send_raw(br#"{"jsonrpc":"2.0","id":6,"error":"not an object"}"#)
+        .await;
     // A request before initialize: an error, and the process serves on.
     let early = answer_to(
         &mut client,

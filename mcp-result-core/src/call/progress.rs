@@ -189,15 +189,15 @@ impl Progress {
     /// A sign of life while the call waits on someone else (its client's user answering a
     /// question): a report with no total and a `done` between the last one reported and the
     /// next whole unit (0.5, 0.75, … before the first), so the tool's own counts still
-    /// increase after it. Nothing when the client asked for no progress, a report is
-    /// waiting to be sent, or the call ended.
+    /// increase after it. Nothing when the client asked for no progress, the final report
+    /// was sent, a report is waiting to be sent, or the call ended.
     #[cfg(feature = "elicitation")]
     pub(crate) async fn heartbeat(&self, message: &str) {
         let Some(inner) = &self.inner else {
             return;
         };
         let mut state = inner.state.lock().await;
-        if inner.ended(&state) || state.waiting.is_some() {
+        if inner.ended(&state) || state.finished || state.waiting.is_some() {
             return;
         }
         let last = state.last_done.unwrap_or(0.0);

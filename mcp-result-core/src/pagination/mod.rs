@@ -58,9 +58,9 @@
 //!
 //! A walk ends: a page whose next position is the one it was asked for (it does not
 //! advance) is answered as an `internal` error naming the tool ("the page did not
-//! advance"), never as a page a client would follow forever; and the same position gives
-//! the same cursor (its expiry is rounded up to a 24th of the lifetime, at most an hour), so
-//! a client's guard against a repeated cursor sees the repeat.
+//! advance"), never as a page a client would follow forever; and within an expiry step the
+//! same position gives the same cursor (its expiry is rounded up to a 24th of the lifetime,
+//! at most an hour), so a client's guard against a repeated cursor sees the repeat.
 
 mod cursor;
 mod page;

@@ -114,7 +114,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         scoped(&identity, route)?;
         // 3. The arguments, against the full inputSchema: every failing field at once.
         let mut arguments = route.validate(request.arguments)?;
-        if services.idempotency_store(&state).refuses_nul() {
+        let refuses_nul = services.idempotency_store(&state).refuses_nul()
+            || (route.approval.is_some() && services.approval_store(&state).refuses_nul());
+        if refuses_nul {
             route.storable(&arguments)?;
         }
         // 4. A call cancelled before it started never starts.
@@ -234,11 +236,13 @@ impl<S: ToolSet> ToolRegistry<S> {
         //    (unless the claim did both, 6). A call its client cancelled by now (while a
         //    human decided, say) never runs: decided here, once; past this point a write
         //    runs to its end.
+        if context.ct.is_cancelled() {
+            // A transactional write's claim and intent roll back with its transaction.
+            drop(open);
+            release(claimed).await;
+            return Err(audit.refuse(cancelled_before_the_write()).await.into());
+        }
         if !started {
-            if context.ct.is_cancelled() {
-                release(claimed).await;
-                return Err(audit.refuse(cancelled_before_the_write()).await.into());
-            }
             if let Err(answer) = audit.intent().await {
                 release(claimed).await;
                 return Err(answer.into());

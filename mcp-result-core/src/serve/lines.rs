@@ -37,6 +37,13 @@ use tokio::{
 /// The longest line read (rmcp's own bound): 16 MiB.
 pub(crate) const MAX_LINE: usize = 16 * 1024 * 1024;
 
+/// The most lines waiting for the writer. An error answer that finds the queue full (a
+/// client that sends bad lines and does not read) is dropped, logged.
+const QUEUE: usize = 1024;
+
+/// How long closing waits for the queued lines to be written.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// One line for the writer, and who waits for it to be written.
 struct Out {
     line: Vec<u8>,
@@ -49,7 +56,9 @@ pub(crate) struct Lines<R> {
     /// The writer task's queue: the only way to the output, so lines are written whole and
     /// in order, and an answer queued by `receive` is never lost when rmcp drops a
     /// `receive` future mid-way (it polls it in a `select!`).
-    out: mpsc::UnboundedSender<Out>,
+    out: mpsc::Sender<Out>,
+    /// The writer task, awaited on close so that every queued line is written.
+    writer: Option<tokio::task::JoinHandle<()>>,
     line: Vec<u8>,
     /// An oversized line is being skipped up to its newline.
     discarding: bool,
@@ -67,11 +76,12 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         write: W,
         supported: Cow<'static, [ProtocolVersion]>,
     ) -> Self {
-        let (out, queue) = mpsc::unbounded_channel();
-        tokio::spawn(writer(write, queue));
+        let (out, queue) = mpsc::channel(QUEUE);
+        let writer = Some(tokio::spawn(writer(write, queue)));
         Self {
             read: BufReader::new(read),
             out,
+            writer,
             line: Vec::new(),
             discarding: false,
             started: false,
@@ -88,21 +98,30 @@ impl<R> Lines<R> {
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
         let mut line = error.to_string().into_bytes();
         line.push(b'\n');
-        let _ = self.out.send(Out {
-            line,
-            written: None,
-        });
+        if self
+            .out
+            .try_send(Out {
+                line,
+                written: None,
+            })
+            .is_err()
+        {
+            tracing::warn!("an error answer was dropped: the output does not keep up");
+        }
     }
 
     /// Whether rmcp's handshake loop ends with `request` (server.rs `serve_server`):
-    /// `initialize`, or a request other than `server/discover` carrying complete MCP
+    /// `initialize`, or a request other than `server/discover` and `ping` carrying complete MCP
     /// 2026-07-28 metadata for a version the server speaks. Every other request is
     /// answered by the loop, which then waits on.
     fn opens(&self, request: &ClientRequest) -> bool {
         if matches!(request, ClientRequest::InitializeRequest(_)) {
             return true;
         }
-        if matches!(request, ClientRequest::DiscoverRequest(_)) {
+        if matches!(
+            request,
+            ClientRequest::DiscoverRequest(_) | ClientRequest::PingRequest(_)
+        ) {
             return false;
         }
         let meta = request.get_meta();
@@ -115,7 +134,7 @@ impl<R> Lines<R> {
 }
 
 /// Writes each queued line whole, then flushes, and tells who waits.
-async fn writer<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::UnboundedReceiver<Out>) {
+async fn writer<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::Receiver<Out>) {
     while let Some(Out { line, written }) = queue.recv().await {
         let result = async {
             write.write_all(&line).await?;
@@ -194,11 +213,20 @@ fn refuse<R>(lines: &Lines<R>, line: &[u8], error: &serde_json::Error) {
             let Ok(value) = serde_json::from_slice::<Value>(line) else {
                 return;
             };
+            if value.get("method").is_none()
+                && (value.get("result").is_some() || value.get("error").is_some())
+            {
+                // A response of the client's to a request of the server's: its id is the
+                // server's, so it gets no answer.
+                tracing::warn!("a response of the client's that cannot be read: dropped");
+                return;
+            }
             let id = value.get("id").cloned();
             // The value reads as a message once a repeated key kept one of its values: the
             // line repeats a key (which rmcp's reader refuses).
-            if serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone()).is_ok() {
-                if let Some(id) = id {
+            let reread = serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone());
+            if let Ok(reread) = reread {
+                if let (JsonRpcMessage::Request(_), Some(id)) = (reread, id) {
                     lines.answer(
                         id,
                         -32600,
@@ -225,7 +253,12 @@ fn refuse<R>(lines: &Lines<R>, line: &[u8], error: &serde_json::Error) {
                 }
                 (Some(method), Some(id)) => {
                     let method = crate::wire::text::cap(method);
-                    lines.answer(id, -32602, format!("Invalid params of `{method}`: {error}"));
+                    let detail = crate::wire::text::cap_message(&error.to_string());
+                    lines.answer(
+                        id,
+                        -32602,
+                        format!("Invalid params of `{method}`: {detail}"),
+                    );
                 }
                 (None, id) => {
                     lines.answer(
@@ -263,6 +296,7 @@ where
                 line,
                 written: Some(written),
             })
+            .await
             .map_err(|_| closed())?;
             done.await.map_err(|_| closed())?
         }
@@ -316,18 +350,26 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        // The writer ends (and shuts the output down) once every sender is gone.
-        let (closed, _) = mpsc::unbounded_channel();
+        // The writer ends (and shuts the output down) once every sender is gone: wait for
+        // it, so that answers queued last are written before the process ends.
+        let (closed, _) = mpsc::channel(1);
         drop(std::mem::replace(&mut self.out, closed));
+        if let Some(writer) = self.writer.take() {
+            let _ = tokio::time::timeout(CLOSE_WAIT, writer).await;
+        }
         Ok(())
     }
 }
 
 /// The `id` of the request on `line`, read without parsing it as JSON: the value of the
-/// top-level key `"id"`, when it is a number or a string without escapes.
+/// top-level key `"id"`, when it is a number or a string without escapes and the line also
+/// has a top-level `"method"` (a client's own response carries the id of a request of the
+/// server's: answering it would answer another request).
 fn lenient_id(line: &[u8]) -> Option<Value> {
     let mut depth = 0usize;
     let mut at = 0;
+    let mut id = None;
+    let mut method = false;
     while at < line.len() {
         match line[at] {
             b'{' | b'[' => depth += 1,
@@ -336,10 +378,12 @@ fn lenient_id(line: &[u8]) -> Option<Value> {
                 let end = string_end(line, at)?;
                 let key = &line[at + 1..end];
                 at = end + 1;
-                if depth == 1 && key == b"id" {
-                    let rest = skip_space(line, at);
-                    if line.get(rest) == Some(&b':') {
-                        return value_at(line, skip_space(line, rest + 1));
+                let rest = skip_space(line, at);
+                if depth == 1 && line.get(rest) == Some(&b':') {
+                    match key {
+                        b"id" if id.is_none() => id = value_at(line, skip_space(line, rest + 1)),
+                        b"method" => method = true,
+                        _ => {}
                     }
                 }
                 continue;
@@ -348,7 +392,7 @@ fn lenient_id(line: &[u8]) -> Option<Value> {
         }
         at += 1;
     }
-    None
+    id.filter(|_| method)
 }
 
 /// The index of the quote closing the string opened at `open`.

@@ -148,6 +148,10 @@ fn columns(decision: &Decision) -> (&'static str, Option<&str>, Option<&str>, Op
 }
 
 impl ApprovalStore for SqlApprovals {
+    fn refuses_nul(&self) -> bool {
+        self.db.dialect == super::Dialect::Postgres
+    }
+
     fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             self.purge().await;

@@ -78,15 +78,18 @@ impl Origins {
         matches_any(&self.loopback, origin) || self.listed(origin)
     }
 
-    /// The CORS layer of the origins that may call (loopback and listed: the same rule as
-    /// the `Origin` check): preflights are answered here, before authentication; the
+    /// The CORS layer of the origins that may call (the listed ones, and loopback ones when
+    /// `loopback`: a server that asks for tokens, so a page must hold one; a server without
+    /// authentication answers loopback pages only when listed): preflights are answered
+    /// here, before authentication; the
     /// headers an MCP client sends (those of MCP 2026-07-28, `Mcp-Method` and `Mcp-Name`,
     /// included) are allowed and those it reads are exposed.
-    pub(crate) fn cors(self: &Arc<Self>) -> CorsLayer {
+    pub(crate) fn cors(self: &Arc<Self>, loopback: bool) -> CorsLayer {
         let origins = Arc::clone(self);
         CorsLayer::new()
             .allow_origin(AllowOrigin::predicate(move |origin: &HeaderValue, _| {
-                origins.allowed(origin.as_bytes())
+                let origin = origin.as_bytes();
+                origins.listed(origin) || (loopback && matches_any(&origins.loopback, origin))
             }))
             .allow_methods([Method::GET, Method::POST, Method::DELETE])
             .allow_headers([

@@ -28,7 +28,13 @@ pub(crate) async fn serve_connections(
     shutdown: impl Future<Output = ()>,
     grace: Duration,
 ) {
-    let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let open = Arc::new(Semaphore::new(
+        limits.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+    ));
+    // At most this many refusals are being written at once; past them a surplus connection
+    // is closed at once.
+    let refusing = Arc::new(Semaphore::new(BUSY_AT_ONCE));
+    let header_read = limits.header_read.min(Duration::from_secs(24 * 3600));
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -49,12 +55,20 @@ pub(crate) async fn serve_connections(
                 max = limits.max_connections,
                 "connection refused: too many open connections"
             );
-            tokio::spawn(busy(stream));
+            match Arc::clone(&refusing).try_acquire_owned() {
+                Ok(slot) => {
+                    tokio::spawn(async move {
+                        busy(stream).await;
+                        drop(slot);
+                    });
+                }
+                Err(_) => drop(stream),
+            }
             continue;
         };
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
-            .header_read_timeout(limits.header_read)
+            .header_read_timeout(header_read)
             .serve_connection(TokioIo::new(stream), TowerToHyperService::new(app.clone()));
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -73,9 +87,15 @@ pub(crate) async fn serve_connections(
     }
 }
 
+/// How many surplus connections are answered `503` at once.
+const BUSY_AT_ONCE: usize = 64;
+
 /// The answer to a connection over the limit: `503` with a JSON-RPC error and
-/// `Retry-After: 1`, then closed (written within 1 s, or not at all).
+/// `Retry-After: 1`, then closed; what the client sent first is read (up to 16 KiB, 500 ms),
+/// so that closing does not reset the connection before the client reads the answer. All
+/// of it within 1.5 s, or not at all.
 async fn busy(mut stream: TcpStream) {
+    use tokio::io::AsyncReadExt as _;
     const BODY: &str = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\
                         \"Server busy: too many open connections. Retry in a second.\"}}";
     let response = format!(
@@ -83,9 +103,14 @@ async fn busy(mut stream: TcpStream) {
          1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{BODY}",
         BODY.len()
     );
+    let mut sent = vec![0; 16 * 1024];
+    let _ = tokio::time::timeout(Duration::from_millis(500), stream.read(&mut sent)).await;
     let written = async {
         stream.write_all(response.as_bytes()).await?;
-        stream.shutdown().await
+        stream.shutdown().await?;
+        // Drain what else arrives until the client closes (a reset would lose the answer).
+        while stream.read(&mut sent).await? > 0 {}
+        Ok::<_, std::io::Error>(())
     };
     let _ = tokio::time::timeout(Duration::from_secs(1), written).await;
 }

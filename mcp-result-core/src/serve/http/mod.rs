@@ -25,8 +25,8 @@
 //! explicit choice.
 //!
 //! **Browsers.** `Origin` is validated (loopback and [`HttpOptions::allowed_origins`] pass,
-//! others get `403`); the origins that pass get CORS, preflights answered before
-//! authentication.
+//! others get `403`); the listed origins and, unless the server is [`Anonymous`], the
+//! loopback ones get CORS, preflights answered before authentication.
 //!
 //! **Client mistakes.** Every one is answered with a JSON-RPC error in the body and the
 //! HTTP status that fits (rmcp's own plain-text refusals too: `406`, `415`, …), values the

@@ -37,8 +37,10 @@ pub struct HttpOptions {
     /// MCP "Transports" (Security Warning): servers MUST validate `Origin`. A request whose
     /// `Origin` is neither a loopback origin (`http(s)://localhost`, `127.0.0.1`, `[::1]`,
     /// any port) nor listed here is answered `403` before anything else, preflights
-    /// included; requests without `Origin` (every non-browser client) pass. The origins
-    /// that pass (loopback and those listed) also get CORS answers (Fetch standard): a
+    /// included; requests without `Origin` (every non-browser client) pass. The listed
+    /// origins, and the loopback ones unless the server is [`Anonymous`](super::Anonymous)
+    /// (any local page could call its tools; list the ones it serves), get CORS answers
+    /// (Fetch standard): a
     /// preflight is answered before authentication, the headers MCP clients send
     /// (`Authorization`, `Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
     /// `Last-Event-ID`) are allowed, and `WWW-Authenticate`, `Mcp-Session-Id` and

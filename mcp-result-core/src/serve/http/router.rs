@@ -37,8 +37,9 @@ use crate::{
 ///
 /// A request meets, in order:
 /// 1. the header check (`400` for two `Authorization`, `Origin` or `Host` headers), the
-///    `Origin` check (`403` for a foreign origin) and, for the origins that pass (loopback
-///    and [`HttpOptions::allowed_origins`]), CORS (a preflight is answered here);
+///    `Origin` check (`403` for a foreign origin) and, for the origins that pass (the
+///    listed ones, and loopback ones unless the server is anonymous), CORS (a preflight is
+///    answered here);
 /// 2. the protected resource metadata ([`HttpOptions::resource`]), served without a token;
 /// 3. the bearer check (`401` with the challenge, `400` for a token in the URL);
 /// 4. the message check: one JSON-RPC message (`400` with `-32700` or `-32600`), and a
@@ -59,6 +60,9 @@ where
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
     let registry = prepare::<S>().unwrap_or_else(|error| panic!("{error}"));
+    // Loopback pages get CORS from a server that asks for tokens; an anonymous one lists
+    // the pages it serves (any local page could call its tools otherwise).
+    let loopback_cors = verifier.anonymous().is_none();
     if let Some(identity) = verifier.anonymous() {
         tracing::warn!(
             identity = %identity,
@@ -150,7 +154,7 @@ where
             mcp = mcp.route(&path, get(serve.clone()));
         }
     }
-    mcp.layer(origins.cors())
+    mcp.layer(origins.cors(loopback_cors))
         .layer(axum::middleware::from_fn_with_state(origins, check_origin))
 }
 

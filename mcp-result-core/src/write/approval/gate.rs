@@ -335,6 +335,13 @@ pub(crate) async fn gate(
     } = gate;
     let round = &round;
     if let Some(id) = request_id {
+        if id.contains('\0') {
+            // No request's id holds it, and some databases cannot even be asked.
+            return Err(audit
+                .refuse(ToolError::conflict(Refusal::Unknown.message()))
+                .await
+                .into());
+        }
         return match store.consume(&id, &audit.record.caller, fingerprints).await {
             Ok(Ok(approved)) => Ok(approved),
             Ok(Err(refusal)) => Err(audit

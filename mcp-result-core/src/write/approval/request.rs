@@ -173,4 +173,12 @@ pub trait ApprovalStore: Send + Sync + 'static {
         caller: &'a str,
         fingerprints: &'a [String],
     ) -> StoreFuture<'a, Result<(String, String), Refusal>>;
+
+    /// Whether this store's database cannot hold the character U+0000 in text (PostgreSQL):
+    /// the router then refuses a gated write's arguments holding it (its approval text
+    /// quotes them). Not public API.
+    #[doc(hidden)]
+    fn refuses_nul(&self) -> bool {
+        false
+    }
 }
