@@ -202,6 +202,12 @@ fn refuse<R>(lines: &Lines<R>, line: &[u8], error: &serde_json::Error) {
     use serde_json::error::Category;
     match error.classify() {
         Category::Syntax | Category::Eof | Category::Io => {
+            let seen = shown(line);
+            if seen.response && !seen.method {
+                // A response of the client's: its id is the server's, so it gets no answer.
+                tracing::warn!("a response of the client's that is not valid JSON: dropped");
+                return;
+            }
             let id = lenient_id(line).unwrap_or(Value::Null);
             lines.answer(
                 id,
@@ -361,28 +367,40 @@ where
     }
 }
 
-/// The `id` of the request on `line`, read without parsing it as JSON: the value of the
-/// top-level key `"id"`, when it is a number or a string without escapes and the line also
-/// has a top-level `"method"` (a client's own response carries the id of a request of the
-/// server's: answering it would answer another request).
-fn lenient_id(line: &[u8]) -> Option<Value> {
+/// What a line that does not parse shows at its top level, read without parsing it as JSON.
+#[derive(Debug, Default, PartialEq)]
+struct Shown {
+    /// The value of `"id"`, when it is a number or a string without escapes.
+    id: Option<Value>,
+    /// A `"method"` key: a request or notification.
+    method: bool,
+    /// A `"result"` or `"error"` key: a response.
+    response: bool,
+}
+
+/// The top-level keys of `line` that tell what it was meant to be.
+fn shown(line: &[u8]) -> Shown {
+    let mut shown = Shown::default();
     let mut depth = 0usize;
     let mut at = 0;
-    let mut id = None;
-    let mut method = false;
     while at < line.len() {
         match line[at] {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth = depth.saturating_sub(1),
             b'"' => {
-                let end = string_end(line, at)?;
+                let Some(end) = string_end(line, at) else {
+                    return shown;
+                };
                 let key = &line[at + 1..end];
                 at = end + 1;
                 let rest = skip_space(line, at);
                 if depth == 1 && line.get(rest) == Some(&b':') {
                     match key {
-                        b"id" if id.is_none() => id = value_at(line, skip_space(line, rest + 1)),
-                        b"method" => method = true,
+                        b"id" if shown.id.is_none() => {
+                            shown.id = value_at(line, skip_space(line, rest + 1));
+                        }
+                        b"method" => shown.method = true,
+                        b"result" | b"error" => shown.response = true,
                         _ => {}
                     }
                 }
@@ -392,7 +410,15 @@ fn lenient_id(line: &[u8]) -> Option<Value> {
         }
         at += 1;
     }
-    id.filter(|_| method)
+    shown
+}
+
+/// The `id` to answer a line that does not parse with: the request's, when the line shows
+/// a `"method"` beside it (a client's own response carries the id of a request of the
+/// server's: answering it would answer another request).
+fn lenient_id(line: &[u8]) -> Option<Value> {
+    let shown = shown(line);
+    shown.id.filter(|_| shown.method)
 }
 
 /// The index of the quote closing the string opened at `open`.

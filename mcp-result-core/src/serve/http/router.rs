@@ -27,7 +27,7 @@ use super::{
 };
 use crate::{
     router::set::{ServerClone, ToolSet},
-    serve::handler::{drain, prepare},
+    serve::handler::{drain, prepare, SHUTDOWN_GRACE},
     wire::identity::StatelessHttp,
 };
 
@@ -195,7 +195,7 @@ where
         app,
         options.limits,
         shutdown,
-        crate::SHUTDOWN_GRACE,
+        SHUTDOWN_GRACE,
     )
     .await;
     drain(registry).await;
