@@ -475,3 +475,26 @@ async fn a_gated_write_whose_client_went_away_never_runs() {
     assert_eq!(records[0].phase, Phase::Outcome);
     assert_eq!(records[0].error_kind, Some(ErrorKind::Conflict));
 }
+
+/// A read-only tool cancelled while its own question (`Ask`) waits: the question is
+/// withdrawn, and the call gets no answer.
+#[tokio::test]
+async fn a_question_of_a_cancelled_call_is_withdrawn() {
+    let (server, _log) = desk("ask-cancel");
+    let mut client = open(server, HEARTBEAT, json!({"elicitation": {}})).await;
+    client
+        .send(&[json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "greet", "arguments": {}}})])
+        .await;
+    let (question, _) = request_of(&mut client, "elicitation/create").await;
+    assert_eq!(question["params"]["message"], "What is your name?");
+    client.send(&[cancel(json!(1))]).await;
+    let seen = drain(&mut client, Duration::from_millis(500)).await;
+    let withdrawn: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .collect();
+    assert_eq!(withdrawn.len(), 1, "{seen:?}");
+    assert_eq!(withdrawn[0]["params"]["requestId"], question["id"]);
+    assert!(seen.iter().all(|m| m["id"] != 1), "no answer: {seen:?}");
+}

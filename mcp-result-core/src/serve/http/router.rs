@@ -190,14 +190,7 @@ where
     let registry = prepare::<S>()?;
     Origins::new(&options.allowed_origins)?;
     let app = router(server, verifier, &options);
-    serve_connections(
-        listener,
-        app,
-        options.limits,
-        shutdown,
-        SHUTDOWN_GRACE,
-    )
-    .await;
+    serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;
     drain(registry).await;
     Ok(())
 }
