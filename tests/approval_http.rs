@@ -284,6 +284,13 @@ async fn nul(served: &Served, postgres: bool) {
             .to_string();
         assert!(error.contains("resource not found"), "{uri}: {error}");
     }
+    // An approval request id holding it: no such request, on every store.
+    let unknown = alice
+        .call_tool(close("T-1001", Some("a\u{0}b")))
+        .await
+        .unwrap();
+    assert_eq!(structured(&unknown)["errorKind"], "conflict", "{unknown:?}");
+    assert_eq!(structured(&unknown)["message"], "No such approval request.");
     if postgres {
         let refused = alice.call_tool(close("T-1\u{0}", None)).await.unwrap();
         let envelope = structured(&refused);

@@ -71,24 +71,13 @@ impl ServerHandler for Desk {}
 /// The database's commits so far, read on a connection of its own that is closed at once
 /// (a backend publishes its counters when it exits; pooled connections that stay open may
 /// hold theirs for seconds).
-async fn xact_commit(url: &str) -> i64 {
-    let stores = SqlStores::open(url).await.unwrap();
-    let commits = mcp_result::sql::sqlx::query_scalar(
-        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
-    )
-    .fetch_one(stores.pool())
-    .await
-    .unwrap();
-    stores.close().await;
-    commits
-}
 
 /// The commits of a server's life on the SQL stores at `url` in which rmcp's client makes
 /// `writes` calls of `add_note`, keyed or not: the stores opened, the server served, the
 /// calls, the server stopped and the stores closed (so every connection published its
 /// counters).
 async fn commits_of(url: &str, tool: &str, writes: usize, keyed: bool) -> i64 {
-    let before = xact_commit(url).await;
+    let before = postgres::xact_commit(url).await;
     let stores = SqlStores::open(url).await.unwrap();
     let state = State::new()
         .with_idempotency_store(Arc::new(stores.idempotency()))
@@ -121,7 +110,7 @@ async fn commits_of(url: &str, tool: &str, writes: usize, keyed: bool) -> i64 {
     stores.close().await;
     // The closed backends publish at exit; give the statistics a moment.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    xact_commit(url).await - before
+    postgres::xact_commit(url).await - before
 }
 
 #[tokio::test(flavor = "multi_thread")]

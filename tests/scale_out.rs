@@ -499,25 +499,12 @@ async fn a_transactional_write_killed_before_its_commit_left_nothing() {
     stores.close().await;
 }
 
-/// `pg_stat_database.xact_commit` of `url`'s database.
-async fn xact_commit(url: &str) -> i64 {
-    let stores = SqlStores::open(url).await.unwrap();
-    let commits = mcp_result::sql::sqlx::query_scalar(
-        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
-    )
-    .fetch_one(stores.pool())
-    .await
-    .unwrap();
-    stores.close().await;
-    commits
-}
-
 /// The commits of two instances' lives on `database` in which they serve `writes` keyed
 /// calls of `add_internal_note` (alternating, one at a time), after a first call each: the
 /// instances started, the calls, the instances killed (so every backend published its
 /// counters).
 async fn commits_of_two_instances(database: &str, writes: u64) -> i64 {
-    let before = xact_commit(database).await;
+    let before = common::postgres::xact_commit(database).await;
     let a = Instance::start("A", 0, database).await;
     let b = Instance::start("B", 0, database).await;
     let http = reqwest::Client::new();
@@ -561,7 +548,7 @@ async fn commits_of_two_instances(database: &str, writes: u64) -> i64 {
     stores.close().await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Less the commits of the wait's own connection (its statements above).
-    xact_commit(database).await - before
+    common::postgres::xact_commit(database).await - before
 }
 
 /// A transactional keyed write served over HTTP as the example serves it, by two instances

@@ -305,3 +305,19 @@ fn random_suffix() -> String {
     );
     format!("{:016x}", hasher.finish())
 }
+
+/// `pg_stat_database.xact_commit` of the database at `url`: the transactions it committed
+/// so far (this reading's own connection opens, reads and closes around it).
+#[cfg(feature = "postgres")]
+#[allow(dead_code)]
+pub async fn xact_commit(url: &str) -> i64 {
+    let stores = mcp_result::sql::SqlStores::open(url).await.unwrap();
+    let commits = mcp_result::sql::sqlx::query_scalar(
+        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+    )
+    .fetch_one(stores.pool())
+    .await
+    .unwrap();
+    stores.close().await;
+    commits
+}

@@ -23,7 +23,7 @@ use crate::{
     tool::{extract::ToolCall, panics, panics::Guarded},
     wire::{envelope::ToolError, identity::Identity},
     write::{
-        approval::{approval_request_id, cancelled_before_the_write, gate, Gate, Round},
+        approval::{approval_request_id, gate, Gate, Round},
         audit::{
             argument_digest,
             attempt::{new_event_id, Audit},
@@ -240,7 +240,10 @@ impl<S: ToolSet> ToolRegistry<S> {
             // A transactional write's claim and intent roll back with its transaction.
             drop(open);
             release(claimed).await;
-            return Err(audit.refuse(cancelled_before_the_write()).await.into());
+            return Err(audit
+                .refuse(ToolError::cancelled_before_running())
+                .await
+                .into());
         }
         if !started {
             if let Err(answer) = audit.intent().await {
@@ -568,10 +571,7 @@ fn scoped<S>(identity: &Identity, route: &Route<S>) -> Result<(), Early> {
 /// Phase 4: a call cancelled before it started never starts (the answer is not delivered).
 fn not_cancelled(context: &RequestContext<RoleServer>) -> Result<(), Early> {
     if context.ct.is_cancelled() {
-        return Err(error_result(&ToolError::conflict(
-            "The call was cancelled before it started; nothing ran.",
-        ))
-        .into());
+        return Err(error_result(&ToolError::cancelled_before_running()).into());
     }
     Ok(())
 }

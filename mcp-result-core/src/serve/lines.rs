@@ -208,7 +208,7 @@ fn refuse<R>(lines: &Lines<R>, line: &[u8], error: &serde_json::Error) {
                 tracing::warn!("a response of the client's that is not valid JSON: dropped");
                 return;
             }
-            let id = lenient_id(line).unwrap_or(Value::Null);
+            let id = seen.answer_id().unwrap_or(Value::Null);
             lines.answer(
                 id,
                 -32700,
@@ -413,12 +413,13 @@ fn shown(line: &[u8]) -> Shown {
     shown
 }
 
-/// The `id` to answer a line that does not parse with: the request's, when the line shows
-/// a `"method"` beside it (a client's own response carries the id of a request of the
-/// server's: answering it would answer another request).
-fn lenient_id(line: &[u8]) -> Option<Value> {
-    let shown = shown(line);
-    shown.id.filter(|_| shown.method)
+impl Shown {
+    /// The `id` to answer the line with: the request's, when the line shows a `"method"`
+    /// beside it (a client's own response carries the id of a request of the server's:
+    /// answering it would answer another request).
+    fn answer_id(&self) -> Option<Value> {
+        self.id.clone().filter(|_| self.method)
+    }
 }
 
 /// The index of the quote closing the string opened at `open`.
@@ -464,7 +465,7 @@ fn value_at(line: &[u8], at: usize) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::lenient_id;
+    use super::shown;
     use serde_json::json;
 
     #[test]
@@ -486,7 +487,12 @@ mod tests {
             (br#"{"id":"a\"b","method":"x"#, None),
             (b"not json", None),
         ] {
-            assert_eq!(lenient_id(line), id, "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                shown(line).answer_id(),
+                id,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 }

@@ -138,4 +138,11 @@ impl ToolError {
         }
         .boxed()
     }
+
+    /// A call its client cancelled (or left) before it ran: nothing ran; its attempt, for a
+    /// write, is recorded with this as its outcome and its key, if any, is given back.
+    /// Kind `conflict`; not delivered to a client that cancelled (MCP "Cancellation").
+    pub(crate) fn cancelled_before_running() -> Self {
+        Self::conflict("The call was cancelled before it ran; nothing ran.")
+    }
 }

@@ -62,13 +62,23 @@ fn bad_request(code: i32, message: &str) -> Response {
 /// A `status` answer with a JSON-RPC error of `code` and `message`, `id` null: how the edge
 /// answers every client mistake.
 pub(crate) fn refusal(status: StatusCode, code: i32, message: &str) -> Response {
+    error_response(
+        status,
+        serde_json::Value::Null,
+        json!({"code": code, "message": message}),
+    )
+}
+
+/// A `status` answer whose body is the JSON-RPC error `error` for request `id`: the one
+/// place the edge writes one.
+pub(crate) fn error_response(
+    status: StatusCode,
+    id: serde_json::Value,
+    error: serde_json::Value,
+) -> Response {
     (
         status,
-        axum::Json(json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": {"code": code, "message": message},
-        })),
+        axum::Json(json!({"jsonrpc": "2.0", "id": id, "error": error})),
     )
         .into_response()
 }

@@ -7,7 +7,7 @@ use axum::{
     extract::{Request, State},
     http::{header, HeaderName, HeaderValue, Method, StatusCode},
     middleware::Next,
-    response::{IntoResponse, Response},
+    response::Response,
 };
 use serde_json::json;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -197,20 +197,12 @@ pub(crate) async fn check_origin(
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         if !origins.allowed(origin.as_bytes()) {
             tracing::warn!("request with a foreign Origin refused");
-            return (
+            return super::calls::refusal(
                 StatusCode::FORBIDDEN,
-                axum::Json(json!({
-                    "jsonrpc": "2.0",
-                    "id": null,
-                    "error": {
-                        "code": -32600,
-                        "message": "Forbidden: this Origin may not call the server (MCP \
-                                    Transports); the server lists the origins it allows in \
-                                    HttpOptions::allowed_origins",
-                    },
-                })),
-            )
-                .into_response();
+                -32600,
+                "Forbidden: this Origin may not call the server (MCP Transports); the server \
+                 lists the origins it allows in HttpOptions::allowed_origins",
+            );
         }
     }
     next.run(request).await
@@ -283,11 +275,7 @@ pub(crate) async fn json_rpc_refusals(request: Request, next: Next) -> Response 
     if let Some(data) = data {
         error["data"] = data;
     }
-    let mut refused = (
-        status,
-        axum::Json(json!({"jsonrpc": "2.0", "id": id, "error": error})),
-    )
-        .into_response();
+    let mut refused = super::calls::error_response(status, id, error);
     for (name, value) in &parts.headers {
         if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
             refused.headers_mut().append(name, value.clone());

@@ -378,7 +378,10 @@ pub(crate) async fn gate(
         Asked::Declined(reason) => {
             Err(audit.refuse(ToolError::policy_blocked(reason)).await.into())
         }
-        Asked::Cancelled => Err(audit.refuse(cancelled_before_the_write()).await.into()),
+        Asked::Cancelled => Err(audit
+            .refuse(ToolError::cancelled_before_running())
+            .await
+            .into()),
         Asked::Ask(question) => Err(question.into()),
         Asked::CannotAsk => {
             // The client cannot be asked during the call: an approver decides out of band.
@@ -431,10 +434,4 @@ pub(crate) fn approval_request_id(
         .and_then(Value::as_str)
         .map(str::to_owned)
         .or(from_argument)
-}
-
-/// The answer to a write whose call was cancelled (or cut off) before it ran: nothing ran
-/// (its attempt is recorded with this answer as its outcome; its key, if any, is given back).
-pub(crate) fn cancelled_before_the_write() -> ToolError {
-    ToolError::conflict("The call was cancelled before the write ran; nothing ran.")
 }

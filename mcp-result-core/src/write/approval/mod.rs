@@ -31,7 +31,7 @@ mod memory;
 mod request;
 mod text;
 
-pub(crate) use gate::{approval_request_id, cancelled_before_the_write, gate, Gate, Round};
+pub(crate) use gate::{approval_request_id, gate, Gate, Round};
 pub use memory::MemoryApprovals;
 pub use request::{
     ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL, APPROVAL_URI_PREFIX,
