@@ -123,6 +123,7 @@ where
             approval: None,
             scopes: &[],
             full_input_schema: false,
+            task: None,
             call: search_glue::<N>,
         })
         .collect()

@@ -78,7 +78,7 @@ pub use mcp_result_core::testing;
 pub use mcp_result_core::view;
 pub use mcp_result_core::{
     approval, audit, content, contract, extract, idempotency, identity, key, keys, lint, meta,
-    pagination, progress, schema, store,
+    pagination, progress, schema, store, task,
 };
 
 // The crates generated code and users need, at the versions this crate uses.

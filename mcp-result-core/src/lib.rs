@@ -31,6 +31,7 @@ pub mod schema;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod sql;
 pub mod store;
+pub mod task;
 #[cfg(feature = "testing")]
 pub mod testing;
 #[cfg(feature = "client")]
@@ -109,8 +110,8 @@ pub mod __private {
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
     pub use crate::serve::handler::{
-        call_tool, custom_request, discover, empty_list, initialize, list_tools, read_resource,
-        server_info, set_level, tool_for,
+        call_tool, cancel_task, custom_request, discover, empty_list, get_task, initialize,
+        list_tools, read_resource, server_info, set_level, tool_for, update_task,
     };
     pub use crate::serve::rmcp_tools::{
         call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,

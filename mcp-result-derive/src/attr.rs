@@ -74,6 +74,14 @@ impl<'c, T> Attr<'c, T> {
     pub fn get(self) -> Option<T> {
         self.value.map(|spanned| spanned.value)
     }
+
+    /// Reports `message` at this key when it is set and `other` is not: a key that only
+    /// means something beside another.
+    pub fn requires<U>(&self, other: &Attr<'_, U>, message: &str) {
+        if let (Some(Spanned { span, .. }), None) = (&self.value, &other.value) {
+            self.cx.error_at(*span, message);
+        }
+    }
 }
 
 impl Attr<'_, bool> {

@@ -284,6 +284,36 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         });
     }
+    // The tasks extension (SEP-2663): rmcp answers `-32601` while no tool runs as a task
+    // (the server then declares no extension), `-32021` to a request without it.
+    for (method, params, result, answer) in [
+        (
+            "get_task",
+            "GetTaskParams",
+            quote!(#krate::__private::rmcp::model::GetTaskResult),
+            "get_task",
+        ),
+        ("update_task", "UpdateTaskParams", quote!(()), "update_task"),
+        ("cancel_task", "CancelTaskParams", quote!(()), "cancel_task"),
+    ] {
+        if has(method) {
+            continue;
+        }
+        let method = syn::Ident::new(method, proc_macro2::Span::call_site());
+        let params = syn::Ident::new(params, proc_macro2::Span::call_site());
+        let answer = syn::Ident::new(answer, proc_macro2::Span::call_site());
+        added.push(syn::parse_quote! {
+            async fn #method(
+                &self,
+                request: #krate::__private::rmcp::model::#params,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<#result, #krate::__private::rmcp::ErrorData> {
+                #krate::__private::#answer(self, request, context).await
+            }
+        });
+    }
     if !has("on_custom_request") {
         added.push(syn::parse_quote! {
             async fn on_custom_request(

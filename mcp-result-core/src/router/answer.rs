@@ -59,24 +59,22 @@ impl<S: ToolSet> ToolRegistry<S> {
         &self,
         server: &S,
         request: CallToolRequestParams,
-        mut context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // 0. A tool that runs as a task: stored, then run on its own (`router::tasks`).
+        if let Some(answer) = self.call_as_task(server, &request, &context).await {
+            return answer;
+        }
         let span = telemetry::call_span(
             &request.name,
             self.routes.contains_key(request.name.as_ref()),
             &context,
         );
         let started = std::time::Instant::now();
-        // The call's one progress reporter (its tool's `Progress` and the heartbeat of a
-        // question are clones), closed with the answer: nothing of the call follows it.
-        let policy = self.state_for(&context).get().copied().unwrap_or_default();
-        let progress = Progress::of_call(&context, policy);
-        context.extensions.insert(progress.clone());
         let answer = self
-            .phases(server, request, context)
+            .answer(server, request, context)
             .instrument(span.clone())
             .await;
-        progress.close().await;
         let (answer, question) = match answer {
             Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
             Err(Early::Protocol(error)) => (Err(error), None),
@@ -88,6 +86,46 @@ impl<S: ToolSet> ToolRegistry<S> {
             Some(question) => CallToolResponse::InputRequired(question),
             None => CallToolResponse::Complete(result),
         })
+    }
+
+    /// A call's answer, as its phases give it: the call's one progress reporter (its
+    /// tool's `Progress` and the heartbeat of a question are clones) made first and closed
+    /// with the answer, so nothing of the call follows it.
+    pub(crate) async fn answer(
+        &self,
+        server: &S,
+        request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, Early> {
+        let policy = self.state_for(&context).get().copied().unwrap_or_default();
+        let progress = Progress::of_call(&context, policy);
+        context.extensions.insert(progress.clone());
+        let answer = self.phases(server, request, context).await;
+        progress.close().await;
+        answer
+    }
+
+    /// [`Self::answer`] as a future of its own (a task's run), with its own server clone.
+    pub(crate) fn answer_owned(
+        &'static self,
+        server: S,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'static {
+        async move { self.answer(&server, request, context).await }
+    }
+
+    /// A call's answer as rmcp sends it (an input-required round, a result, or a JSON-RPC
+    /// error).
+    pub(crate) fn respond(
+        &self,
+        answer: Result<CallToolResult, Early>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match answer {
+            Ok(result) | Err(Early::Answer(result)) => Ok(CallToolResponse::Complete(result)),
+            Err(Early::Protocol(error)) => Err(error),
+            Err(Early::Ask(question)) => Ok(CallToolResponse::InputRequired(question)),
+        }
     }
 
     /// The order of a `tools/call`, written once: each phase either hands the next what it
@@ -237,6 +275,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         //    human decided, say) never runs: decided here, once; past this point a write
         //    runs to its end.
         if context.ct.is_cancelled() {
+            super::tasks::nothing_ran(&context);
             // A transactional write's claim and intent roll back with its transaction.
             drop(open);
             release(claimed).await;
@@ -289,6 +328,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         call: ToolCall,
     ) -> Result<CallToolResult, Early> {
         let cancelled = call.context().ct.clone();
+        let nothing_ran = super::tasks::mark_of(call.context());
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);
@@ -303,6 +343,9 @@ impl<S: ToolSet> ToolRegistry<S> {
             },
             () = cancelled.cancelled() => {
                 // Not delivered (the client cancelled), but the tool stops here.
+                if let Some(mark) = &nothing_ran {
+                    mark.set();
+                }
                 error_result(&ToolError::conflict("The call was cancelled."))
             }
         })
@@ -323,6 +366,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         let has_key = claimed.is_some();
         let transactional = open.is_some();
         let cancelled = call.context().ct.clone();
+        let nothing_ran = super::tasks::mark_of(call.context());
         // Who ends a transactional write: its task by committing, or the time limit and the
         // client by rolling it back, whichever decides first (never a commit answered as a
         // rollback).
@@ -447,6 +491,9 @@ impl<S: ToolSet> ToolRegistry<S> {
                             .into_early();
                     }
                     task.abort();
+                    if let (None, Some(mark)) = (limit, &nothing_ran) {
+                        mark.set();
+                    }
                     tracing::warn!(tool = name, "transactional write stopped and rolled back");
                     Ok(audit.refuse(ToolError::rolled_back(limit)).await)
                 }
@@ -497,7 +544,7 @@ enum End {
 }
 
 /// How a phase ends a call before the tool runs.
-enum Early {
+pub(crate) enum Early {
     /// A JSON-RPC error: the request is not a call of a tool of this server.
     Protocol(ErrorData),
     /// A tool result: a refusal, a replay, a store failure.
@@ -571,6 +618,7 @@ fn scoped<S>(identity: &Identity, route: &Route<S>) -> Result<(), Early> {
 /// Phase 4: a call cancelled before it started never starts (the answer is not delivered).
 fn not_cancelled(context: &RequestContext<RoleServer>) -> Result<(), Early> {
     if context.ct.is_cancelled() {
+        super::tasks::nothing_ran(context);
         return Err(error_result(&ToolError::cancelled_before_running()).into());
     }
     Ok(())

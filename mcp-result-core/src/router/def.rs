@@ -65,6 +65,9 @@ pub struct ToolDef<S> {
     /// profile ([`crate::schema::portable_input`]), for servers whose clients take full
     /// schemas. The lint still reports what each host would reject.
     pub full_input_schema: bool,
+    /// `#[mcp_tool(task = "optional" | "required")]`: a call may be answered with a task
+    /// (MCP tasks extension, SEP-2663; [`crate::task`]).
+    pub task: Option<crate::task::TaskSupport>,
     /// Extracts the parameters, runs the method and builds its result.
     pub call: CallFn<S>,
 }

@@ -10,4 +10,5 @@ pub(crate) mod in_flight;
 pub(crate) mod registry;
 pub(crate) mod set;
 pub(crate) mod state;
+pub(crate) mod tasks;
 pub(crate) mod telemetry;

@@ -46,6 +46,8 @@ pub(crate) struct Route<S> {
     /// A parameter takes the write's database transaction
     /// ([`ToolExtension::transactional`]).
     pub(crate) transactional: bool,
+    /// How a call may run as a task ([`ToolDef::task`]).
+    pub(crate) task: Option<crate::task::TaskSupport>,
     pub(crate) call: CallFn<S>,
 }
 
@@ -223,6 +225,7 @@ impl<S> ToolRegistry<S> {
                     extension_arguments,
                     binds,
                     transactional: uses.transactional,
+                    task: def.task,
                     call: def.call,
                 },
             );
@@ -234,6 +237,12 @@ impl<S> ToolRegistry<S> {
             in_flight: Arc::default(),
             fallback: State::new(),
         })
+    }
+
+    /// Whether a tool may answer with a task (the server then declares the tasks
+    /// extension).
+    pub fn has_tasks(&self) -> bool {
+        self.routes.values().any(|route| route.task.is_some())
     }
 
     /// Whether a tool needs human approval (the server then serves approval requests

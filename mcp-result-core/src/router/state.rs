@@ -12,7 +12,9 @@ use std::{
 use rmcp::{service::RequestContext, RoleServer};
 
 use crate::{
+    router::tasks::Runs,
     store::key::ServerKey,
+    task::{MemoryTasks, TaskStore},
     write::{
         approval::{ApprovalStore, MemoryApprovals},
         audit::{AuditSink, TracingSink},
@@ -21,7 +23,7 @@ use crate::{
 };
 
 /// What one served instance of a server hands to its calls: where its idempotency keys,
-/// approval requests and audit records go, the key that seals its cursors and fingerprints,
+/// approval requests, audit records and tasks go, the key that seals its cursors and fingerprints,
 /// and values of your own for your extractors ([`State::with`], [`State::get`]).
 ///
 /// Cheap to clone (one `Arc`); clones share everything. [`State::new`] makes fresh
@@ -60,6 +62,9 @@ struct Inner {
     idempotency: Arc<dyn IdempotencyStore>,
     approvals: Arc<dyn ApprovalStore>,
     audit: Arc<dyn AuditSink>,
+    tasks: Arc<dyn TaskStore>,
+    /// The tasks this instance runs (an instance is a `State` and its clones).
+    runs: Arc<Runs>,
     key: Arc<ServerKey>,
     values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     /// The log level each session set (`logging/setLevel`, before MCP 2026-07-28), by
@@ -82,6 +87,8 @@ impl State {
                 idempotency: Arc::new(MemoryIdempotencyStore::default()),
                 approvals: Arc::new(MemoryApprovals::default()),
                 audit: Arc::new(TracingSink),
+                tasks: Arc::new(MemoryTasks::default()),
+                runs: Arc::default(),
                 key: ServerKey::global_shared().clone(),
                 values: HashMap::new(),
                 log_levels: Arc::default(),
@@ -110,6 +117,12 @@ impl State {
     #[must_use]
     pub fn with_audit_sink(self, sink: Arc<dyn AuditSink>) -> Self {
         self.edit(|inner| inner.audit = sink)
+    }
+
+    /// With `store` for tasks (MCP tasks extension; [`crate::task`]).
+    #[must_use]
+    pub fn with_task_store(self, store: Arc<dyn TaskStore>) -> Self {
+        self.edit(|inner| inner.tasks = store)
     }
 
     /// With `key` as the server key (instead of the configured one).
@@ -145,6 +158,16 @@ impl State {
     /// Where audit records go.
     pub fn audit_sink(&self) -> &Arc<dyn AuditSink> {
         &self.inner.audit
+    }
+
+    /// Where tasks live.
+    pub fn task_store(&self) -> &Arc<dyn TaskStore> {
+        &self.inner.tasks
+    }
+
+    /// The tasks this instance runs.
+    pub(crate) fn runs(&self) -> &Runs {
+        &self.inner.runs
     }
 
     /// The server key: the one handed in, else the configured one ([`ServerKey::global`]).

@@ -39,11 +39,22 @@ pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> Ser
         .enable_tools()
         .enable_logging();
     let approvals = S::tool_registry().is_ok_and(|registry| registry.has_approvals());
-    let capabilities = if S::ARTIFACTS || approvals {
+    let tasks = S::tool_registry().is_ok_and(|registry| registry.has_tasks());
+    let mut capabilities = if S::ARTIFACTS || approvals {
         capabilities.enable_resources().build()
     } else {
         capabilities.build()
     };
+    if tasks {
+        // SEP-2663: the tasks extension, under `capabilities.extensions`.
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                Default::default(),
+            );
+    }
     ServerConfig::new(capabilities).with_server_info(Implementation::new(name, version))
 }
 
@@ -252,6 +263,49 @@ pub async fn call_tool<S: ToolSet>(
     // Boxed: the call's state machine (validation, idempotency, approval, audit) is large,
     // and rmcp moves the request's future into a task of its own; a pointer moves cheaply.
     Box::pin(registry.call(server, request, context)).await
+}
+
+/// The `tasks/get` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
+/// [`ToolRegistry::get_task`]). rmcp answers `-32601` first when the server declares no
+/// tasks extension, and `-32021` when the request does not declare it.
+///
+/// # Errors
+/// `-32602` for a task id the caller has no task of; `-32603` when the task store fails.
+pub async fn get_task<S: ToolSet>(
+    server: &S,
+    request: rmcp::model::GetTaskParams,
+    context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    registry.get_task(server, request, context).await
+}
+
+/// The `tasks/update` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
+/// [`ToolRegistry::update_task`]).
+///
+/// # Errors
+/// As [`get_task`].
+pub async fn update_task<S: ToolSet>(
+    server: &S,
+    request: rmcp::model::UpdateTaskParams,
+    context: RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    registry.update_task(server, request, context).await
+}
+
+/// The `tasks/cancel` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
+/// [`ToolRegistry::cancel_task`]).
+///
+/// # Errors
+/// As [`get_task`].
+pub async fn cancel_task<S: ToolSet>(
+    server: &S,
+    request: rmcp::model::CancelTaskParams,
+    context: RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    registry.cancel_task(server, request, context).await
 }
 
 /// One tool's definition (used by `#[mcp_handler]` for `ServerHandler::get_tool`).

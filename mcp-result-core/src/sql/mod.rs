@@ -12,6 +12,7 @@
 //! let approvals = stores.approvals(); // impl ApprovalStore
 //! let audit = stores.audit(); // impl AuditSink, plus archive_before and recover_dangling
 //! let artifacts = stores.artifacts(ArtifactLimits::default()); // impl ArtifactStore
+//! let tasks = stores.tasks(); // impl TaskStore
 //! let pool = stores.pool(); // the application's own tables, same database
 //! # Ok(()) }
 //! ```
@@ -52,6 +53,8 @@
 //! | approval `get`, `decide` | 2, 3 (the request and its fingerprints; `decide` updates first) |
 //! | artifact `put` | 5 in SQLite, 6 in PostgreSQL: begin, the lock (PostgreSQL), delete the expired, read usage, one insert of all, commit |
 //! | artifact `get` | 1 |
+//! | task `create` | 1 (the caller's count inside the insert) |
+//! | task `get`, `replace` | 1 (`replace`: `UPDATE ... WHERE version = `) |
 //!
 //! A keyed write whose audit log is the same [`SqlStores`]' makes two commits: the claim with
 //! its intent and start, then the answer with its outcome (`tests/commits.rs` counts them on
@@ -72,6 +75,7 @@ mod approval;
 mod artifact;
 mod audit;
 mod idempotency;
+mod task;
 mod tx;
 
 use std::{
@@ -93,7 +97,7 @@ use sqlx::{
 pub use self::tx::TxConnection;
 pub use self::{
     approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
-    idempotency::SqlIdempotencyStore,
+    idempotency::SqlIdempotencyStore, task::SqlTasks,
 };
 use crate::store::StoreError;
 
@@ -161,14 +165,16 @@ impl Dialect {
     }
 
     fn migrations(self) -> Vec<Migration> {
-        let (stores, quota) = match self {
+        let (stores, quota, tasks) = match self {
             Dialect::Sqlite => (
                 include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
                 include_str!("../../migrations/sqlite/20261202000001_caller_bounds.sql"),
+                include_str!("../../migrations/sqlite/20261203000001_tasks.sql"),
             ),
             Dialect::Postgres => (
                 include_str!("../../migrations/postgres/20261130000001_stores.sql"),
                 include_str!("../../migrations/postgres/20261202000001_caller_bounds.sql"),
+                include_str!("../../migrations/postgres/20261203000001_tasks.sql"),
             ),
         };
         let migration = |version, name, sql| {
@@ -183,6 +189,7 @@ impl Dialect {
         vec![
             migration(20261130000001, "mcp-result stores", stores),
             migration(20261202000001, "mcp-result caller bounds", quota),
+            migration(20261203000001, "mcp-result tasks", tasks),
         ]
     }
 }
@@ -225,6 +232,7 @@ impl Db {
 struct Purges {
     idempotency: AtomicU64,
     approvals: AtomicU64,
+    tasks: AtomicU64,
 }
 
 impl SqlStores {
@@ -331,6 +339,12 @@ impl SqlStores {
     /// The audit log.
     pub fn audit(&self) -> SqlAuditLog {
         SqlAuditLog::new(self.db.clone())
+    }
+
+    /// The task store (MCP tasks extension): tasks every instance on this database reads,
+    /// feeds and cancels.
+    pub fn tasks(&self) -> SqlTasks {
+        SqlTasks::new(self.db.clone())
     }
 
     /// The artifact store, enforcing `limits`.

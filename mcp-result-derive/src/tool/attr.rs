@@ -29,9 +29,11 @@ const APPROVAL: Symbol = Symbol("approval");
 const SPEC_NAME: Symbol = Symbol("spec_name");
 const SCOPES: Symbol = Symbol("scopes");
 const FULL_INPUT_SCHEMA: Symbol = Symbol("full_input_schema");
+const TASK: Symbol = Symbol("task");
+const TASK_AFTER_MS: Symbol = Symbol("task_after_ms");
 
 /// Every `#[mcp_tool]` key, in the order the unknown-key message lists them.
-const TOOL_KEYS: [Symbol; 14] = [
+const TOOL_KEYS: [Symbol; 16] = [
     NAME,
     SPEC_NAME,
     TITLE,
@@ -46,6 +48,8 @@ const TOOL_KEYS: [Symbol; 14] = [
     APPROVAL,
     SCOPES,
     FULL_INPUT_SCHEMA,
+    TASK,
+    TASK_AFTER_MS,
 ];
 
 /// `#[mcp_tools(...)]`.
@@ -156,6 +160,11 @@ pub struct ToolAttrs {
     /// `full_input_schema`: `tools/list` advertises the full JSON Schema 2020-12 input
     /// schema, not its host-portable profile.
     pub full_input_schema: Option<bool>,
+    /// `task = "optional" | "required"`: a call may be answered with a task (`true`:
+    /// required).
+    pub task: Option<bool>,
+    /// `task_after_ms = N`: the call becomes a task only past N milliseconds.
+    pub task_after_ms: Option<LitInt>,
 }
 
 pub fn parse_server(cx: &Ctxt, args: TokenStream) -> ServerAttrs {
@@ -243,6 +252,8 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
     let mut approval = Attr::none(cx, APPROVAL);
     let mut scopes = Attr::none(cx, SCOPES);
     let mut full_input_schema = Attr::none(cx, FULL_INPUT_SCHEMA);
+    let mut task = Attr::none(cx, TASK);
+    let mut task_after = Attr::none(cx, TASK_AFTER_MS);
     attr::parse_attr(cx, attribute, |meta| {
         let span = attr::key_span(meta);
         if meta.path == NAME {
@@ -273,6 +284,17 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
             scopes.set(span, attr::string(meta)?);
         } else if meta.path == FULL_INPUT_SCHEMA {
             full_input_schema.set(span, attr::flag(meta)?);
+        } else if meta.path == TASK {
+            task.set(span, task_support(attr::string(meta)?)?);
+        } else if meta.path == TASK_AFTER_MS {
+            let value: LitInt = meta.value()?.parse()?;
+            value.base10_parse::<u64>().map_err(|_| {
+                syn::Error::new(
+                    value.span(),
+                    "`task_after_ms` is a whole number of milliseconds",
+                )
+            })?;
+            task_after.set(span, value);
         } else {
             let keys: Vec<String> = TOOL_KEYS.iter().map(ToString::to_string).collect();
             return Err(attr::key_error(
@@ -291,6 +313,11 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         "a tool cannot be both `read_only` and `destructive`: a read-only tool does not modify \
          its environment; remove one",
     );
+    task_after.requires(
+        &task,
+        "`task_after_ms` applies to a tool whose calls may run as tasks: add `task = \"optional\"` \
+         or `task = \"required\"`",
+    );
     ToolAttrs {
         name: name.get(),
         spec_name: spec_name.get(),
@@ -306,5 +333,21 @@ pub fn parse_tool(cx: &Ctxt, attribute: &Attribute) -> ToolAttrs {
         approval: approval.get(),
         scopes: scopes.get(),
         full_input_schema: full_input_schema.get(),
+        task: task.get(),
+        task_after_ms: task_after.get(),
+    }
+}
+
+/// `task = "optional"` (`false`) or `"required"` (`true`).
+fn task_support(value: LitStr) -> syn::Result<bool> {
+    match value.value().as_str() {
+        "optional" => Ok(false),
+        "required" => Ok(true),
+        _ => Err(syn::Error::new(
+            value.span(),
+            "`task` is \"optional\" (a call becomes a task when the client declares the tasks \
+             extension, a plain call otherwise) or \"required\" (a client without the \
+             extension is refused with -32021)",
+        )),
     }
 }

@@ -448,6 +448,18 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
         })
         .unwrap_or_default();
     let full_input_schema = tool.attrs.full_input_schema.unwrap_or(false);
+    let task = match (tool.attrs.task, &tool.attrs.task_after_ms) {
+        (None, _) => quote!(::core::option::Option::None),
+        (Some(required), after) => {
+            let support = if required {
+                quote!(#krate::task::TaskSupport::required())
+            } else {
+                quote!(#krate::task::TaskSupport::optional())
+            };
+            let after = after.as_ref().map(|ms| quote!(.after_ms(#ms)));
+            quote!(::core::option::Option::Some(#support #after))
+        }
+    };
     quote! {
         #krate::__private::ToolDef {
             name: #name,
@@ -471,6 +483,7 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
             approval: #approval,
             scopes: &[#(#scopes),*],
             full_input_schema: #full_input_schema,
+            task: #task,
             call: #glue #turbofish,
         }
     }
