@@ -47,6 +47,7 @@ use mcp_result::{
         ServerHandler,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore},
+    task::{MemoryTasks, TaskPolicy, TaskStore},
     Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult, Tx,
 };
 use schemars::JsonSchema;
@@ -91,6 +92,9 @@ pub struct Helpdesk {
     idempotency: Arc<dyn IdempotencyStore>,
     approvals: Arc<dyn ApprovalStore>,
     audit: Arc<dyn AuditSink>,
+    /// Tasks (MCP tasks extension): `add_internal_note` and `close_ticket` answer a client
+    /// that declares it with a task.
+    tasks: Arc<dyn TaskStore>,
     /// `--store URL`: notes and locks (and every store above) in one SQL database, shared
     /// by every instance that names it.
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -158,6 +162,7 @@ impl Helpdesk {
             idempotency: Arc::new(MemoryIdempotencyStore::new()),
             approvals: Arc::new(MemoryApprovals::default()),
             audit: Arc::new(TracingSink),
+            tasks: Arc::new(MemoryTasks::default()),
             #[cfg(any(feature = "sqlite", feature = "postgres"))]
             sql: None,
         }
@@ -188,6 +193,7 @@ impl Helpdesk {
                 desk.artifacts = Arc::new(stores.artifacts(Default::default()));
                 desk.idempotency = Arc::new(stores.idempotency());
                 desk.approvals = Arc::new(stores.approvals());
+                desk.tasks = Arc::new(stores.tasks());
                 sinks.push(Arc::new(stores.audit()));
                 desk.sql = Some(stores);
             }
@@ -605,6 +611,9 @@ impl ServerServices for Helpdesk {
     fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
         self.audit.clone()
     }
+    fn task_store(&self, _state: &mcp_result::State) -> Arc<dyn TaskStore> {
+        self.tasks.clone()
+    }
 }
 
 #[mcp_tools(artifacts, services)]
@@ -688,7 +697,8 @@ impl Helpdesk {
         title = "Add internal note",
         destructive = false,
         idempotency_key = "requestId",
-        scopes = "tickets:write"
+        scopes = "tickets:write",
+        task = "optional"
     )]
     async fn add_internal_note(
         &self,
@@ -721,7 +731,8 @@ impl Helpdesk {
     #[mcp_tool(
         title = "Close ticket",
         approval = "Close ticket {ticketId}",
-        scopes = "tickets:write"
+        scopes = "tickets:write",
+        task = "optional"
     )]
     async fn close_ticket(
         &self,
@@ -823,6 +834,7 @@ impl ServerHandler for Helpdesk {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(Implementation::new("helpdesk", env!("CARGO_PKG_VERSION")))
@@ -1020,6 +1032,15 @@ async fn serve_http(
         allowed_origins: access.origins.clone(),
         ..HttpOptions::default()
     };
+    // How long a task's instance holds it without renewing (tests shorten it to take a
+    // killed instance's tasks over sooner).
+    if let Some(ms) = std::env::var("HELPDESK_TASK_LEASE_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        let policy = TaskPolicy::default().with_lease(std::time::Duration::from_millis(ms));
+        options.state = options.state.with(policy);
+    }
     let verifier: Arc<dyn TokenVerifier> = match (&access.issuer, &access.resource) {
         (Some(issuer), Some(resource)) => {
             let (verifier, resource) =

@@ -242,7 +242,16 @@ impl<S> ToolRegistry<S> {
     /// Whether a tool may answer with a task (the server then declares the tasks
     /// extension).
     pub fn has_tasks(&self) -> bool {
-        self.routes.values().any(|route| route.task.is_some())
+        self.task_tool().is_some()
+    }
+
+    /// A tool that may answer with a task, if any (the first in `tools/list` order).
+    pub(crate) fn task_tool(&self) -> Option<&'static str> {
+        self.tools
+            .iter()
+            .filter_map(|tool| self.routes.get(tool.name.as_ref()))
+            .find(|route| route.task.is_some())
+            .map(|route| route.name)
     }
 
     /// Whether a tool needs human approval (the server then serves approval requests

@@ -108,6 +108,12 @@ pub trait ServerServices: Send + Sync {
         state.audit_sink().clone()
     }
 
+    /// Where tasks live (MCP tasks extension; [`crate::task`]). Default: the instance's
+    /// ([`State::task_store`]).
+    fn task_store(&self, state: &State) -> Arc<dyn crate::task::TaskStore> {
+        state.task_store().clone()
+    }
+
     /// The caller's identity, which artifacts, idempotency keys, audit records, approval
     /// requests and page cursors are scoped to. It comes from the transport, never from
     /// what a client writes in `_meta` (mcp-result rule 14). `None` refuses the call

@@ -323,7 +323,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             rerunnable,
             version: 1,
         };
-        let store = state.task_store().clone();
+        let store = services_of(server).task_store(&state);
         let token = CancellationToken::new();
         let (run_context, mark) = run_context(context.clone(), &record, token.clone());
         let head_start = support.after;
@@ -442,7 +442,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         let registry = S::tool_registry().map_err(crate::serve::handler::registry_error)?;
         let (state, mut record) = self.owned(server, &params.task_id, &context).await?;
         let policy = policy_of(&state);
-        let store = state.task_store().clone();
+        let store = services_of(server).task_store(&state);
         loop {
             let TaskState::InputRequired {
                 requests,
@@ -510,7 +510,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let (state, mut record) = self.owned(server, &params.task_id, &context).await?;
-        let store = state.task_store().clone();
+        let store = services_of(server).task_store(&state);
         loop {
             match record.state {
                 _ if record.state.is_terminal() => return Ok(()),
@@ -544,8 +544,8 @@ impl<S: ToolSet> ToolRegistry<S> {
             .as_ref()
             .map(Identity::key)
             .ok_or_else(unknown_task)?;
-        let record = state
-            .task_store()
+        let record = services_of(server)
+            .task_store(&state)
             .get(id)
             .await
             .map_err(|e| store_error(&e))?
@@ -566,7 +566,7 @@ impl<S: ToolSet> ToolRegistry<S> {
     ) -> Result<TaskRecord, ErrorData> {
         let registry = S::tool_registry().map_err(crate::serve::handler::registry_error)?;
         let policy = policy_of(state);
-        let store = state.task_store().clone();
+        let store = services_of(server).task_store(state);
         let route = self.routes.get(record.tool.as_str());
         let without_effect = route.is_some_and(|r| r.read_only || r.transactional);
         let now = now_ms();

@@ -156,7 +156,7 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let registry = prepare::<S>()?;
+    let registry = prepare(&server)?;
     let transport = WithState {
         inner: transport.into_transport(),
         state,
@@ -167,11 +167,27 @@ where
     Ok(())
 }
 
-/// What every way of serving checks first: the tools are sound, and a configured server
-/// key is usable (it stops the server here, not at the first keyed write).
-pub(crate) fn prepare<S: ToolSet>(
+/// What every way of serving checks first: the tools are sound, a server whose tools run
+/// as tasks declares the tasks extension (a `get_info` of its own may leave it out: rmcp
+/// would then answer every `tasks/get` `-32601`), and a configured server key is usable
+/// (it stops the server here, not at the first keyed write).
+pub(crate) fn prepare<S: ToolSet + ServerHandler>(
+    server: &S,
 ) -> Result<&'static ToolRegistry<S>, Box<dyn std::error::Error + Send + Sync>> {
     let registry = S::tool_registry().map_err(|error| error.clone())?;
+    if let Some(tool) = registry.task_tool() {
+        if !server.get_info().capabilities.supports_tasks() {
+            return Err(RegistryError {
+                tool,
+                message: "it runs as a task (`task = ...`), and the server's `get_info` does \
+                          not declare the tasks extension: add `.enable_tasks()` to its \
+                          `ServerCapabilities::builder()`, or start from \
+                          `mcp_result::handler::server_info::<Self>(..)`"
+                    .to_owned(),
+            }
+            .into());
+        }
+    }
     if let Some(key) = crate::store::key::ServerKey::from_env()? {
         let _ = crate::store::key::ServerKey::install(key);
     }

@@ -59,7 +59,7 @@ where
 {
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
-    let registry = prepare::<S>().unwrap_or_else(|error| panic!("{error}"));
+    let registry = prepare(&server).unwrap_or_else(|error| panic!("{error}"));
     // Loopback pages get CORS from a server that asks for tokens; an anonymous one lists
     // the pages it serves (any local page could call its tools otherwise).
     let loopback_cors = verifier.anonymous().is_none();
@@ -187,7 +187,7 @@ pub async fn serve_http<S>(
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
-    let registry = prepare::<S>()?;
+    let registry = prepare(&server)?;
     Origins::new(&options.allowed_origins)?;
     let app = router(server, verifier, &options);
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;
