@@ -1,4 +1,4 @@
-//! One suite for every store: the idempotency, approval and artifact stores behave alike in
+//! One suite for every store: the idempotency, approval, artifact and task stores behave alike in
 //! memory, in SQLite (a temporary file) and in PostgreSQL (a throwaway database,
 //! `common::postgres`); the SQL stores also keep their promises across a reopening and keep
 //! an append-only audit log. Each behaviour is one generic async fn below, run once per
@@ -21,6 +21,7 @@ use mcp_result::{
         ArtifactContent, ArtifactLimits, ArtifactRefusal, ArtifactStore, MemoryStore,
         StoredArtifact,
     },
+    task::{MemoryTasks, TaskRecord, TaskState, TaskStore},
     ErrorKind, Status,
 };
 use serde_json::{json, Value};
@@ -36,6 +37,7 @@ const SHORT: Duration = Duration::from_millis(150);
 struct Store {
     idempotency: Arc<dyn IdempotencyStore>,
     approvals: Arc<dyn ApprovalStore>,
+    tasks: Arc<dyn TaskStore>,
     sql: Option<Sql>,
 }
 
@@ -67,6 +69,7 @@ impl Store {
         Store {
             idempotency: Arc::new(MemoryIdempotencyStore::new()),
             approvals: Arc::new(MemoryApprovals::default()),
+            tasks: Arc::new(MemoryTasks::default()),
             sql: None,
         }
     }
@@ -93,6 +96,7 @@ impl Store {
         Store {
             idempotency: Arc::new(stores.idempotency()),
             approvals: Arc::new(stores.approvals()),
+            tasks: Arc::new(stores.tasks()),
             sql: Some(Sql {
                 stores,
                 url,
@@ -849,6 +853,102 @@ async fn dangling_intents_get_one_unknown_outcome(store: Store) {
 // ---------------------------------------------------------------------------------------
 
 /// One `#[tokio::test]` per behaviour and store: `memory::…`, `sqlite::…`, `postgres::…`.
+// ---------------------------------------------------------------------------------------
+// Tasks
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// A new working task of `caller`, readable for `ttl_ms`.
+fn task(caller: &str, ttl_ms: u64) -> TaskRecord {
+    let now = now_ms();
+    serde_json::from_value(json!({
+        "id": uuid_like(),
+        "caller": caller,
+        "tool": "export",
+        "arguments": {"body": "a\u{0}b"},
+        "meta": {},
+        "state": {"status": "working"},
+        "createdMs": now,
+        "updatedMs": now,
+        "ttlMs": ttl_ms,
+        "cancelRequested": false,
+        "runner": "instance-1",
+        "leaseUntilMs": now + 8_000,
+        "attempts": 1,
+        "rerunnable": true,
+        "version": 1,
+    }))
+    .unwrap()
+}
+
+/// A task is read back as stored (arguments holding U+0000 too), and a caller holds at
+/// most its bound: the next is refused whole, another caller's is not.
+async fn tasks_are_stored_whole_and_bounded_per_caller(store: Store) {
+    let first = task("alice", 60_000);
+    store.tasks.create(&first, 2).await.unwrap();
+    assert_eq!(
+        store.tasks.get(&first.id).await.unwrap(),
+        Some(first.clone())
+    );
+    store.tasks.create(&task("alice", 60_000), 2).await.unwrap();
+    let refused = store.tasks.create(&task("alice", 60_000), 2).await;
+    assert_eq!(
+        refused.unwrap_err().to_string(),
+        "this caller holds 2 tasks, its limit"
+    );
+    store.tasks.create(&task("bob", 60_000), 2).await.unwrap();
+    assert_eq!(store.tasks.get("no-such-task").await.unwrap(), None);
+}
+
+/// Of 20 concurrent changes of one version of a task, exactly one lands; the others read
+/// it again.
+async fn one_change_of_a_task_wins_among_20(store: Store) {
+    let stored = task("alice", 60_000);
+    store.tasks.create(&stored, 100).await.unwrap();
+    let mut changes = Vec::new();
+    for n in 0..20 {
+        let tasks = store.tasks.clone();
+        let mut changed = stored.clone();
+        changed.version += 1;
+        changed.state = TaskState::Completed {
+            result: json!({"content": [], "n": n}),
+        };
+        changes.push(tokio::spawn(async move {
+            tasks.replace(&changed).await.unwrap()
+        }));
+    }
+    let mut landed = 0;
+    for change in changes {
+        landed += usize::from(change.await.unwrap());
+    }
+    assert_eq!(landed, 1);
+    let read = store.tasks.get(&stored.id).await.unwrap().unwrap();
+    assert_eq!(read.version, 2);
+    assert!(matches!(read.state, TaskState::Completed { .. }));
+    // A change of a version no longer stored does not land.
+    let mut stale = stored.clone();
+    stale.version = 2;
+    assert!(!store.tasks.replace(&stale).await.unwrap());
+}
+
+/// An expired task is gone: not read, not changed, and no longer counted in its caller's
+/// bound.
+async fn an_expired_task_is_forgotten_and_frees_its_place(store: Store) {
+    let short = task("alice", SHORT.as_millis() as u64);
+    store.tasks.create(&short, 1).await.unwrap();
+    tokio::time::sleep(SHORT * 2).await;
+    assert_eq!(store.tasks.get(&short.id).await.unwrap(), None);
+    let mut changed = short.clone();
+    changed.version += 1;
+    assert!(!store.tasks.replace(&changed).await.unwrap());
+    store.tasks.create(&task("alice", 60_000), 1).await.unwrap();
+}
+
 macro_rules! suite {
     (every store: [$($all:ident),* $(,)?], sql: [$($sql:ident),* $(,)?]) => {
         mod memory {
@@ -889,6 +989,9 @@ suite!(
         artifacts_past_a_bound_are_refused_whole,
         concurrent_puts_never_pass_a_quota,
         artifacts_expire_and_free_their_quota,
+        tasks_are_stored_whole_and_bounded_per_caller,
+        one_change_of_a_task_wins_among_20,
+        an_expired_task_is_forgotten_and_frees_its_place,
     ],
     sql: [
         completed_results_survive_reopening,
