@@ -33,6 +33,7 @@
 //! | [Beside the framework](beside) | your own prompts, resources and capabilities next to the framework's (`mcp_result::handler`) |
 //! | [Asking, logging, plain content](asking) | a tool's own questions (`Ask`: input-required rounds, elicitation, sampling, roots), `Log`, `Unstructured`, `ToolError::protocol`; the official conformance suite |
 //! | [The life of a call](lifecycle) | answered, timed out, cancelled, disconnected: what stops and what is recorded; the wait for a human; every bad input's answer |
+//! | [Durable tasks](tasks) | `#[mcp_tool(task = ...)]`: the MCP tasks extension, tasks bound to their caller, bounded, taken over from a killed instance, fed with `tasks/update`, cancelled honestly |
 //! | [Serving behind an authorization server](oauth) | OAuth 2.1: protected resource metadata, JWT and introspected tokens, scopes per tool, CORS and `Origin` (feature `oauth`) |
 
 #[doc = include_str!("../docs/guide/01-contract.md")]
@@ -142,3 +143,6 @@ pub mod asking {}
 
 #[doc = include_str!("../docs/guide/25-lifecycle.md")]
 pub mod lifecycle {}
+
+#[doc = include_str!("../docs/guide/26-tasks.md")]
+pub mod tasks {}

@@ -25,6 +25,7 @@
 #![doc = "[cost]: crate::guide::cost"]
 #![doc = "[asking]: crate::guide::asking"]
 #![doc = "[lifecycle]: crate::guide::lifecycle"]
+#![doc = "[tasks]: crate::guide::tasks"]
 #![doc = "[mcp_tool]: crate::mcp_tool"]
 #![doc = "[mcp_tools]: crate::mcp_tools"]
 #![doc = "[mcp_handler]: crate::mcp_handler"]

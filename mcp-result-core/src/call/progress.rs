@@ -2,7 +2,7 @@
 //! for a request that carried `_meta.progressToken`), and
 //! [`CancellationToken`](crate::extract::CancellationToken) says when the client gave up on it
 //! (MCP "Cancellation": `notifications/cancelled`). Both are tool parameters, produced by
-//! the one [`FromToolCall`] mechanism.
+//! the one [`FromToolCall`](crate::extract::FromToolCall) mechanism.
 //!
 //! ```
 //! use mcp_result_core::{extract::CancellationToken, progress::Progress};

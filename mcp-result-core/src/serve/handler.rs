@@ -76,7 +76,7 @@ pub fn discover<S: ServerHandler>(server: &S) -> rmcp::model::DiscoverResult {
 }
 
 /// The `logging/setLevel` answer (before MCP 2026-07-28; used by `#[mcp_handler]` when the
-/// user writes none): the session's level, which its [`Log`](crate::tool::Log) messages
+/// user writes none): the session's level, which its [`Log`](crate::Log) messages
 /// follow from then on.
 ///
 /// # Errors
