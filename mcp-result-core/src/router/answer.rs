@@ -275,7 +275,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         //    human decided, say) never runs: decided here, once; past this point a write
         //    runs to its end.
         if context.ct.is_cancelled() {
-            super::tasks::nothing_ran(&context);
+            crate::task::runs::nothing_ran(&context);
             // A transactional write's claim and intent roll back with its transaction.
             drop(open);
             release(claimed).await;
@@ -328,7 +328,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         call: ToolCall,
     ) -> Result<CallToolResult, Early> {
         let cancelled = call.context().ct.clone();
-        let nothing_ran = super::tasks::mark_of(call.context());
+        let nothing_ran = crate::task::runs::mark_of(call.context());
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);
@@ -366,7 +366,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         let has_key = claimed.is_some();
         let transactional = open.is_some();
         let cancelled = call.context().ct.clone();
-        let nothing_ran = super::tasks::mark_of(call.context());
+        let nothing_ran = crate::task::runs::mark_of(call.context());
         // Who ends a transactional write: its task by committing, or the time limit and the
         // client by rolling it back, whichever decides first (never a commit answered as a
         // rollback).
@@ -618,7 +618,7 @@ fn scoped<S>(identity: &Identity, route: &Route<S>) -> Result<(), Early> {
 /// Phase 4: a call cancelled before it started never starts (the answer is not delivered).
 fn not_cancelled(context: &RequestContext<RoleServer>) -> Result<(), Early> {
     if context.ct.is_cancelled() {
-        super::tasks::nothing_ran(context);
+        crate::task::runs::nothing_ran(context);
         return Err(error_result(&ToolError::cancelled_before_running()).into());
     }
     Ok(())

@@ -133,3 +133,8 @@ impl<S> fmt::Debug for ToolBlock<S> {
             .finish()
     }
 }
+
+/// A broken tool definition as a JSON-RPC `-32603` (the request cannot be served).
+pub(crate) fn registry_error(error: &RegistryError) -> rmcp::ErrorData {
+    rmcp::ErrorData::internal_error(error.to_string(), None)
+}

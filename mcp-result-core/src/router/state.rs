@@ -12,9 +12,8 @@ use std::{
 use rmcp::{service::RequestContext, RoleServer};
 
 use crate::{
-    router::tasks::Runs,
     store::key::ServerKey,
-    task::{MemoryTasks, TaskStore},
+    task::{runs::Runs, MemoryTasks, TaskStore},
     write::{
         approval::{ApprovalStore, MemoryApprovals},
         audit::{AuditSink, TracingSink},

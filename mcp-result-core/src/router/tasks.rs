@@ -21,14 +21,7 @@
 //!   nothing of it took effect (a read, a write that had not started, a transactional write
 //!   rolled back), and with its outcome when the write ran.
 
-use std::{
-    collections::HashMap,
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc, Mutex,
-    },
-    time::Duration,
-};
+use std::{sync::Arc, time::Duration};
 
 use rmcp::{
     model::{
@@ -52,57 +45,11 @@ use crate::{
         state::State,
     },
     store::{clock::now_ms, StoreError},
+    task::runs::NothingRan,
     task::{TaskPolicy, TaskRecord, TaskState, TaskStore, TaskSupport},
     wire::{envelope::ToolError, identity::Identity},
     write::idempotency::idempotency_key,
 };
-
-/// The tasks this instance runs: its id (a task's `runner`) and each run's cancellation.
-#[derive(Debug)]
-pub(crate) struct Runs {
-    instance: String,
-    tokens: Mutex<HashMap<String, CancellationToken>>,
-}
-
-impl Default for Runs {
-    fn default() -> Self {
-        Self {
-            instance: uuid::Uuid::now_v7().to_string(),
-            tokens: Mutex::default(),
-        }
-    }
-}
-
-impl Runs {
-    fn tokens(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        self.tokens.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Put into a task's call: set when the call ended without effect because it was
-/// cancelled (before it ran, a read stopped, a transactional write rolled back), so its
-/// task ends `cancelled` and not with that answer.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct NothingRan(Arc<AtomicBool>);
-
-impl NothingRan {
-    /// Marks the call as ended without effect.
-    pub(crate) fn set(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// The mark of the call of `context`, if it is a task's.
-pub(crate) fn mark_of(context: &RequestContext<RoleServer>) -> Option<NothingRan> {
-    context.extensions.get::<NothingRan>().cloned()
-}
-
-/// Marks the call of `context`, if it is a task's, as ended without effect.
-pub(crate) fn nothing_ran(context: &RequestContext<RoleServer>) {
-    if let Some(mark) = context.extensions.get::<NothingRan>() {
-        mark.set();
-    }
-}
 
 /// Whether the request declared the tasks extension (per request from 2026-07-28, at
 /// `initialize` before).
@@ -287,7 +234,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         route: &Route<S>,
         support: TaskSupport,
     ) -> Result<CallToolResponse, ErrorData> {
-        let registry = S::tool_registry().map_err(crate::serve::handler::registry_error)?;
+        let registry = S::tool_registry().map_err(super::def::registry_error)?;
         let services = services_of(server);
         let state = self.state_for(&context);
         let policy = policy_of(&state);
@@ -439,7 +386,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         params: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let registry = S::tool_registry().map_err(crate::serve::handler::registry_error)?;
+        let registry = S::tool_registry().map_err(super::def::registry_error)?;
         let (state, mut record) = self.owned(server, &params.task_id, &context).await?;
         let policy = policy_of(&state);
         let store = services_of(server).task_store(&state);
@@ -564,7 +511,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         mut record: TaskRecord,
         context: RequestContext<RoleServer>,
     ) -> Result<TaskRecord, ErrorData> {
-        let registry = S::tool_registry().map_err(crate::serve::handler::registry_error)?;
+        let registry = S::tool_registry().map_err(super::def::registry_error)?;
         let policy = policy_of(state);
         let store = services_of(server).task_store(state);
         let route = self.routes.get(record.tool.as_str());
@@ -673,8 +620,8 @@ async fn drive<F>(
         state.runs().tokens().remove(&record.id);
         // Cancelled, and nothing of it took effect: it ended before acting (a question
         // ends a call before it acts) or stopped without effect.
-        let cancelled = token.is_cancelled()
-            && (mark.0.load(Ordering::SeqCst) || matches!(answer, Err(Early::Ask(_))));
+        let cancelled =
+            token.is_cancelled() && (mark.is_set() || matches!(answer, Err(Early::Ask(_))));
         settle(store.as_ref(), &record.id, settled(answer, cancelled)).await;
     }
     .instrument(span)

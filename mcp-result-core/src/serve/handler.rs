@@ -18,7 +18,7 @@ use rmcp::{
 use crate::{
     router::state::State,
     router::{
-        def::RegistryError,
+        def::{registry_error, RegistryError},
         registry::ToolRegistry,
         set::{services_of, ToolSet},
     },
@@ -507,10 +507,6 @@ async fn read_approval<S: ToolSet>(
         },
     ])
     .into())
-}
-
-pub(crate) fn registry_error(error: &RegistryError) -> ErrorData {
-    ErrorData::internal_error(error.to_string(), None)
 }
 
 /// The answer of a list method the server leaves to the framework (`resources/list`,

@@ -21,8 +21,9 @@ use rmcp::{
 };
 
 use crate::{
+    router::def::registry_error,
     router::{def::RegistryError, registry::ToolRegistry, set::ToolSet},
-    serve::handler::{initialize, registry_error},
+    serve::handler::initialize,
 };
 
 /// The server's registry, once its tools and the rmcp router's are known to have no name

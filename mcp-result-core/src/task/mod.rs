@@ -17,6 +17,7 @@
 
 mod memory;
 mod record;
+pub(crate) mod runs;
 
 pub use memory::MemoryTasks;
 pub use record::{TaskRecord, TaskState, TaskStore};
