@@ -186,13 +186,17 @@ impl ClientHandler for Host {
 type Client = RunningService<RoleClient, Host>;
 
 async fn connect(url: &str, token: &str, tasks: bool) -> Client {
+    connect_at(url, token, tasks, ProtocolVersion::V_2026_07_28).await
+}
+
+async fn connect_at(url: &str, token: &str, tasks: bool, version: ProtocolVersion) -> Client {
     let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
     let transport = StreamableHttpClientTransport::with_client(reqwest::Client::new(), config);
     serve_client_with_lifecycle(
         Host { tasks },
         transport,
         ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            preferred_versions: vec![version],
         },
     )
     .await
@@ -310,6 +314,19 @@ async fn a_client_without_the_extension_gets_a_plain_call() {
     }
     let error = error_of(plain.get_task(GetTaskParams::new("any")).await);
     assert_eq!(error.code.0, -32021, "{error:?}");
+    // A 2025-11-25 session gets plain calls even when its client declares the extension:
+    // SEP-2663's task shape is MCP 2026-07-28's.
+    let older = connect_at(&url, "alice-token", true, ProtocolVersion::V_2025_11_25).await;
+    match older
+        .call_tool_once(call("sales_report", json!({"millis": 10})))
+        .await
+        .unwrap()
+    {
+        CallToolResponse::Complete(result) => {
+            assert_eq!(result.structured_content, Some(json!({"orders": 42})))
+        }
+        other => panic!("expected a plain result on 2025-11-25, got {other:?}"),
+    }
 }
 
 /// The approval of a keyed write is an `input_required` task: bob cannot answer it; alice's

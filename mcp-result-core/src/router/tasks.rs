@@ -51,12 +51,15 @@ use crate::{
     write::idempotency::idempotency_key,
 };
 
-/// Whether the request declared the tasks extension (per request from 2026-07-28, at
-/// `initialize` before).
+/// Whether the request declared the tasks extension and speaks MCP 2026-07-28 or later,
+/// the revision SEP-2663's task shape is defined for. A session of an earlier revision gets
+/// plain calls even when its client declared the extension at `initialize` (the MCP
+/// Inspector 2.12 does, and reads a `CreateTaskResult` there as a result without content).
 fn declares_tasks(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .client_capabilities()
-        .is_some_and(|capabilities| capabilities.supports_tasks())
+    crate::call::client::asks_by_round(context)
+        && context
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks())
 }
 
 /// The `-32021` of a request without the tasks extension (SEP-2575 "Missing Required
