@@ -319,7 +319,9 @@ fn the_example_is_clean_over_streamable_http() {
 /// The fixture server of the official conformance suite (`examples/conformance.rs`) is
 /// clean too, checked against the spec's own rules (`--host mcp`: its tool names are the
 /// suite's, longer than some hosts take) with its plain-content tools allowed (the suite
-/// asks for text, image and audio blocks, which have no `structuredContent` to describe).
+/// asks for text, image and audio blocks, which have no `structuredContent` to describe)
+/// and the one tool that answers a JSON-RPC error on purpose (`protocol_error_job`: the
+/// `tasks-*` scenarios ask for a task that ends `failed`).
 /// Its tools that ask the client are answered `-32021` for the capabilities this client
 /// does not declare: listed as not called, not as findings.
 #[test]
@@ -357,21 +359,50 @@ fn the_conformance_fixture_is_clean() {
             "mcp",
             "--allow",
             "output-schema-missing",
+            "--allow",
+            "call-error",
         ],
         0,
     );
     assert_exactly(&report, &[]);
     let tools = report["tools"].as_array().unwrap();
-    assert_eq!(report["summary"]["allowed"], tools.len());
+    // Every tool's missing schema, and the one protocol error the suite asks for.
+    assert_eq!(report["summary"]["allowed"], tools.len() + 1);
+    let call_errors: Vec<&Value> = report["allowed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|finding| finding["check"] == "call-error")
+        .collect();
+    assert_eq!(call_errors.len(), 1, "{call_errors:?}");
+    assert_eq!(call_errors[0]["tool"], "protocol_error_job");
+    assert_eq!(
+        call_errors[0]["message"],
+        "called with {}, the server answered JSON-RPC error -32603: the job's backend broke"
+    );
     let not_called: Vec<&str> = tools
         .iter()
         .filter(|tool| tool["called"] == false)
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(not_called.len(), 13, "{not_called:?}");
+    // 13 of the suite's tools ask the client; 4 of the task tools ask it or need it to
+    // declare the tasks extension (`task = "required"`).
+    assert_eq!(not_called.len(), 17, "{not_called:?}");
     assert!(
         not_called.contains(&"test_missing_capability"),
         "{not_called:?}"
+    );
+    let reason = |name: &str| {
+        tools.iter().find(|tool| tool["name"] == name).unwrap()["notCalled"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(
+        reason("failing_job"),
+        "it needs the client capabilities \
+         {\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}}, which mcp-result-check \
+         does not declare (JSON-RPC -32021)"
     );
 
     let unknown = check(&["--allow", "no-such-check", "--url", &url]);
