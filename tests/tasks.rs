@@ -98,6 +98,7 @@ pub struct ArchiveArgs {
 /// What each write did, counted.
 #[derive(Clone, Default)]
 struct Shop {
+    reports: Arc<AtomicUsize>,
     refunds: Arc<AtomicUsize>,
     archives: Arc<AtomicUsize>,
 }
@@ -108,7 +109,16 @@ impl Shop {
     #[mcp_tool(read_only, task = "optional")]
     async fn sales_report(&self, args: ReportArgs) -> Report {
         tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        self.reports.fetch_add(1, Ordering::SeqCst);
         Report { orders: 42 }
+    }
+
+    /// Count today's orders: answered at once when quick, a task when it takes longer
+    /// than 300 ms.
+    #[mcp_tool(read_only, task = "optional", task_after_ms = 300)]
+    async fn order_count(&self, args: ReportArgs) -> Report {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        Report { orders: 7 }
     }
 
     /// Refund an order, once a human approved it.
@@ -678,4 +688,65 @@ async fn two_instances_share_tasks_and_a_killed_ones_write_runs_once() {
         .count();
     assert_eq!(written, 1, "one note: {notes}");
     drop(b);
+}
+
+/// With a head start (`task_after_ms = 300`), a quick call is answered plainly and a slow
+/// one becomes a task that completes with the same result.
+#[tokio::test]
+async fn a_head_start_answers_quick_calls_plainly() {
+    let url = serve(Shop::default(), State::new()).await;
+    let alice = connect(&url, "alice-token", true).await;
+    match alice
+        .call_tool_once(call("order_count", json!({"millis": 10})))
+        .await
+        .unwrap()
+    {
+        CallToolResponse::Complete(result) => {
+            assert_eq!(result.structured_content, Some(json!({"orders": 7})))
+        }
+        other => panic!("expected a plain result, got {other:?}"),
+    }
+    let id = start(&alice, call("order_count", json!({"millis": 900}))).await;
+    let done = until(&alice, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        result_of(&done).structured_content,
+        Some(json!({"orders": 7}))
+    );
+}
+
+/// A run whose task another instance took over (its lease lapsed while it still ran, say
+/// it stalled) is cancelled when it next renews, and never writes into the task: the
+/// task stays the other instance's.
+#[tokio::test]
+async fn a_run_whose_task_was_taken_is_cancelled_and_leaves_it_alone() {
+    let shop = Shop::default();
+    let tasks = MemoryTasks::default();
+    let state = State::new()
+        .with_task_store(Arc::new(tasks.clone()))
+        .with(TaskPolicy::default().with_lease(Duration::from_millis(400)));
+    let url = serve(shop.clone(), state).await;
+    let alice = connect(&url, "alice-token", true).await;
+    let id = start(&alice, call("sales_report", json!({"millis": 1500}))).await;
+    let mut record = tasks.get(&id).await.unwrap().unwrap();
+    assert_eq!(record.attempts, 1);
+    // Another instance takes it over.
+    record.runner = Some("another-instance".into());
+    record.attempts = 2;
+    record.lease_until_ms += 60_000;
+    record.version += 1;
+    assert!(tasks.replace(&record).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    assert_eq!(
+        shop.reports.load(Ordering::SeqCst),
+        0,
+        "its run was cancelled"
+    );
+    let after = tasks.get(&id).await.unwrap().unwrap();
+    assert_eq!(after.runner.as_deref(), Some("another-instance"));
+    assert_eq!(after.attempts, 2);
+    assert_eq!(
+        after.version, record.version,
+        "not written by the cancelled run"
+    );
+    assert_eq!(get(&alice, &id).await.task.status(), TaskStatus::Working);
 }

@@ -249,14 +249,13 @@ impl<S: ToolSet> ToolRegistry<S> {
         };
         let now = now_ms();
         let rerunnable = route.read_only
-            || route.transactional
             || idempotency_key(
                 route.key_field,
                 &context,
                 &Value::Object(request.arguments.clone().unwrap_or_default()),
             )
             .is_ok_and(|key| key.is_some());
-        let record = TaskRecord {
+        let mut record = TaskRecord {
             id: uuid::Uuid::now_v7().to_string(),
             caller: identity.key(),
             tool: route.name.to_owned(),
@@ -313,12 +312,20 @@ impl<S: ToolSet> ToolRegistry<S> {
             })),
             () = tokio::time::sleep(head_start) => {}
             () = context.ct.cancelled() => {
+                // Its answer, not a guess: the run decides whether it stopped in time.
                 token.cancel();
-                return Ok(CallToolResponse::Complete(error_result(
-                    &ToolError::cancelled_before_running(),
-                )));
+                return registry.respond(run.await.unwrap_or_else(|error| {
+                    Err(Early::Answer(error_result(&ToolError::internal_logged(format_args!(
+                        "tool `{}` task failed: {error}", route.name
+                    )))))
+                }));
             }
         }
+        // Its times from now, when it is stored.
+        let now = now_ms();
+        record.created_ms = now;
+        record.updated_ms = now;
+        record.lease_until_ms = now + millis(policy.lease);
         if let Err(refused) = create(store.as_ref(), &record, policy).await {
             // No task can hold it: the call is answered when it ends, as without tasks.
             tracing::warn!(tool = route.name, "no task for a call past its head start");
@@ -402,6 +409,10 @@ impl<S: ToolSet> ToolRegistry<S> {
             else {
                 return Ok(());
             };
+            if record.cancel_requested {
+                // Its run ends `cancelled` as it settles; answers come too late.
+                return Ok(());
+            }
             let mut changed = false;
             for (key, answer) in &params.input_responses {
                 if requests.remove(key).is_some() {
@@ -422,15 +433,15 @@ impl<S: ToolSet> ToolRegistry<S> {
                 record.runner = Some(state.runs().instance.clone());
                 record.lease_until_ms = now + millis(policy.lease);
                 record.attempts += 1;
-                state
-                    .runs()
-                    .tokens()
-                    .insert(record.id.clone(), token.clone());
             }
             record.updated_ms = now;
             record.version += 1;
             if store.replace(&record).await.map_err(|e| store_error(&e))? {
                 if let Some(round) = resume {
+                    state
+                        .runs()
+                        .tokens()
+                        .insert(record.id.clone(), token.clone());
                     let (run_context, mark) = run_context(context, &record, token.clone());
                     let run = registry.answer_owned(
                         server.clone_for_call(),
@@ -441,7 +452,6 @@ impl<S: ToolSet> ToolRegistry<S> {
                 }
                 return Ok(());
             }
-            state.runs().tokens().remove(&record.id);
             record = self.owned(server, &params.task_id, &context).await?.1;
         }
     }
@@ -518,7 +528,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         let policy = policy_of(state);
         let store = services_of(server).task_store(state);
         let route = self.routes.get(record.tool.as_str());
-        let without_effect = route.is_some_and(|r| r.read_only || r.transactional);
+        // Only a read is sure to have left nothing: a transaction may have committed just
+        // before its instance stopped.
+        let without_effect = route.is_some_and(|r| r.read_only);
         let now = now_ms();
         let token = CancellationToken::new();
         let rerun = !record.cancel_requested && record.rerunnable && route.is_some();
@@ -613,8 +625,12 @@ async fn drive<F>(
 {
     let span = tracing::info_span!("mcp.task", task = %record.id, tool = %record.tool);
     async {
-        let runner = state.runs().instance.clone();
-        let renew = renew(store.as_ref(), &record.id, &runner, &token, policy);
+        let run_of = RunOf {
+            id: &record.id,
+            runner: &state.runs().instance,
+            attempt: record.attempts,
+        };
+        let renew = renew(store.as_ref(), run_of, &token, policy);
         tokio::pin!(run);
         let answer = tokio::select! {
             answer = &mut run => answer,
@@ -625,29 +641,58 @@ async fn drive<F>(
         // ends a call before it acts) or stopped without effect.
         let cancelled =
             token.is_cancelled() && (mark.is_set() || matches!(answer, Err(Early::Ask(_))));
-        settle(store.as_ref(), &record.id, settled(answer, cancelled)).await;
+        settle(store.as_ref(), run_of, settled(answer, cancelled)).await;
     }
     .instrument(span)
     .await;
 }
 
+/// One run of a task: its id, the instance running it and which attempt this is.
+#[derive(Clone, Copy)]
+struct RunOf<'a> {
+    id: &'a str,
+    runner: &'a str,
+    attempt: u32,
+}
+
+impl RunOf<'_> {
+    /// Whether `record` is still this run's to renew and settle (not taken over by another
+    /// instance, not ended otherwise meanwhile).
+    fn holds(&self, record: &TaskRecord) -> bool {
+        record.state == TaskState::Working
+            && record.runner.as_deref() == Some(self.runner)
+            && record.attempts == self.attempt
+    }
+}
+
 /// Renews the lease of a running task every quarter lease, and cancels its run when a
-/// cancel was requested (on any instance). Ends only when the task is no longer this
-/// instance's to run.
+/// cancel was requested (on any instance). Ends only when the task is no longer this run's
+/// (taken over after a lease lapsed, say): then it cancels the run too, which may no
+/// longer settle it.
 async fn renew(
     store: &dyn TaskStore,
-    id: &str,
-    runner: &str,
+    run: RunOf<'_>,
     token: &CancellationToken,
     policy: TaskPolicy,
 ) {
     let every = (policy.lease / 4).max(Duration::from_millis(50));
     loop {
         tokio::time::sleep(every).await;
-        let Ok(Some(mut record)) = store.get(id).await else {
-            continue;
+        let id = run.id;
+        let mut record = match store.get(id).await {
+            Ok(Some(record)) => record,
+            Ok(None) => {
+                token.cancel();
+                return;
+            }
+            Err(_) => continue,
         };
-        if record.state != TaskState::Working || record.runner.as_deref() != Some(runner) {
+        if !run.holds(&record) {
+            tracing::warn!(
+                task = id,
+                "a task was taken from its run: its run is cancelled"
+            );
+            token.cancel();
             return;
         }
         if record.cancel_requested {
@@ -661,8 +706,11 @@ async fn renew(
     }
 }
 
-/// Writes a run's end into its task (unless it ended otherwise meanwhile).
-async fn settle(store: &dyn TaskStore, id: &str, end: TaskState) {
+/// Writes a run's end into its task, unless the task is no longer this run's (it ended
+/// otherwise, or another instance took it over). A run that ends asking while a cancel was
+/// requested ends the task `cancelled`: nothing of it ran.
+async fn settle(store: &dyn TaskStore, run: RunOf<'_>, end: TaskState) {
+    let id = run.id;
     for _ in 0..20 {
         let mut record = match store.get(id).await {
             Ok(Some(record)) => record,
@@ -673,10 +721,17 @@ async fn settle(store: &dyn TaskStore, id: &str, end: TaskState) {
                 continue;
             }
         };
-        if record.state.is_terminal() {
+        if !run.holds(&record) {
+            tracing::warn!(
+                task = id,
+                "a task's run ended after the task was taken from it"
+            );
             return;
         }
-        record.state = end.clone();
+        record.state = match &end {
+            TaskState::InputRequired { .. } if record.cancel_requested => TaskState::Cancelled,
+            end => end.clone(),
+        };
         record.runner = None;
         record.updated_ms = now_ms();
         record.version += 1;

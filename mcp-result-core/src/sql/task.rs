@@ -60,7 +60,7 @@ impl TaskStore for SqlTasks {
             .bind(int(task.version))
             .bind(body(task)?)
             .bind(int(now))
-            .bind(int(per_caller as u64))
+            .bind(i64::try_from(per_caller).unwrap_or(i64::MAX))
             .execute(&self.db.pool)
             .await
             .map_err(failed("storing a task"))?;

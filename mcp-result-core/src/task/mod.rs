@@ -75,7 +75,10 @@ pub struct TaskPolicy {
     /// The poll interval suggested to clients (`pollIntervalMs`): 500 ms.
     pub poll_interval: Duration,
     /// How many unexpired tasks one caller may hold: 100. Past it a task-creating call is
-    /// answered `quota_exceeded` (nothing runs) until older tasks expire.
+    /// answered `quota_exceeded` (nothing runs) until older tasks expire. Exact in memory
+    /// and on SQLite (one writer at a time); on PostgreSQL the count and the insert are one
+    /// statement under READ COMMITTED, so calls of one caller racing on two instances may
+    /// pass it by the number racing (the bound of approvals works the same way).
     pub per_caller: usize,
     /// How long a running task's instance holds it without renewing: 8 s. The instance
     /// renews it every quarter of this; a task whose instance stopped renewing (killed) is

@@ -82,9 +82,10 @@ pub struct TaskRecord {
     pub lease_until_ms: u64,
     /// How many times it was started (1, plus one per take-over and per answered round).
     pub attempts: u32,
-    /// Whether running it again after its instance stopped is safe: a read-only tool, a
-    /// transactional write (its effect rolled back with its instance) or a write under an
-    /// idempotency key (a second run is answered the first one's outcome).
+    /// Whether running it again after its instance stopped is safe: a read-only tool or a
+    /// write under an idempotency key (a second run is answered the first one's outcome). A
+    /// transactional write without a key is not: its transaction may have committed before
+    /// its instance stopped, and nothing would tell a second run so.
     pub rerunnable: bool,
     /// Bumped by every change; [`TaskStore::replace`] compares it.
     pub version: u64,
