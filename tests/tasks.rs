@@ -32,12 +32,15 @@ use mcp_result::{
     mcp_handler, mcp_tools,
     rmcp::{
         model::{
-            CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-            ClientCapabilities, ClientConfig, GetTaskParams, GetTaskResult, Implementation,
-            InputResponses, ProtocolVersion, ServerCapabilities, ServerConfig, TaskPayload,
-            TaskStatus, UpdateTaskParams,
+            CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
+            CancelTaskParams, ClientCapabilities, ClientConfig, ClientRequest, GetTaskParams,
+            GetTaskResult, Implementation, InputResponses, ProtocolVersion, ServerCapabilities,
+            ServerConfig, TaskPayload, TaskStatus, UpdateTaskParams,
         },
-        service::{serve_client_with_lifecycle, ClientLifecycleMode, RoleClient, RunningService},
+        service::{
+            serve_client_with_lifecycle, ClientLifecycleMode, PeerRequestOptions, RoleClient,
+            RunningService,
+        },
         transport::{
             streamable_http_client::StreamableHttpClientTransportConfig,
             StreamableHttpClientTransport,
@@ -118,6 +121,7 @@ impl Shop {
     #[mcp_tool(read_only, task = "optional", task_after_ms = 300)]
     async fn order_count(&self, args: ReportArgs) -> Report {
         tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        self.reports.fetch_add(1, Ordering::SeqCst);
         Report { orders: 7 }
     }
 
@@ -229,6 +233,14 @@ async fn start(client: &Client, params: CallToolRequestParams) -> String {
     }
 }
 
+/// The result of a call answered at once (no task).
+async fn answered(client: &Client, params: CallToolRequestParams) -> CallToolResult {
+    match client.call_tool_once(params).await.unwrap() {
+        CallToolResponse::Complete(result) => result,
+        other => panic!("expected a plain result, got {other:?}"),
+    }
+}
+
 async fn get(client: &Client, id: &str) -> GetTaskResult {
     client.get_task(GetTaskParams::new(id)).await.unwrap()
 }
@@ -312,31 +324,23 @@ async fn a_task_is_its_callers_only() {
 async fn a_client_without_the_extension_gets_a_plain_call() {
     let url = serve(Shop::default(), State::new()).await;
     let plain = connect(&url, "alice-token", false).await;
-    match plain
-        .call_tool_once(call("sales_report", json!({"millis": 10})))
-        .await
-        .unwrap()
-    {
-        CallToolResponse::Complete(result) => {
-            assert_eq!(result.structured_content, Some(json!({"orders": 42})))
-        }
-        other => panic!("expected a plain result, got {other:?}"),
-    }
+    assert_eq!(
+        answered(&plain, call("sales_report", json!({"millis": 10})))
+            .await
+            .structured_content,
+        Some(json!({"orders": 42}))
+    );
     let error = error_of(plain.get_task(GetTaskParams::new("any")).await);
     assert_eq!(error.code.0, -32021, "{error:?}");
     // A 2025-11-25 session gets plain calls even when its client declares the extension:
     // SEP-2663's task shape is MCP 2026-07-28's.
     let older = connect_at(&url, "alice-token", true, ProtocolVersion::V_2025_11_25).await;
-    match older
-        .call_tool_once(call("sales_report", json!({"millis": 10})))
-        .await
-        .unwrap()
-    {
-        CallToolResponse::Complete(result) => {
-            assert_eq!(result.structured_content, Some(json!({"orders": 42})))
-        }
-        other => panic!("expected a plain result on 2025-11-25, got {other:?}"),
-    }
+    assert_eq!(
+        answered(&older, call("sales_report", json!({"millis": 10})))
+            .await
+            .structured_content,
+        Some(json!({"orders": 42}))
+    );
 }
 
 /// The approval of a keyed write is an `input_required` task: bob cannot answer it; alice's
@@ -696,16 +700,12 @@ async fn two_instances_share_tasks_and_a_killed_ones_write_runs_once() {
 async fn a_head_start_answers_quick_calls_plainly() {
     let url = serve(Shop::default(), State::new()).await;
     let alice = connect(&url, "alice-token", true).await;
-    match alice
-        .call_tool_once(call("order_count", json!({"millis": 10})))
-        .await
-        .unwrap()
-    {
-        CallToolResponse::Complete(result) => {
-            assert_eq!(result.structured_content, Some(json!({"orders": 7})))
-        }
-        other => panic!("expected a plain result, got {other:?}"),
-    }
+    assert_eq!(
+        answered(&alice, call("order_count", json!({"millis": 10})))
+            .await
+            .structured_content,
+        Some(json!({"orders": 7}))
+    );
     let id = start(&alice, call("order_count", json!({"millis": 900}))).await;
     let done = until(&alice, &id, TaskStatus::Completed).await;
     assert_eq!(
@@ -749,4 +749,33 @@ async fn a_run_whose_task_was_taken_is_cancelled_and_leaves_it_alone() {
         "not written by the cancelled run"
     );
     assert_eq!(get(&alice, &id).await.task.status(), TaskStatus::Working);
+}
+
+/// A call its client cancels during its head start stops there: its tool does not finish
+/// and no task is left holding the caller's place (a bound of one task still lets the next
+/// call become a task).
+#[tokio::test]
+async fn a_call_cancelled_during_its_head_start_stops_and_leaves_no_task() {
+    let shop = Shop::default();
+    let state = State::new().with(TaskPolicy::default().with_per_caller(1));
+    let url = serve(shop.clone(), state).await;
+    let alice = connect(&url, "alice-token", true).await;
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(call(
+        "order_count",
+        json!({"millis": 900}),
+    )));
+    let handle = alice
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    handle.cancel(Some("changed my mind".into())).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(shop.reports.load(Ordering::SeqCst), 0, "its run stopped");
+    let id = start(&alice, call("order_count", json!({"millis": 400}))).await;
+    let done = until(&alice, &id, TaskStatus::Completed).await;
+    assert_eq!(
+        result_of(&done).structured_content,
+        Some(json!({"orders": 7}))
+    );
 }

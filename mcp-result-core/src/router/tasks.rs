@@ -409,10 +409,6 @@ impl<S: ToolSet> ToolRegistry<S> {
             else {
                 return Ok(());
             };
-            if record.cancel_requested {
-                // Its run ends `cancelled` as it settles; answers come too late.
-                return Ok(());
-            }
             let mut changed = false;
             for (key, answer) in &params.input_responses {
                 if requests.remove(key).is_some() {
@@ -745,4 +741,75 @@ async fn settle(store: &dyn TaskStore, run: RunOf<'_>, end: TaskState) {
         }
     }
     tracing::error!(task = id, "a task's end could not be stored");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::MemoryTasks;
+
+    fn running(runner: &str, attempts: u32, cancel_requested: bool) -> TaskRecord {
+        let now = now_ms();
+        TaskRecord {
+            id: "t-1".into(),
+            caller: "alice".into(),
+            tool: "refund".into(),
+            arguments: None,
+            meta: Map::new(),
+            state: TaskState::Working,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: 60_000,
+            cancel_requested,
+            runner: Some(runner.into()),
+            lease_until_ms: now + 8_000,
+            attempts,
+            rerunnable: false,
+            version: 1,
+        }
+    }
+
+    fn asking() -> TaskState {
+        TaskState::InputRequired {
+            requests: Map::new(),
+            answers: Map::new(),
+            state: None,
+        }
+    }
+
+    const RUN: RunOf<'static> = RunOf {
+        id: "t-1",
+        runner: "me",
+        attempt: 2,
+    };
+
+    /// A run that ends asking after a cancel was requested (on another instance, before
+    /// its renewal passed the cancel on) ends the task `cancelled`, not `input_required`.
+    #[tokio::test]
+    async fn a_run_that_asks_after_a_cancel_was_requested_ends_cancelled() {
+        let store = MemoryTasks::default();
+        store.create(&running("me", 2, true), 10).await.unwrap();
+        settle(&store, RUN, asking()).await;
+        let settled = store.get("t-1").await.unwrap().unwrap();
+        assert_eq!(settled.state, TaskState::Cancelled);
+        assert_eq!(settled.runner, None);
+        // Without the cancel, the question parks it.
+        let store = MemoryTasks::default();
+        store.create(&running("me", 2, false), 10).await.unwrap();
+        settle(&store, RUN, asking()).await;
+        assert_eq!(store.get("t-1").await.unwrap().unwrap().state, asking());
+    }
+
+    /// A run settles only its own attempt: a task another instance runs now, or a later
+    /// attempt on this one, is left as it is.
+    #[tokio::test]
+    async fn a_run_settles_only_its_own_attempt() {
+        for (runner, attempts) in [("another", 2), ("me", 3)] {
+            let store = MemoryTasks::default();
+            let record = running(runner, attempts, false);
+            store.create(&record, 10).await.unwrap();
+            settle(&store, RUN, TaskState::Cancelled).await;
+            assert_eq!(store.get("t-1").await.unwrap().unwrap(), record);
+        }
+    }
 }
