@@ -95,6 +95,7 @@ struct Sum {
 struct Ordered {
     zulu: u8,
     alpha_one: String,
+    #[mcp_result(bytes_as_numbers)]
     mike: Vec<u8>,
     bravo: Option<bool>,
 }

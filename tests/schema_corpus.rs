@@ -85,6 +85,7 @@ struct ConditionalSkip {
     #[serde(skip_serializing_if = "Option::is_none")]
     maybe: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[mcp_result(bytes_as_numbers)]
     items: Vec<u8>,
     always: Option<u8>,
 }
@@ -162,6 +163,7 @@ struct Collections {
     by_key: HashMap<String, u32>,
     sorted: BTreeMap<String, Vec<bool>>,
     pair: (u8, String),
+    #[mcp_result(bytes_as_numbers)]
     fixed: [u8; 3],
 }
 
@@ -318,13 +320,13 @@ fn corpus() -> Vec<Case> {
             "rename_all",
             vec![RenameAll {
                 first_name: "a".into(),
-                retry_after_ms: u64::MAX,
+                retry_after_ms: MAX_SAFE as u64,
             }],
         ),
         case(
             "rename_all_screaming",
             vec![RenameAllScreaming {
-                max_value: i64::MIN,
+                max_value: -MAX_SAFE,
             }],
         ),
         case("rename_field", vec![RenameField { kind: "x".into() }]),
@@ -435,15 +437,15 @@ fn corpus() -> Vec<Case> {
                 Numbers {
                     small: 0,
                     signed: i32::MIN,
-                    big: i64::MAX,
-                    unsigned: u64::MAX,
+                    big: MAX_SAFE,
+                    unsigned: MAX_SAFE as u64,
                     float: -1.5e300,
                     single: f32::MAX,
                 },
                 Numbers {
                     small: u8::MAX,
                     signed: 0,
-                    big: i64::MIN,
+                    big: -MAX_SAFE,
                     unsigned: 0,
                     float: 0.0,
                     single: f32::MIN_POSITIVE,
@@ -585,8 +587,8 @@ fn corpus() -> Vec<Case> {
         case("option_number", vec![None, Some(1u32)]),
         case("string", vec![String::new(), "text".to_owned()]),
         case("bool", vec![true, false]),
-        case("integer", vec![i64::MIN, 0, i64::MAX]),
-        case("unsigned", vec![u64::MAX, 0]),
+        case("integer", vec![-MAX_SAFE, 0, MAX_SAFE]),
+        case("unsigned", vec![MAX_SAFE as u64, 0]),
         case("float", vec![f64::MIN, 0.0, f64::MAX]),
         case("unit", vec![()]),
         case(
@@ -1052,7 +1054,7 @@ fn inner() -> impl Strategy<Value = Inner> {
 }
 
 fn rename_all() -> impl Strategy<Value = RenameAll> {
-    (text(), any::<u64>()).prop_map(|(first_name, retry_after_ms)| RenameAll {
+    (text(), safe_u64()).prop_map(|(first_name, retry_after_ms)| RenameAll {
         first_name,
         retry_after_ms,
     })
@@ -1118,12 +1120,24 @@ fn nesting() -> impl Strategy<Value = Nesting> {
     })
 }
 
+/// The integers that cross JSON intact (±(2^53 − 1)): a result holding a larger one is
+/// refused as it is built (tested in `tests/shapes.rs`), so the corpus samples these.
+const MAX_SAFE: i64 = mcp_result::MAX_SAFE_INTEGER;
+
+fn safe_u64() -> impl Strategy<Value = u64> {
+    0..=MAX_SAFE as u64
+}
+
+fn safe_i64() -> impl Strategy<Value = i64> {
+    -MAX_SAFE..=MAX_SAFE
+}
+
 fn numbers() -> impl Strategy<Value = Numbers> {
     (
         any::<u8>(),
         any::<i32>(),
-        any::<i64>(),
-        any::<u64>(),
+        safe_i64(),
+        safe_u64(),
         finite_f64(),
         finite_f32(),
     )
@@ -1337,8 +1351,8 @@ proptest! {
     fn random_tuples_and_scalars_conform(
         pair in (any::<u8>(), text()),
         triple in (any::<bool>(), finite_f64(), proptest::collection::vec(any::<u8>(), 0..3)),
-        integer in any::<i64>(),
-        unsigned in any::<u64>(),
+        integer in safe_i64(),
+        unsigned in safe_u64(),
         float in finite_f64(),
         string in text(),
     ) {

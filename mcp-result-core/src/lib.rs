@@ -82,6 +82,7 @@ pub use wire::{
     envelope::{ErrorKind, FieldError, ToolError, ToolErrorEnvelope},
     identity::{self, Identity},
     keys,
+    number::{DecimalInteger, DecimalString, MAX_SAFE_INTEGER},
     secret::{NoSecrets, Redacts, Secret},
     status::{AuditEventId, Status},
 };

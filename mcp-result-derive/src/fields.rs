@@ -21,6 +21,9 @@ pub struct Field<'a> {
     pub serde: Serialization,
     /// `#[secret]`, if present.
     pub secret: Option<&'a Attribute>,
+    /// `#[mcp_result(bytes_as_numbers)]`: the field's bytes are small numbers meant as
+    /// numbers, sent as a JSON array ([`crate::shapes`]).
+    pub bytes_as_numbers: bool,
 }
 
 /// How serde serializes a field.
@@ -34,7 +37,8 @@ pub struct Serialization {
     /// `serialize_with` or `with`: a custom serializer the schema cannot see.
     pub serialize_with: Option<syn::ExprPath>,
     /// `#[schemars(with = "...")]` or `#[schemars(schema_with = "...")]`: the schema of what
-    /// a custom serializer writes.
+    /// a custom serializer writes; also `#[serde(with = "Type")]`, which schemars reads as
+    /// the type whose schema to use (so the path must be a type: `mcp_result::DecimalString`).
     pub schemars_with: bool,
 }
 
@@ -67,8 +71,9 @@ pub fn serde_container<'a>(
     container
 }
 
-/// Every field of the struct, or of every variant of the enum, in order.
-pub fn all<'a>(container: &Container<'a>) -> Vec<Field<'a>> {
+/// Every field of the struct, or of every variant of the enum, in order; errors in the
+/// fields' own `#[mcp_result(...)]` attributes are recorded in `cx`.
+pub fn all<'a>(cx: &Ctxt, container: &Container<'a>) -> Vec<Field<'a>> {
     match &container.data {
         serde_derive_internals::ast::Data::Enum(variants) => variants
             .iter()
@@ -77,18 +82,21 @@ pub fn all<'a>(container: &Container<'a>) -> Vec<Field<'a>> {
                 variant
                     .fields
                     .iter()
-                    .map(move |field| Field::from_serde(field, Some(variant.ident.clone()), skip))
+                    .map(move |field| {
+                        Field::from_serde(cx, field, Some(variant.ident.clone()), skip)
+                    })
             })
             .collect(),
         serde_derive_internals::ast::Data::Struct(_, fields) => fields
             .iter()
-            .map(|field| Field::from_serde(field, None, false))
+            .map(|field| Field::from_serde(cx, field, None, false))
             .collect(),
     }
 }
 
 impl<'a> Field<'a> {
     fn from_serde(
+        cx: &Ctxt,
         field: &serde_derive_internals::ast::Field<'a>,
         variant: Option<Ident>,
         variant_skip: bool,
@@ -115,18 +123,46 @@ impl<'a> Field<'a> {
                 .attrs
                 .iter()
                 .find(|a| a.path().is_ident("secret")),
+            bytes_as_numbers: field_attrs(cx, &field.original.attrs),
         }
     }
 }
 
-/// `#[schemars(with = "...")]` or `#[schemars(schema_with = "...")]`: schemars's own
-/// attribute, which serde's parser does not read. Anything malformed is schemars's to
-/// report.
+/// `#[mcp_result(bytes_as_numbers)]` on a field; any other key is an error at the key.
+fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> bool {
+    let mut bytes_as_numbers = false;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("mcp_result")) {
+        crate::attr::parse_attr(cx, attr, |meta| {
+            if meta.path.is_ident("bytes_as_numbers") {
+                bytes_as_numbers = true;
+                Ok(())
+            } else {
+                Err(crate::attr::key_error(
+                    meta,
+                    format!(
+                        "unknown `mcp_result` key `{}` on a field: expected `bytes_as_numbers` \
+                         (the field's bytes are small numbers meant as numbers)",
+                        crate::attr::key_name(meta)
+                    ),
+                ))
+            }
+        });
+    }
+    bytes_as_numbers
+}
+
+/// `#[schemars(with = "...")]`, `#[schemars(schema_with = "...")]` (schemars's own
+/// attribute, which serde's parser does not read), or `#[serde(with = "...")]`, which
+/// schemars reads as `with`. Anything malformed is schemars's (or serde's) to report.
 fn schemars_with(attrs: &[Attribute]) -> bool {
     let mut found = false;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+    for attr in attrs
+        .iter()
+        .filter(|a| a.path().is_ident("schemars") || a.path().is_ident("serde"))
+    {
+        let schemars = attr.path().is_ident("schemars");
         let _ = attr.parse_nested_meta(|meta| {
-            found |= meta.path.is_ident("with") || meta.path.is_ident("schema_with");
+            found |= meta.path.is_ident("with") || (schemars && meta.path.is_ident("schema_with"));
             if meta.input.peek(syn::Token![=]) {
                 meta.value()?.parse::<syn::Expr>()?;
             } else if meta.input.peek(syn::token::Paren) {

@@ -9,7 +9,8 @@
 //! expand (`expand`, code generation only, no error paths). `attr` at the root is the
 //! attribute toolkit every macro shares; `fields` is serde's view of a derive input's fields,
 //! shared by both derives, as are the `#[secret]` rules of `redact`; `keys` is the derive's
-//! copy of the write-contract keys.
+//! copy of the write-contract keys; `shapes` refuses the field types JSON clients cannot take
+//! (128-bit integers, bytes as number arrays).
 
 mod attr;
 mod ctxt;
@@ -18,6 +19,7 @@ mod handler;
 mod keys;
 mod redact;
 mod result;
+mod shapes;
 #[cfg(test)]
 mod tests;
 mod tool;

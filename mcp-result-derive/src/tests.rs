@@ -140,11 +140,20 @@ fn withholds_is_decided_per_value() {
     let nested = body(quote! {
         struct C { items: Vec<Upstream>, r#type: String }
     });
+    // Strict: every field answers through `Redacts` itself (bound in the where clause), so
+    // a secret at any depth reaches the flag.
     assert!(
-        nested.contains("RedactsProbe (& self . items)")
-            && nested.contains("RedactsProbe (& self . r#type)"),
+        nested.contains(":: mcp_result :: Redacts :: withholds_secrets (& self . items)")
+            && nested.contains(":: mcp_result :: Redacts :: withholds_secrets (& self . r#type)")
+            && !nested.contains("RedactsProbe"),
         "{nested}"
     );
+    let bounds = redact(quote! {
+        struct C { items: Vec<Upstream>, child: Option<Box<C>> }
+    })
+    .to_string();
+    assert!(bounds.contains("Vec < Upstream > : :: mcp_result :: Redacts"), "{bounds}");
+    assert!(!bounds.contains("Option < Box < C > > :"), "{bounds}");
 
     let variants = body(quote! {
         enum D {

@@ -290,6 +290,9 @@ pub(crate) fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>)
             std::any::type_name::<T>()
         )));
     }
+    if let Some((pointer, number)) = crate::wire::number::first_unsafe_integer(&structured) {
+        return error_result(&unsafe_integer::<T>(&pointer, &number));
+    }
     #[cfg(any(debug_assertions, feature = "validate-results"))]
     if let Err(violation) = conformance::check::<T>(&structured) {
         return error_result(&ToolError::internal_logged(format_args!(
@@ -311,6 +314,28 @@ pub(crate) fn build_result_in<T: ToolResult>(value: &T, scope: &ResultScope<'_>)
     );
     result.content.append(&mut collected.blocks);
     result
+}
+
+/// The `internal` error for a result holding an integer that JSON clients would round
+/// (beyond ±(2^53 − 1), RFC 7493 §2.2): it names the field and the way out, and nothing is
+/// sent rounded. The text is about the server's code, not the caller's data, so the client
+/// sees it too.
+fn unsafe_integer<T>(pointer: &str, number: &serde_json::Number) -> ToolError {
+    let max = crate::wire::number::MAX_SAFE_INTEGER;
+    let mut error = ToolError::internal_logged(format_args!(
+        "result type `{}`: `{pointer}` is {number}, beyond ±{max} (2^53 − 1), the largest \
+         integer JSON clients read exactly; send the field as a decimal string: \
+         `#[serde(with = \"mcp_result::DecimalString\")]`",
+        std::any::type_name::<T>()
+    ));
+    let id = error.correlation_id.clone().unwrap_or_default();
+    error.message = format!(
+        "Internal error (correlation id {id}): the result field `{pointer}` holds an integer \
+         beyond ±{max} (2^53 − 1), which JSON clients would read rounded, so no result was \
+         sent. The server must send this field as a decimal string \
+         (`#[serde(with = \"mcp_result::DecimalString\")]`)."
+    );
+    error
 }
 
 /// Whether `T`'s own (unwrapped) schema declares the top-level property `key`.

@@ -25,6 +25,8 @@ pub struct ArgumentSchema {
     validator: jsonschema::Validator,
     /// Some schema in it is `writeOnly` (a secret): only then are pointers resolved.
     has_secrets: bool,
+    /// The arguments type is `Option<Args>`: no arguments (`{}`) are `None`.
+    empty_means_none: bool,
 }
 
 impl std::fmt::Debug for ArgumentSchema {
@@ -43,10 +45,12 @@ impl ArgumentSchema {
     pub fn new(schema: Value) -> Result<Self, String> {
         let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
         let has_secrets = any_write_only(&schema);
+        let empty_means_none = crate::schema::input::root::empty_means_none(&schema);
         Ok(Self {
             schema,
             validator,
             has_secrets,
+            empty_means_none,
         })
     }
 
@@ -127,6 +131,10 @@ impl ArgumentSchema {
     /// A `validation_error` naming the field serde rejected (its JSON Pointer), for values
     /// the `inputSchema` accepted but the type did not; a secret field's value is not echoed.
     pub fn deserialize<T: DeserializeOwned>(&self, arguments: Value) -> Result<T, ToolError> {
+        let arguments = match arguments {
+            Value::Object(map) if map.is_empty() && self.empty_means_none => Value::Null,
+            other => other,
+        };
         deserialize_with(arguments, |pointer| self.is_secret(pointer))
     }
 }

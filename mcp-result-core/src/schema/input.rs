@@ -107,9 +107,14 @@ pub fn portable_input(full: &JsonObject) -> Result<JsonObject, RootComposition> 
     };
     root.remove_key("$schema");
     root.remove_key("$defs");
+    let optional = root::before_portable(&mut root);
     let Value::Object(mut out) = profile.node(&Value::Object(root), 0) else {
         unreachable!("an object schema stays an object");
     };
+    // A union of objects (a tagged enum) becomes one object; `Option<Args>` requires nothing.
+    if let Some(merged) = root::portable_root(out.clone(), optional) {
+        out = merged;
+    }
     if let Some(left) = ["oneOf", "anyOf", "allOf"]
         .into_iter()
         .find(|k| out.contains_key(*k))
@@ -548,5 +553,6 @@ fn merge_or_all_of(outer: JsonObject, inner: JsonObject) -> JsonObject {
     }
 }
 
+pub(crate) mod root;
 #[cfg(test)]
 mod tests;

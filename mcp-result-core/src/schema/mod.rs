@@ -71,31 +71,58 @@ pub fn generation_count() -> usize {
     GENERATED.load(Ordering::Relaxed)
 }
 
-/// The range of the integer `format`s schemars writes for Rust's integer types (`isize`
-/// and `usize` as 64-bit).
-fn integer_range(format: &str) -> Option<(Value, Value)> {
+use crate::wire::number::MAX_SAFE_INTEGER;
+
+/// The largest finite `f32`: an `f32` argument past it would become `inf` in the tool.
+const F32_MAX: f64 = f32::MAX as f64;
+
+/// The range of the numeric `format`s schemars writes for Rust's number types, as the
+/// schema states it. 64-bit, 128-bit and pointer-sized integers state the range that
+/// crosses JSON intact (±[`MAX_SAFE_INTEGER`]), never their Rust bounds: a client cannot
+/// send or read a larger one exactly, and hosts reject `maximum: 18446744073709551615`
+/// (GREsau/schemars#163). Results are checked against it as they are built
+/// ([`crate::build_result`]); a wider value goes as a decimal string
+/// ([`crate::DecimalString`]). `f32` (`float`) states its finite range, so `1e40` is a
+/// validation error, not `inf`.
+fn numeric_range(format: &str) -> Option<(Value, Value)> {
+    let safe = || (Value::from(-MAX_SAFE_INTEGER), Value::from(MAX_SAFE_INTEGER));
     Some(match format {
         "int8" => (i8::MIN.into(), i8::MAX.into()),
         "int16" => (i16::MIN.into(), i16::MAX.into()),
         "int32" => (i32::MIN.into(), i32::MAX.into()),
-        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "int64" | "int" | "int128" => safe(),
         "uint8" => (u8::MIN.into(), u8::MAX.into()),
         "uint16" => (u16::MIN.into(), u16::MAX.into()),
         "uint32" => (u32::MIN.into(), u32::MAX.into()),
-        "uint64" | "uint" => (u64::MIN.into(), u64::MAX.into()),
+        "uint64" | "uint" | "uint128" => (0.into(), MAX_SAFE_INTEGER.into()),
+        "float" => (Value::from(-F32_MAX), Value::from(F32_MAX)),
         _ => return None,
     })
+}
+
+/// Narrows `minimum`/`maximum` already in `object` to `(min, max)` (a bound the author set,
+/// `#[schemars(range(...))]`, that is tighter stays).
+fn narrow_range(object: &mut JsonObject, (min, max): (Value, Value)) {
+    let tighter = |own: Option<&Value>, bound: &Value, lower: bool| match (own.and_then(Value::as_f64), bound.as_f64()) {
+        (Some(own), Some(bound)) => (lower && own >= bound) || (!lower && own <= bound),
+        _ => false,
+    };
+    if !tighter(object.get("minimum"), &min, true) {
+        object.insert("minimum".into(), min);
+    }
+    if !tighter(object.get("maximum"), &max, false) {
+        object.insert("maximum".into(), max);
+    }
 }
 
 fn portable(schema: &mut Schema) {
     if let Some(object) = schema.as_object_mut() {
         if let Some(Value::String(format)) = object.get("format") {
             if !STANDARD_FORMATS.contains(&format.as_str()) {
-                // The integer range a Rust width implies is what serde enforces: keep it as
-                // `minimum`/`maximum` when the format that implied it goes.
-                if let Some((min, max)) = integer_range(format) {
-                    object.entry("minimum").or_insert(min);
-                    object.entry("maximum").or_insert(max);
+                // The range a Rust width implies (narrowed to what crosses JSON intact) is
+                // kept as `minimum`/`maximum` when the format that implied it goes.
+                if let Some(range) = numeric_range(format) {
+                    narrow_range(object, range);
                 }
                 object.remove_key("format");
             }
@@ -219,14 +246,18 @@ pub fn serialized_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> 
 }
 
 /// The schema of what `T` **accepts** when deserializing, generated once per type and
-/// cached: the **validated** input schema, which the router checks every call against. Its
+/// cached, its root made an object where `T` can only be one (`serde_json::Value`, a
+/// transparent newtype, `Option<Args>`, a tagged enum: [`portable_input`] says how each is
+/// advertised): the **validated** input schema, which the router checks every call against. Its
 /// root `title` is the type's schema name (its Rust name unless renamed), kept so that a
 /// refusal can name the type; `tools/list` advertises [`portable_input`] of this schema,
 /// which drops it (see [`portable_input`] for what else differs).
 pub fn input_schema<T: JsonSchema + ?Sized + 'static>() -> Arc<JsonObject> {
     static CACHE: Cache = LazyLock::new(Default::default);
     cached::<T, _>(&CACHE, || {
-        generate::<T>(SchemaSettings::draft2020_12().for_deserialize())
+        let mut schema = generate::<T>(SchemaSettings::draft2020_12().for_deserialize());
+        input::root::object_root(&mut schema);
+        schema
     })
 }
 

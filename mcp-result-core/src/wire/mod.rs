@@ -11,6 +11,7 @@
 //! - [`audience`]: the one [`Audience`](audience::Audience) of content-block annotations;
 //! - [`keys`]: property names and `_meta` keys (the write-contract keys, the wrap property);
 //! - [`meta_key`]: the `_meta` key rules;
+//! - [`number`]: integers that cross JSON intact (the safe range, [`DecimalString`](number::DecimalString));
 //! - [`text`]: how text for the model echoes values it did not write (escaped, capped).
 
 pub(crate) mod audience;
@@ -18,6 +19,7 @@ pub(crate) mod envelope;
 pub mod identity;
 pub mod keys;
 pub(crate) mod meta_key;
+pub(crate) mod number;
 pub(crate) mod pointer;
 pub(crate) mod secret;
 pub(crate) mod status;

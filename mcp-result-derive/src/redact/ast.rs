@@ -31,7 +31,7 @@ impl<'a> Input<'a> {
             ident: &input.ident,
             generics: &input.generics,
             krate: krate.get().unwrap_or_else(attr::default_crate),
-            fields: fields::all(&container),
+            fields: fields::all(cx, &container),
         })
     }
 }

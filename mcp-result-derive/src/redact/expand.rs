@@ -14,8 +14,11 @@ pub fn expand(input: &Input) -> TokenStream {
     let ident = input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
-    let bounds = secret_bounds(krate, &input.fields);
-    let body = withholds(krate, &input.fields, false);
+    // Strict: every field's type says whether it withheld a secret, so a secret at any
+    // depth below reaches the flag (a field type without `Redacts` is an error at it).
+    let mut bounds = secret_bounds(krate, &input.fields);
+    bounds.extend(redacts_bounds(krate, ident, &input.fields));
+    let body = withholds(krate, &input.fields, true);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Redacts for #ident #ty_generics
@@ -49,14 +52,30 @@ pub fn stub(input: &Input) -> TokenStream {
     }
 }
 
-/// `field type: Redacts` for every field, spanned at the type and worded by `Redacts`'s
-/// `on_unimplemented`: what a strict [`withholds`] needs.
+/// Whether `ty` names the type `ident` (a recursive field: `Option<Box<Self>>`). Such a field
+/// gets no `Redacts` bound (the bound would ask for the impl being defined, and the trait
+/// solver overflows); the impl itself answers for it.
+pub fn mentions(ty: &syn::Type, ident: &syn::Ident) -> bool {
+    fn walk(tokens: TokenStream, ident: &syn::Ident) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(found) => found == *ident || found == "Self",
+            proc_macro2::TokenTree::Group(group) => walk(group.stream(), ident),
+            _ => false,
+        })
+    }
+    walk(quote::ToTokens::to_token_stream(ty), ident)
+}
+
+/// `field type: Redacts` for every field but recursive ones ([`mentions`]), spanned at the
+/// type and worded by `Redacts`'s `on_unimplemented`: what a strict [`withholds`] needs.
 pub fn redacts_bounds<'a: 'f, 'f>(
     krate: &syn::Path,
+    ident: &syn::Ident,
     fields: impl IntoIterator<Item = &'f Field<'a>>,
 ) -> Vec<TokenStream> {
     fields
         .into_iter()
+        .filter(|field| !mentions(field.ty, ident))
         .map(|field| {
             let ty = field.ty;
             let krate = crate::attr::respanned(krate, ty.span());

@@ -7,6 +7,7 @@ use crate::{ctxt::Ctxt, fields::Field};
 pub fn validate(input: &Input) -> syn::Result<()> {
     let cx = Ctxt::default();
     secrets(&cx, &input.fields);
+    crate::shapes::check(&cx, &input.fields);
     cx.check()
 }
 

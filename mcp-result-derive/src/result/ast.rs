@@ -96,7 +96,7 @@ impl<'a> Input<'a> {
     pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {
         let attrs = attr::parse(cx, &input.attrs);
         let container = fields::serde_container(cx, input, "ToolResult")?;
-        let (shape, fields) = shape_and_fields(&container);
+        let (shape, fields) = shape_and_fields(cx, &container);
         let mut input = Input {
             ident: &input.ident,
             generics: &input.generics,
@@ -135,7 +135,7 @@ impl<'a> Input<'a> {
     }
 }
 
-fn shape_and_fields<'a>(container: &Container<'a>) -> (Shape, Vec<Field<'a>>) {
+fn shape_and_fields<'a>(cx: &Ctxt, container: &Container<'a>) -> (Shape, Vec<Field<'a>>) {
     let shape = match &container.data {
         Data::Enum(_) => Shape::Enum,
         _ if container.attrs.type_into().is_some() => Shape::Into,
@@ -144,7 +144,7 @@ fn shape_and_fields<'a>(container: &Container<'a>) -> (Shape, Vec<Field<'a>>) {
         Data::Struct(Style::Tuple | Style::Newtype, _) => Shape::Tuple,
         Data::Struct(Style::Unit, _) => Shape::Unit,
     };
-    (shape, fields::all(container))
+    (shape, fields::all(cx, container))
 }
 
 /// The field meant as each contract key: serialized as the key, else named so in Rust (in

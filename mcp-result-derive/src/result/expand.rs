@@ -83,14 +83,17 @@ fn tool_result(input: &Input) -> TokenStream {
     let strict = input.fields.iter().any(|f| f.key == "redactionApplied")
         && !input.fields.iter().any(|f| f.secret.is_some());
     let redacts_bounds = if strict {
-        crate::redact::expand::redacts_bounds(krate, &input.fields)
+        crate::redact::expand::redacts_bounds(krate, input.ident, &input.fields)
     } else {
         Vec::new()
     };
     let withholds = crate::redact::expand::withholds(krate, &input.fields, strict);
+    let nested = nested_redacts(input);
     let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     let where_clause = quote!(where #(#existing,)* #(#secret_bounds,)* #(#redacts_bounds,)*);
     quote! {
+        #nested
+
         #[automatically_derived]
         impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
             const SUMMARY: #krate::Summary = #summary;
@@ -100,6 +103,39 @@ fn tool_result(input: &Input) -> TokenStream {
 
             fn withholds_secrets(&self) -> bool {
                 #withholds
+            }
+        }
+    }
+}
+
+/// `Redacts` for the result type itself, so it can stand inside another result (a field, a
+/// list element, a variant) and its secrets still reach the outer `redactionApplied`:
+/// strict, every field's type must say whether it withheld one. The bounds are
+/// higher-ranked (`for<'__c>`), so they are checked only where the type is nested, not on
+/// every result.
+fn nested_redacts(input: &Input) -> TokenStream {
+    let krate = &input.attrs.krate;
+    let ident = input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let bounds = input
+        .fields
+        .iter()
+        .filter(|field| !crate::redact::expand::mentions(field.ty, ident))
+        .map(|field| {
+        let ty = field.ty;
+        quote!(for<'__c> #ty: #krate::Redacts)
+    });
+    let body = crate::redact::expand::withholds(krate, &input.fields, true);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::Redacts for #ident #ty_generics
+        where
+            #(#existing,)*
+            #(#bounds,)*
+        {
+            fn withholds_secrets(&self) -> bool {
+                #body
             }
         }
     }
@@ -223,6 +259,12 @@ pub fn stub(input: &Input) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
             const SUMMARY: #krate::Summary = #krate::Summary::Generated { title: "" };
+        }
+        #[automatically_derived]
+        impl #impl_generics #krate::Redacts for #ident #ty_generics #where_clause {
+            fn withholds_secrets(&self) -> bool {
+                false
+            }
         }
         #(
             #[automatically_derived]

@@ -25,6 +25,7 @@ pub fn validate(input: &Input) -> syn::Result<()> {
         }
     }
     crate::redact::valid::secrets(&cx, &input.fields);
+    crate::shapes::check(&cx, &input.fields);
     for contract in &input.contract {
         let field = &input.fields[contract.field];
         if let Some(secret) = field.secret {

@@ -88,8 +88,53 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                 cx.error_spanned_by(scopes, problem);
             }
         }
+        for param in &tool.params {
+            if let Some(shape) = not_an_object(param) {
+                cx.error_spanned_by(
+                    param,
+                    format!(
+                        "tool `{value}` takes {shape} as its arguments, and MCP sends a tool's \
+                         arguments as a JSON object (MCP \"Tools\": `inputSchema` has an object \
+                         root): put it in a named field of a struct that derives `Deserialize` \
+                         and `JsonSchema` (`struct Args {{ value: ... }}`); any JSON object is \
+                         `serde_json::Value` or `serde_json::Map<String, Value>`"
+                    ),
+                );
+            }
+        }
     }
     cx.check()
+}
+
+/// What a parameter type is, when it can never be an object (so never the arguments, and no
+/// extractor either): a scalar, a string, a sequence, a tuple. Seen from the type as
+/// written; a type whose shape only schemars knows (an untagged enum of scalars) is refused
+/// when the server is built.
+fn not_an_object(ty: &syn::Type) -> Option<&'static str> {
+    match ty {
+        syn::Type::Group(group) => not_an_object(&group.elem),
+        syn::Type::Paren(paren) => not_an_object(&paren.elem),
+        syn::Type::Array(_) | syn::Type::Slice(_) => Some("an array"),
+        syn::Type::Tuple(tuple) if tuple.elems.is_empty() => Some("`()` (JSON `null`)"),
+        syn::Type::Tuple(_) => Some("a tuple (a JSON array)"),
+        syn::Type::Reference(reference) => match &*reference.elem {
+            syn::Type::Path(path) if path.path.is_ident("str") => Some("a string"),
+            syn::Type::Slice(_) => Some("an array"),
+            _ => None,
+        },
+        syn::Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            Some(match last.ident.to_string().as_str() {
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32"
+                | "i64" | "i128" | "isize" | "f32" | "f64" => "a number",
+                "bool" => "a boolean",
+                "String" | "char" | "str" => "a string",
+                "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "LinkedList" => "a sequence",
+                _ => return None,
+            })
+        }
+        _ => None,
+    }
 }
 
 /// What is wrong with `scopes = "..."`, if anything: one or more scope tokens separated by
