@@ -83,7 +83,7 @@ pub enum Command {
 #[serde(tag = "kind", content = "value", rename_all = "snake_case")]
 pub enum Setting {
     Limit(u32),
-    Name(String),
+    Retries(u32),
 }
 
 /// The arguments of a listing, wrapped in a newtype of their own.
@@ -191,7 +191,7 @@ impl Shapes {
         Ok(Done {
             what: match setting {
                 Setting::Limit(limit) => format!("limit {limit}"),
-                Setting::Name(name) => format!("name {name}"),
+                Setting::Retries(retries) => format!("retries {retries}"),
             },
         })
     }

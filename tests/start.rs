@@ -38,8 +38,12 @@ impl Broken {
 #[mcp_handler]
 impl ServerHandler for Broken {}
 
-const REFUSAL: &str = "tool `by_id`: the argument type's schema root is not `type: \"object\"`; \
-                       MCP requires arguments to be an object: use a struct with named fields";
+const REFUSAL: &str = "tool `by_id`: the arguments type `Id` has a schema root of \
+                       `type: \"string\"`, not an object; MCP sends a tool's arguments as a \
+                       JSON object: put the value in a named field of a struct that derives \
+                       `Deserialize` and `JsonSchema` (`struct Args { value: ... }`), or tag \
+                       the enum (`#[serde(tag = \"kind\")]`); any JSON object is \
+                       `serde_json::Value`";
 
 #[tokio::test]
 async fn serve_returns_the_refusal_before_any_message() {

@@ -114,11 +114,7 @@ impl<S> ToolRegistry<S> {
             }
             let input = (def.input_schema)();
             if input.get("type") != Some(&Value::String("object".into())) {
-                return Err(error(
-                    "the argument type's schema root is not `type: \"object\"`; MCP requires \
-                     arguments to be an object: use a struct with named fields"
-                        .into(),
-                ));
+                return Err(error(not_an_object(&input)));
             }
             if let Some(field) = def.idempotency_key {
                 let property = input
@@ -178,8 +174,7 @@ impl<S> ToolRegistry<S> {
             } else {
                 portable_input(&input).map_err(|e| error(e.to_string()))?
             };
-            let arguments = ArgumentSchema::new(Value::Object((*input).clone()))
-                .map_err(|e| error(format!("inputSchema does not compile: {e}")))?;
+            let arguments = ArgumentSchema::new(Value::Object((*input).clone())).map_err(error)?;
             let hints = explicit_hints(def.annotations.clone());
             let read_only = hints.read_only_hint == Some(true);
             let idempotent = hints.is_idempotent();
@@ -497,4 +492,30 @@ impl<S> ToolRegistry<S> {
             .cloned()
             .unwrap_or_else(|| self.fallback.clone())
     }
+}
+
+/// The refusal of an arguments type whose schema root is not an object: what it is, and
+/// the fix (MCP "Tools": a tool's `inputSchema` is an object schema; clients send the
+/// arguments as a JSON object).
+fn not_an_object(input: &JsonObject) -> String {
+    let type_name = match input.get("title") {
+        Some(Value::String(name)) => format!("the arguments type `{name}`"),
+        _ => "the arguments type".to_owned(),
+    };
+    let root = match input.get("type") {
+        Some(Value::String(kind)) => format!("`type: \"{kind}\"`"),
+        Some(other) => format!("`type: {other}`"),
+        None if ["oneOf", "anyOf"].iter().any(|k| input.contains_key(*k)) => {
+            "a union with a branch that is not an object (an untagged enum with a scalar \
+             variant)"
+                .to_owned()
+        }
+        None => "no `type`".to_owned(),
+    };
+    format!(
+        "{type_name} has a schema root of {root}, not an object; MCP sends a tool's arguments \
+         as a JSON object: put the value in a named field of a struct that derives \
+         `Deserialize` and `JsonSchema` (`struct Args {{ value: ... }}`), or tag the enum \
+         (`#[serde(tag = \"kind\")]`); any JSON object is `serde_json::Value`"
+    )
 }

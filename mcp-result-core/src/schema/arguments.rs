@@ -41,9 +41,22 @@ impl ArgumentSchema {
     /// Compiles `schema`.
     ///
     /// # Errors
-    /// The validator's message when the schema does not compile.
+    /// When the schema does not compile (an invalid `pattern` from `#[schemars(regex(...))]`
+    /// or `#[validate(regex(...))]`): where in the schema, the validator's message, and the
+    /// fix.
     pub fn new(schema: Value) -> Result<Self, String> {
-        let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
+        let validator = jsonschema::validator_for(&schema).map_err(|e| {
+            let at = e.instance_path().as_str().to_owned();
+            let keyword = at.rsplit('/').next().unwrap_or_default().to_owned();
+            let fix = if keyword == "pattern" {
+                "a `pattern` must be a regular expression in the ECMA-262 dialect JSON \
+                 Schema uses (MCP clients compile it with JavaScript's `RegExp`): fix the \
+                 `#[schemars(regex(pattern = ...))]` or `#[validate(regex(...))]` of that field"
+            } else {
+                "fix the schema attribute of that field"
+            };
+            format!("its inputSchema does not compile: `{at}`: {e}; {fix}")
+        })?;
         let has_secrets = any_write_only(&schema);
         let empty_means_none = crate::schema::input::root::empty_means_none(&schema);
         Ok(Self {
