@@ -380,8 +380,10 @@ impl ServerHandler for Broken {
             "get_order_broken" => result(json!({"orderId": 42}), true),
             "get_order_unstructured" => result(order, false),
             "get_order_summary" => {
+                // A summary that names the order but not its total: a host that reads only
+                // `content` never learns it.
                 let mut result = CallToolResult::success(vec![ContentBlock::text(format!(
-                    "Order {order_id}: total 42.00."
+                    "Order {order_id} found."
                 ))]);
                 result.structured_content = Some(order);
                 result

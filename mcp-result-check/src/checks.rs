@@ -94,8 +94,12 @@ pub const CHECKS: &[Check] = &[
         id: "json-compat-text",
         severity: Severity::Warning,
         requires: "a result with `structuredContent` also has a text block with that JSON \
-                   (spec SHOULD, for clients that read only `content`)",
-        fix: "add a text block with the serialized `structuredContent`",
+                   (spec SHOULD, for clients that read only `content`: Claude Desktop and \
+                   claude.ai connectors, Claude Code, clients older than 2025-06-18); the \
+                   finding names the fields the text leaves out",
+        fix: "add a text block with the serialized `structuredContent` (with mcp-result: drop \
+              `#[tool_result(content = \"summary\")]`, or name every field in the summary \
+              template)",
     },
     Check {
         id: "unknown-tool",

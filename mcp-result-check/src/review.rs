@@ -342,14 +342,20 @@ fn common(tool: &Tool, call: Call, result: &Value, max_output: usize, out: &mut 
             mcp_result::serde_json::from_str::<Value>(text).is_ok_and(|v| &v == structured)
         });
         if !compat {
-            out.push(
-                Finding::new(
-                    &tool.name,
-                    "json-compat-text",
-                    "/content",
-                    "no text block holds the JSON of structuredContent",
+            let left_out = left_out_of_texts(result, structured);
+            let message = if left_out.is_empty() {
+                "no text block holds the JSON of structuredContent".to_owned()
+            } else {
+                format!(
+                    "no text block holds the JSON of structuredContent, and the text leaves out \
+                     {}: hosts that read only `content` (Claude Desktop and claude.ai \
+                     connectors, Claude Code, clients older than MCP 2025-06-18) never see \
+                     them",
+                    left_out.join(", ")
                 )
-                .in_call(call),
+            };
+            out.push(
+                Finding::new(&tool.name, "json-compat-text", "/content", message).in_call(call),
             );
         }
     }
@@ -393,6 +399,31 @@ fn common(tool: &Tool, call: Call, result: &Value, max_output: usize, out: &mut 
             .in_call(call),
         );
     }
+}
+
+/// The top-level fields of `structured` that no text block of `result` names, by key or by
+/// its value (a summary that says "3 tickets" names `total: 3`), as `` `key` ``.
+fn left_out_of_texts(result: &Value, structured: &Value) -> Vec<String> {
+    let Some(object) = structured.as_object() else {
+        return Vec::new();
+    };
+    let all: Vec<&str> = texts(result).map(|(_, text)| text).collect();
+    object
+        .iter()
+        .filter(|(key, value)| {
+            let shown = match value {
+                Value::String(text) => Some(text.clone()),
+                Value::Number(number) => Some(number.to_string()),
+                Value::Bool(flag) => Some(flag.to_string()),
+                _ => None,
+            };
+            !all.iter().any(|text| {
+                text.contains(key.as_str())
+                    || shown.as_deref().is_some_and(|shown| !shown.is_empty() && text.contains(shown))
+            })
+        })
+        .map(|(key, _)| format!("`{key}`"))
+        .collect()
 }
 
 /// Where and how `instance` fails `schema`: the first three errors; for a root `anyOf` /

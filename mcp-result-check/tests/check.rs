@@ -456,6 +456,13 @@ fn every_plant_of_the_broken_server_is_reported() {
     let meta = finding("get_order_discount", "meta-business-data");
     assert_eq!(meta["severity"], "warning");
     assert_eq!(meta["pointer"], "/_meta/com.example~1discountCode");
+    let summary_only = finding("get_order_summary", "json-compat-text");
+    assert_eq!(
+        summary_only["message"],
+        "no text block holds the JSON of structuredContent, and the text leaves out `total`: \
+         hosts that read only `content` (Claude Desktop and claude.ai connectors, Claude Code, \
+         clients older than MCP 2025-06-18) never see them"
+    );
     let field = finding("check_address", "error-field-errors");
     assert_eq!(field["call"], "bad-arguments");
     let secret = finding("get_integration", "secret");

@@ -32,8 +32,10 @@ pub enum ContentMode {
     /// `"json_then_summary"`: the JSON-compat text first, for hosts that parse the first
     /// block as data.
     JsonThenSummary,
-    /// `"summary"`: only the summary. Older clients that ignore `structuredContent` then
-    /// see no data.
+    /// `"summary"`: only the summary. Hosts that read only `content` (Claude Desktop and
+    /// claude.ai connectors, Claude Code, clients older than MCP 2025-06-18) then see no data
+    /// beyond what the summary names: every field the template leaves out is lost to them.
+    /// `mcp-result-check` reports such a tool (`json-compat-text`, with the fields left out).
     Summary,
     /// `"json"`: only the JSON-compat text.
     Json,
