@@ -136,6 +136,52 @@ struct Confirmation {
     confirm: bool,
 }
 
+/// The arguments of `json_schema_2020_12_tool`: a contact, in a schema written by hand in
+/// JSON Schema 2020-12 (`$schema`, `$defs` with an `$anchor`, `allOf`/`anyOf`,
+/// `if`/`then`/`else`, `additionalProperties: false`), advertised exactly as written
+/// (`full_input_schema`) and validated on every call.
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct ContactArguments(#[allow(dead_code)] serde_json::Map<String, Value>);
+
+impl schemars::JsonSchema for ContactArguments {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ContactArguments".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {
+                "street": {"type": "string"}, "city": {"type": "string"}}}},
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        })
+    }
+}
+
+/// `{region, query}` of `test_custom_headers`: `region` mirrored into the
+/// `Mcp-Param-Region` header (SEP-2243), which the transport checks against the body.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct RegionArguments {
+    /// Where to run the query.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+    /// The query.
+    query: String,
+}
+
 fn form(message: &str, schema: Value) -> Question {
     Question::Elicit {
         message: message.to_owned(),
@@ -189,6 +235,18 @@ impl Fixture {
                 .with_mime_type("application/json"),
             ),
         ])
+    }
+
+    /// Takes a contact described in JSON Schema 2020-12, its schema advertised as written.
+    #[mcp_tool(read_only, full_input_schema)]
+    fn json_schema_2020_12_tool(&self, _contact: ContactArguments) -> Unstructured {
+        Unstructured::text("Contact received.")
+    }
+
+    /// Runs a query in a region; the region travels in the `Mcp-Param-Region` header too.
+    #[mcp_tool(read_only)]
+    fn test_custom_headers(&self, args: RegionArguments) -> Unstructured {
+        Unstructured::text(format!("Ran `{}` in {}.", args.query, args.region))
     }
 
     /// Logs three messages while it runs.

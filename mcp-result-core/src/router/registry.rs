@@ -174,6 +174,7 @@ impl<S> ToolRegistry<S> {
             } else {
                 portable_input(&input).map_err(|e| error(e.to_string()))?
             };
+            crate::schema::headers::check(&advertised).map_err(error)?;
             let arguments = ArgumentSchema::new(Value::Object((*input).clone())).map_err(error)?;
             let hints = explicit_hints(def.annotations.clone());
             let read_only = hints.read_only_hint == Some(true);

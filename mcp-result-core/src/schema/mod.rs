@@ -32,6 +32,7 @@ use schemars::{generate::SchemaSettings, transform::transform_subschemas, JsonSc
 use serde_json::Value;
 
 pub(crate) mod arguments;
+pub(crate) mod headers;
 mod input;
 pub(crate) mod keywords;
 mod output;
