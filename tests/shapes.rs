@@ -346,8 +346,39 @@ impl Scalars {
 #[mcp_handler]
 impl ServerHandler for Scalars {}
 
+#[derive(Deserialize, JsonSchema)]
+struct Routed {
+    #[schemars(extend("x-mcp-header" = "My Region"))]
+    #[allow(dead_code)]
+    region: String,
+}
+
+#[derive(Clone)]
+struct BadHeader;
+
+#[mcp_tools]
+impl BadHeader {
+    /// Runs in a region.
+    #[mcp_tool(read_only)]
+    async fn run(&self, _args: Routed) -> Result<Found, ToolError> {
+        Ok(Found { ok: true })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for BadHeader {}
+
 #[tokio::test]
 async fn a_broken_argument_schema_stops_the_server_before_it_serves() {
+    let (server_io, _client) = tokio::io::duplex(1 << 10);
+    let stopped = mcp_result::serve(BadHeader, server_io).await.unwrap_err();
+    assert_eq!(
+        stopped.to_string(),
+        "tool `run`: argument `region`: `x-mcp-header = \"My Region\"` is not an HTTP header \
+         name token (RFC 9110: letters, digits and !#$%&'*+-.^_`|~, no spaces or colons); \
+         clients drop the tool (SEP-2243): name it like `Region`"
+    );
+
     let refusal = |stopped: Box<dyn std::error::Error + Send + Sync>| stopped.to_string();
     let (server_io, _client) = tokio::io::duplex(1 << 10);
     let stopped = tokio::time::timeout(
