@@ -57,7 +57,12 @@ fn is_u8(ty: &Type) -> bool {
 /// The first concern inside `ty`, looking through containers, references, arrays, slices,
 /// tuples and groups.
 fn concern(ty: &Type) -> Option<Concern> {
-    let written = || quote::ToTokens::to_token_stream(ty).to_string().replace(' ', "");
+    let written = || {
+        quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(' ', "")
+            .replace(';', "; ")
+    };
     match ty {
         Type::Group(group) => concern(&group.elem),
         Type::Paren(paren) => concern(&paren.elem),
@@ -131,7 +136,7 @@ pub fn check(cx: &Ctxt, fields: &[Field]) {
             Some(Concern::Bytes(written)) if !field.bytes_as_numbers => cx.error_spanned_by(
                 field.ty,
                 format!(
-                    "field `{}` is `{written}`, which serde_json writes as an array of numbers, \
+                    "field `{}` {} `{written}`, which serde_json writes as an array of numbers, \
                      sent twice (in `structuredContent` and in the JSON text): a 2 KB image \
                      costs ~8 KB of the model's context. Say what the bytes are: binary data \
                      as `mcp_result::content::Image` or `Audio` (a media block the client keeps \
@@ -140,7 +145,16 @@ pub fn check(cx: &Ctxt, fields: &[Field]) {
                      `#[serde(with = \"...\")]` to a base64 string with \
                      `#[schemars(with = \"String\")]`; or, if the bytes are small numbers meant \
                      as numbers, `#[mcp_result(bytes_as_numbers)]` on the field",
-                    field.name
+                    field.name,
+                    if written == quote::ToTokens::to_token_stream(field.ty)
+                        .to_string()
+                        .replace(' ', "")
+                        .replace(';', "; ")
+                    {
+                        "is"
+                    } else {
+                        "holds"
+                    }
                 ),
             ),
             _ => {}
@@ -168,7 +182,7 @@ mod tests {
         assert_eq!(of("HashMap<String, (u8, u128)>").as_deref(), Some("u128"));
         assert_eq!(of("Vec<u8>").as_deref(), Some("bytes Vec<u8>"));
         assert_eq!(of("Option<Vec<u8>>").as_deref(), Some("bytes Vec<u8>"));
-        assert_eq!(of("[u8; 32]").as_deref(), Some("bytes [u8;32]"));
+        assert_eq!(of("[u8; 32]").as_deref(), Some("bytes [u8; 32]"));
         assert_eq!(of("Box<[u8]>").as_deref(), Some("bytes Box<[u8]>"));
         assert_eq!(of("&'a [u8]").as_deref(), Some("bytes [u8]"));
         assert_eq!(of("bytes::Bytes").as_deref(), Some("bytes bytes::Bytes"));

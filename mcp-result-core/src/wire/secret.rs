@@ -124,7 +124,7 @@ impl<T> SecretField for Secret<T> {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` may hold a `Secret` that `redactionApplied` cannot see",
     label = "no `Redacts` impl: whether this value withheld a secret is unknown",
-    note = "add `#[derive(mcp_result::Redact)]` to `{Self}` (a type without secrets derives it too, and answers `false`); wrap a value of another crate's type that holds no secret in `mcp_result::NoSecrets`; a result that declares `redactionApplied` answers it from every field"
+    note = "add `#[derive(mcp_result::Redact)]` to `{Self}` (a type without secrets derives it too, and answers `false`); wrap a value of another crate's type that holds no secret in `mcp_result::NoSecrets`; a result that declares `redactionApplied`, and every `#[derive(Redact)]` type, answers from every field, so a secret at any depth reaches the flag"
 )]
 pub trait Redacts {
     /// `true` when this value holds a secret that no serialization of it carries.

@@ -96,8 +96,8 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                         "tool `{value}` takes {shape} as its arguments, and MCP sends a tool's \
                          arguments as a JSON object (MCP \"Tools\": `inputSchema` has an object \
                          root): put it in a named field of a struct that derives `Deserialize` \
-                         and `JsonSchema` (`struct Args {{ value: ... }}`); any JSON object is \
-                         `serde_json::Value` or `serde_json::Map<String, Value>`"
+                         and `JsonSchema` (`struct Args {{ value: ... }}`); to take any JSON \
+                         object, use `serde_json::Value`"
                     ),
                 );
             }
