@@ -63,8 +63,25 @@ impl TaskSupport {
     }
 }
 
-/// A served instance's rules for tasks; a [`State`](crate::State) value
-/// (`State::new().with(TaskPolicy { .. })`), the defaults without one.
+/// A served instance's rules for tasks; a [`State`](crate::State) value, the defaults
+/// without one. The struct is `#[non_exhaustive]`, so outside this crate it is built from
+/// [`TaskPolicy::default`] and changed with its `with_*` methods (or by assigning its
+/// fields):
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_result_core::{task::TaskPolicy, State};
+///
+/// let policy = TaskPolicy::default()
+///     .with_ttl(Duration::from_secs(600))
+///     .with_per_caller(20);
+/// let state = State::new().with(policy);
+/// # let _ = state;
+///
+/// let mut quick = TaskPolicy::default();
+/// quick.lease = Duration::from_secs(2);
+/// assert_eq!((policy.per_caller, quick.ttl), (20, Duration::from_secs(3600)));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TaskPolicy {
@@ -75,10 +92,11 @@ pub struct TaskPolicy {
     /// The poll interval suggested to clients (`pollIntervalMs`): 500 ms.
     pub poll_interval: Duration,
     /// How many unexpired tasks one caller may hold: 100. Past it a task-creating call is
-    /// answered `quota_exceeded` (nothing runs) until older tasks expire. Exact in memory
-    /// and on SQLite (one writer at a time); on PostgreSQL the count and the insert are one
-    /// statement under READ COMMITTED, so calls of one caller racing on two instances may
-    /// pass it by the number racing (the bound of approvals works the same way).
+    /// answered `policy_blocked` (status `blocked`, "Quota exceeded: …"; nothing runs)
+    /// until older tasks expire. Exact in memory and on SQLite (one writer at a time); on
+    /// PostgreSQL the count and the insert are one statement under READ COMMITTED, so calls
+    /// of one caller racing on two instances may pass it by the number racing (the bound of
+    /// approvals works the same way).
     pub per_caller: usize,
     /// How long a running task's instance holds it without renewing: 8 s. The instance
     /// renews it every quarter of this; a task whose instance stopped renewing (killed) is

@@ -78,6 +78,27 @@ pub struct HttpOptions {
 /// - Past [`Self::max_connections`] open connections, a new one is answered `503` with
 ///   `Retry-After: 1` and closed. A response being streamed (an SSE stream) keeps its
 ///   connection.
+///
+/// The struct is `#[non_exhaustive]`, so outside this crate it is built from
+/// [`HttpLimits::default`] and changed with its `with_*` methods (or by assigning its
+/// fields):
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_result_core::http::{HttpLimits, HttpOptions};
+///
+/// let options = HttpOptions {
+///     limits: HttpLimits::default()
+///         .with_max_connections(2_000)
+///         .with_body_read(Duration::from_secs(10)),
+///     ..HttpOptions::default()
+/// };
+/// assert_eq!(options.limits.header_read, Duration::from_secs(10));
+///
+/// let mut limits = HttpLimits::default();
+/// limits.header_read = Duration::from_secs(5);
+/// # let _ = limits;
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct HttpLimits {
