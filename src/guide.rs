@@ -82,8 +82,14 @@ pub mod check {}
 pub mod tool_docs {}
 
 #[doc = include_str!("guide_links.md")]
+#[cfg_attr(feature = "client", doc = include_str!("../docs/guide/16-client-side.md"))]
+#[cfg_attr(
+    not(feature = "client"),
+    doc = "# The client side\n\nThis chapter's examples compile with the feature `client`, which this build of the \
+           docs does not have: read it in [`docs/guide/16-client-side.md`](https://github.com/mcp-result/mcp-result/blob/main/docs/guide/16-client-side.md) \
+           (the repository), or build the docs with `--all-features` (as docs.rs does)."
+)]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-#[doc = include_str!("../docs/guide/16-client-side.md")]
 pub mod client_side {}
 
 #[doc = include_str!("guide_links.md")]
