@@ -108,7 +108,12 @@ async fn the_quickstart_builds_from_a_fresh_crate_and_serves_over_stdio() {
     );
     let empty = client.call_tool(call("")).await.unwrap();
     assert_eq!(empty.is_error, Some(true));
-    assert_eq!(empty.structured_content.unwrap()["errorKind"], "not_found");
+    let envelope = empty.structured_content.unwrap();
+    assert_eq!(envelope["errorKind"], "validation_error", "{envelope}");
+    assert_eq!(
+        envelope["fieldErrors"],
+        json!([{"pointer": "/query", "message": "give at least one word"}])
+    );
     client.cancel().await.unwrap();
 }
 
