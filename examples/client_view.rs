@@ -3,7 +3,7 @@
 //! error view of every result.
 //!
 //! ```console
-//! cargo build --example helpdesk && cargo run --example client_view
+//! cargo build --example helpdesk && cargo run --features client --example client_view
 //! ```
 //!
 //! The server is the sibling binary `target/<profile>/examples/helpdesk`, spawned as a
