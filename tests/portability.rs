@@ -1107,31 +1107,48 @@ impl Archiver {
 #[mcp_handler]
 impl ServerHandler for Archiver {}
 
-/// A flattened internally tagged enum has no portable form (a root `oneOf`): the server
-/// stops at the handshake, naming the tool, the type and the fix, before any host sees it.
+/// A flattened internally tagged enum beside other fields is advertised as one object (the
+/// root's fields and every variant's, the tag's values an `enum`, required what every variant
+/// requires), which every host takes; each call is validated against the full `oneOf`.
 #[tokio::test]
-async fn a_root_composition_stops_the_server_at_the_handshake() {
+async fn a_flattened_tagged_enum_is_advertised_as_one_object() {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = Archiver.serve(server_io).await {
             let _ = running.waiting().await;
         }
     });
-    let Err(error) = ().serve(client_io).await else {
-        panic!("initialize succeeded");
-    };
-    assert!(
-        error.to_string().contains(
-            "tool `archive`: the arguments type `ArchiveArgs` has `oneOf` at the root of its \
-             input schema (a `#[serde(flatten)]` enum, or an enum as the arguments type), \
-             which has no portable form"
-        ),
-        "{error}"
+    let client = ().serve(client_io).await.expect("initialize");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let findings = lint(&tools, Host::PORTABLE);
+    assert!(findings.is_empty(), "{findings:?}");
+    let schema = Value::Object((*tools[0].input_schema).clone());
+    assert_eq!(schema["type"], json!("object"));
+    assert_eq!(
+        schema["properties"]["kind"],
+        json!({"type": "string", "enum": ["ticket", "customer"]})
     );
-    assert!(
-        error.to_string().contains("Put the enum in a named field"),
-        "{error}"
+    assert_eq!(schema["properties"]["all"], json!({"type": "boolean"}));
+    assert_eq!(schema["required"], json!(["reason", "kind", "id"]));
+    assert!(schema.get("oneOf").is_none() && schema.get("anyOf").is_none(), "{schema}");
+    let ok = call(&client, "archive", json!({"reason": "dup", "kind": "ticket", "id": "T-1"}))
+        .await
+        .unwrap();
+    assert_eq!(ok.is_error, Some(false), "{ok:?}");
+    // A customer without `all`: the full schema's branch refuses it.
+    let refused = call(
+        &client,
+        "archive",
+        json!({"reason": "dup", "kind": "customer", "id": "C-1"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(refused.is_error, Some(true), "{refused:?}");
+    assert_eq!(
+        refused.structured_content.unwrap()["errorKind"],
+        json!("validation_error")
     );
+    client.cancel().await.expect("close");
 }
 
 #[derive(Clone)]

@@ -33,12 +33,12 @@ pub(crate) const DECIMAL_PATTERN: &str = "^-?(0|[1-9][0-9]*)$";
 /// summary template shows the digits.
 ///
 /// ```
-/// use mcp_result::{DecimalString, ToolResult};
+/// use mcp_result_core::DecimalString;
 /// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
 ///
-/// /// An order.
-/// #[derive(Serialize, Deserialize, JsonSchema, ToolResult)]
+/// /// An order (in a server: `#[derive(..., mcp_result::ToolResult)]` too).
+/// #[derive(Serialize, Deserialize, JsonSchema)]
 /// pub struct Order {
 ///     #[serde(with = "DecimalString")]
 ///     pub id: u64,
@@ -48,6 +48,8 @@ pub(crate) const DECIMAL_PATTERN: &str = "^-?(0|[1-9][0-9]*)$";
 /// assert_eq!(json, serde_json::json!({"id": "9223372036854775809"}));
 /// let back: Order = serde_json::from_value(json).unwrap();
 /// assert_eq!(back.id, (1 << 63) + 1);
+/// let schema = schemars::schema_for!(Order);
+/// assert_eq!(schema.as_value()["properties"]["id"]["type"], "string");
 /// ```
 ///
 /// It takes the integer types themselves (not `Option<u64>` or `Vec<u64>`: for those, a

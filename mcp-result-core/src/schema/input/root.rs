@@ -145,13 +145,37 @@ pub(super) fn portable_root(mut out: JsonObject, optional: bool) -> Option<JsonO
         };
         let merged = merge_objects(branches)?;
         out.remove_key(keyword);
-        let description = [out.get("description").and_then(Value::as_str), Some(merged.1.as_str())]
+        let description = [
+            out.get("description").and_then(Value::as_str),
+            Some(merged.1.as_str()),
+        ]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
             .join("\n\n");
-        for (key, value) in merged.0 {
-            out.entry(key).or_insert(value);
+        // The root's own properties (beside a flattened enum) stay, with the variants'.
+        let (merged, _) = merged;
+        if let Some(Value::Object(properties)) = merged.get("properties") {
+            let own = out
+                .entry("properties")
+                .or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(own) = own {
+                for (name, schema) in properties {
+                    own.entry(name.clone()).or_insert_with(|| schema.clone());
+                }
+            }
+        }
+        if let Some(Value::Array(required)) = merged.get("required") {
+            let own = out
+                .entry("required")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Value::Array(own) = own {
+                for name in required {
+                    if !own.contains(name) {
+                        own.push(name.clone());
+                    }
+                }
+            }
         }
         out.insert("description".into(), description.into());
     }
