@@ -47,7 +47,7 @@ use mcp_result::{
         ServerHandler,
     },
     store::{ArtifactAccess, ArtifactStore, MemoryStore},
-    task::{MemoryTasks, TaskPolicy, TaskStore},
+    task::{MemoryTasks, TaskStore},
     Audience, AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult, Tx,
 };
 use schemars::JsonSchema;
@@ -851,13 +851,9 @@ impl ServerHandler for Helpdesk {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    // Logs go to stderr: stdout is the MCP channel.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .init();
     // The flags may stand anywhere; the rest is the command.
     let mut args: Vec<String> = std::env::args().skip(1).collect();
+    init_logs(args.first().is_some_and(|a| a == "demo"));
     if args.iter().any(|a| a == "--help" || a == "-h") || args.first().is_some_and(|a| a == "help")
     {
         print!("{HELP}");
@@ -897,6 +893,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     }
 }
 
+/// Logs go to stderr (stdout is the MCP channel), as `RUST_LOG` chooses: a level or a list
+/// of `target=level` (`RUST_LOG=debug`, `RUST_LOG=warn,mcp_result=debug`). Without it a
+/// server logs at `info`, and `demo` logs nothing, nor does the server it starts
+/// (`RUST_LOG=off` for the child), so it prints only what it demonstrates.
+fn init_logs(demo: bool) {
+    use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+    let info = || Targets::new().with_default(tracing::Level::INFO);
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) => directives.parse::<Targets>().unwrap_or_else(|error| {
+            eprintln!("RUST_LOG `{directives}`: {error}; logging at info");
+            info()
+        }),
+        Err(_) if demo => return,
+        Err(_) => info(),
+    };
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(false),
+        )
+        .with(filter)
+        .init();
+}
+
 /// What `--help` prints.
 const HELP: &str = "\
 helpdesk: a small support-desk MCP server built with mcp-result.
@@ -926,6 +947,8 @@ Flags:
 Environment:
   MCP_RESULT_SERVER_KEY  the server key shared by every instance (base64, 32 bytes or more)
   MCP_RESULT_INSTANCE    this instance's name in the audit log
+  RUST_LOG               which logs: a level or target=level list, e.g. warn,mcp_result=debug
+                         (default: info when serving, none for demo)
 
 Logs go to stderr: stdout is the MCP channel.
 ";
@@ -1038,7 +1061,8 @@ async fn serve_http(
         .ok()
         .and_then(|ms| ms.parse().ok())
     {
-        let policy = TaskPolicy::default().with_lease(std::time::Duration::from_millis(ms));
+        let policy = mcp_result::task::TaskPolicy::default()
+            .with_lease(std::time::Duration::from_millis(ms));
         options.state = options.state.with(policy);
     }
     let verifier: Arc<dyn TokenVerifier> = match (&access.issuer, &access.resource) {
@@ -1189,7 +1213,11 @@ async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     };
     use serde_json::json;
 
-    let child = tokio::process::Command::new(std::env::current_exe()?);
+    let mut child = tokio::process::Command::new(std::env::current_exe()?);
+    // The server's logs only when asked for (`init_logs`).
+    if std::env::var_os("RUST_LOG").is_none() {
+        child.env("RUST_LOG", "off");
+    }
     let client = ().serve(TokioChildProcess::new(child)?).await?;
     let print = |label: &str, value: &dyn erased::Json| {
         println!("=== {label}\n{}\n", value.pretty());

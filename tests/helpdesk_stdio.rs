@@ -463,6 +463,30 @@ async fn with_a_sqlite_store_the_desk_keeps_its_state_across_restarts() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `demo` prints only what it demonstrates: `tools/list` and the calls, and no log line of its
+/// own or of the server it starts (logs only with `RUST_LOG`).
+#[test]
+fn the_demo_prints_only_the_demo() {
+    let demo = std::process::Command::new(example_path("helpdesk"))
+        .arg("demo")
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
+    assert!(
+        demo.status.success(),
+        "{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&demo.stderr), "");
+    let out = String::from_utf8(demo.stdout).unwrap();
+    assert!(
+        out.starts_with("=== tools/list\n"),
+        "{}",
+        &out[..out.len().min(200)]
+    );
+    assert!(out.contains("=== tools/call get_ticket {\"ticketId\":\"T-9999\"}"));
+}
+
 /// `--help` says how to run the example, and exits 0; an unknown command points at it.
 #[test]
 fn the_example_says_how_to_run_it() {
