@@ -31,8 +31,10 @@
 //! With `--all-plants` it also breaks what makes some clients refuse the whole tool list
 //! (which is why the client suite runs it without): no `tools` capability
 //! (`tools-capability`), an `outputSchema` its meta-schema rejects (`get_order_v2`,
-//! `schema-dialect`), a `$ref` to a missing definition (`get_customer`, `schema-ref`), and a
-//! dotted tool name (`orders.lookup`, the host lint's name rules). (An array `outputSchema`
+//! `schema-dialect`), a `$ref` to a missing definition (`get_customer`, `schema-ref`), a
+//! dotted tool name (`orders.lookup`, the host lint's name rules), and a `tools/list` whose
+//! one page answers `nextCursor: ""` where a last page has none (`tools-list-empty-cursor`;
+//! rmcp's `list_all_tools` would ask again with it and loop). (An array `outputSchema`
 //! root cannot be planted here: rmcp's server drops it for peers before 2026-07-28; the
 //! FastMCP server of `mcp-result-check/tests/check/` plants it.) With `--no-tools` it declares no `tools`
 //! capability and answers `tools/list` with a JSON-RPC error (`tools-list`). With
@@ -342,6 +344,9 @@ impl ServerHandler for Broken {
         let mut listed = ListToolsResult::with_all_items(tools(self.all_plants));
         if self.looping_list {
             listed.next_cursor = Some("page-2".to_owned());
+        } else if self.all_plants {
+            // The last page says "no more" with an empty cursor instead of none.
+            listed.next_cursor = Some(String::new());
         }
         Ok(listed)
     }

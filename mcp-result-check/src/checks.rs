@@ -56,6 +56,14 @@ pub const CHECKS: &[Check] = &[
               moves past what it showed",
     },
     Check {
+        id: "tools-list-empty-cursor",
+        severity: Severity::Warning,
+        requires: "no `tools/list` page answers an empty `nextCursor` (`\"\"`): an absent \
+                   `nextCursor` ends the walk (MCP \"Pagination\"), an empty one leaves each \
+                   client to guess (some stop, some ask again with `\"\"` and loop)",
+        fix: "leave `nextCursor` out of the last page instead of sending it empty",
+    },
+    Check {
         id: "schema-dialect",
         severity: Severity::Error,
         requires: "`inputSchema` and `outputSchema` are valid in their dialect (`$schema`, \

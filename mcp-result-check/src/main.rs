@@ -107,8 +107,9 @@ const MAX_LIST_PAGES: usize = 500;
 
 /// Walks `tools/list` page by page, as a careful client does: a `nextCursor` seen before
 /// (the walk would loop) ends it with a `tools-list-cursor` finding, and so does a page that
-/// adds no tool with the cursor it was asked for; more than [`MAX_LIST_PAGES`] pages too. The tools of the pages read are checked (a tool listed twice
-/// once).
+/// adds no tool with the cursor it was asked for; more than [`MAX_LIST_PAGES`] pages too. An
+/// empty `nextCursor` ends it with a `tools-list-empty-cursor` warning, read as the last
+/// page. The tools of the pages read are checked (a tool listed twice once).
 async fn list_tools(
     client: &connect::Client,
     findings: &mut Vec<Finding>,
@@ -130,6 +131,20 @@ async fn list_tools(
         let Some(next) = listed.next_cursor else {
             return Ok(tools);
         };
+        if next.is_empty() {
+            findings.push(Finding::new(
+                "",
+                "tools-list-empty-cursor",
+                "/nextCursor",
+                format!(
+                    "tools/list page {page} answered an empty nextCursor (\"\"): an absent \
+                     nextCursor ends the walk (MCP \"Pagination\"), an empty one leaves each \
+                     client to stop or to ask again with it and loop; the check read it as the \
+                     last page"
+                ),
+            ));
+            return Ok(tools);
+        }
         let shown = |c: &str| {
             let mut short: String = c.chars().take(40).collect();
             if short.len() < c.len() {

@@ -31,6 +31,7 @@ const HELPDESK_SAMPLES: &str = concat!(
 /// `examples/broken_server.rs --all-plants`.
 const BROKEN: &[(&str, &str)] = &[
     ("", "tools-capability"),
+    ("", "tools-list-empty-cursor"),
     ("get_order_broken", "output-schema"),
     ("get_order_unstructured", "structured-content"),
     ("get_order_summary", "json-compat-text"),
@@ -471,6 +472,15 @@ fn every_plant_of_the_broken_server_is_reported() {
     );
     let field = finding("check_address", "error-field-errors");
     assert_eq!(field["call"], "bad-arguments");
+    let empty_cursor = finding("", "tools-list-empty-cursor");
+    assert_eq!(empty_cursor["severity"], "warning");
+    assert_eq!(empty_cursor["pointer"], "/nextCursor");
+    assert_eq!(
+        empty_cursor["message"],
+        "tools/list page 1 answered an empty nextCursor (\"\"): an absent nextCursor ends the \
+         walk (MCP \"Pagination\"), an empty one leaves each client to stop or to ask again \
+         with it and loop; the check read it as the last page"
+    );
     let secret = finding("get_integration", "secret");
     assert!(
         !secret["message"].as_str().unwrap().contains("4f9a8b7c6d5e"),
@@ -485,7 +495,12 @@ fn every_plant_of_the_broken_server_is_reported() {
     // and the tools it listed are checked as before (each once).
     let started = std::time::Instant::now();
     let report = check_json(&["--call-writes", "--", path(&broken), "--looping-list"], 1);
-    let all_plants_only = ["tools-capability", "schema-dialect", "schema-ref"];
+    let all_plants_only = [
+        "tools-capability",
+        "tools-list-empty-cursor",
+        "schema-dialect",
+        "schema-ref",
+    ];
     let plants: Vec<(&str, &str)> = BROKEN
         .iter()
         .filter(|(_, check)| !all_plants_only.contains(check) && !check.starts_with("lint/"))
