@@ -167,7 +167,8 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
             "policy_blocked",
             json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": false,
                    "message": "Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
-                   "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9"}),
+                   "reason": "refunds above 1000 EUR need a manager", "auditEventId": "audit-9",
+                   "externalId": "audit-9"}),
             "Error (policy_blocked): Blocked by policy: refunds above 1000 EUR need a manager. Do not retry or work around it.",
         ),
         (
@@ -193,7 +194,7 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
         let result = checked_call(&client, "fail", json!({"kind": kind})).await;
         assert_eq!(result.is_error, Some(true), "{kind}");
         // `fail` is a write tool: its errors carry the audit event the framework minted
-        // (a UUIDv7), whatever the tool set.
+        // (a UUIDv7); an audit id the tool set is kept as the `externalId`.
         let mut structured = result.structured_content.clone().unwrap();
         let minted = structured
             .as_object_mut()
@@ -209,9 +210,13 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
         let mut envelope = envelope;
         envelope.as_object_mut().unwrap().remove("auditEventId");
         assert_eq!(structured, envelope, "{kind}");
-        // The first block names the audit event of the failed write.
+        // The first block names the audit event of the failed write, and the tool's own id.
         let (first, rest) = summary.split_once('\n').unwrap_or((summary, ""));
-        let summary = format!("{first} Audit event `{minted}`.")
+        let external = match structured.get("externalId").and_then(Value::as_str) {
+            Some(id) => format!(" External id `{id}`."),
+            None => String::new(),
+        };
+        let summary = format!("{first} Audit event `{minted}`.{external}")
             + &if rest.is_empty() {
                 String::new()
             } else {
@@ -250,6 +255,204 @@ async fn a_user_error_enum_converts_through_from() {
         )
     );
     kinds.close().await;
+}
+
+/// The audit records of a served instance, in order.
+#[derive(Clone, Default)]
+struct Records(std::sync::Arc<std::sync::Mutex<Vec<mcp_result::audit::AuditRecord>>>);
+
+impl mcp_result::audit::AuditSink for Records {
+    fn record<'a>(
+        &'a self,
+        record: &'a mcp_result::audit::AuditRecord,
+    ) -> mcp_result::store::StoreFuture<'a, ()> {
+        self.0.lock().unwrap().push(record.clone());
+        Box::pin(async { Ok(()) })
+    }
+}
+
+impl Records {
+    /// The outcome record of event `id`.
+    fn outcome(&self, id: &str) -> mcp_result::audit::AuditRecord {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|r| r.event_id == id && r.phase == mcp_result::audit::Phase::Outcome)
+            .cloned()
+            .unwrap_or_else(|| panic!("no outcome record of {id}"))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct TicketArgs {
+    /// The ticket's id.
+    ticket_id: String,
+}
+
+/// A ticket was closed.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Closed {
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+}
+
+/// A desk whose tools echo the ticket id they were given, and whose write sets audit ids of
+/// its own.
+#[derive(Clone)]
+struct Desk;
+
+#[mcp_tools]
+impl Desk {
+    /// Looks a ticket up.
+    #[mcp_tool(read_only)]
+    fn get_ticket(&self, args: TicketArgs) -> Result<Answer, ToolError> {
+        Err(ToolError::not_found(format!(
+            "no ticket {}",
+            args.ticket_id
+        )))
+    }
+
+    /// Closes a ticket in the ledger.
+    #[mcp_tool(destructive)]
+    fn close_ticket(&self, args: TicketArgs) -> Result<Closed, ToolError> {
+        Err(match args.ticket_id.as_str() {
+            "T-LEDGER" => ToolError::conflict("The ledger refused the close.")
+                .with_audit_event_id(AuditEventId::new("ledger-42")),
+            "T-BOTH" => ToolError::conflict("The ledger refused the close.")
+                .with_audit_event_id(AuditEventId::new("ledger-43"))
+                .with_external_id("upstream-7"),
+            id => ToolError::not_found(format!("no ticket {id}")),
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
+
+#[cfg(feature = "testing")]
+async fn desk(records: &Records) -> mcp_result::testing::TestServer {
+    let state = mcp_result::State::new().with_audit_sink(std::sync::Arc::new(records.clone()));
+    mcp_result::testing::TestServer::start_with_state(Desk, mcp_result::lint::Host::PORTABLE, state)
+        .await
+}
+
+/// An id of 1 MB echoed in a tool's error message: the message is cut where the error is
+/// made, to `ToolError::MAX_MESSAGE_CHARS` characters stating the full length, in the first
+/// text block, `structuredContent` and the JSON text alike; the write's audit records hold
+/// no message, so nothing of the echo.
+#[cfg(feature = "testing")]
+#[tokio::test]
+async fn an_echoed_megabyte_is_cut_to_the_message_length_stating_its_own() {
+    let records = Records::default();
+    let desk = desk(&records).await;
+    let id = "x".repeat(1 << 20);
+    let ending = "… (1048586 characters in all)";
+    for tool in ["get_ticket", "close_ticket"] {
+        let called = desk.call(tool, json!({"ticketId": id})).await;
+        let result = called.result();
+        assert_eq!(result.is_error, Some(true), "{tool}");
+        let structured = result.structured_content.as_ref().unwrap();
+        let message = structured["message"].as_str().unwrap();
+        assert_eq!(
+            message.chars().count(),
+            ToolError::MAX_MESSAGE_CHARS,
+            "{tool}"
+        );
+        assert_eq!(ToolError::MAX_MESSAGE_CHARS, 1024);
+        assert!(message.starts_with("no ticket xxxx"), "{tool}: {message}");
+        assert!(
+            message.ends_with(&format!("x{ending}")),
+            "{tool}: {message}"
+        );
+        let first = text(result, 0);
+        assert!(
+            first.starts_with(&format!(
+                "Error (not_found): {message} Do not retry unchanged."
+            )),
+            "{tool}: {first}"
+        );
+        assert!(first.len() < 1200, "{tool}: {} bytes", first.len());
+        assert_eq!(
+            text(result, 1),
+            serde_json::to_string(structured).unwrap(),
+            "{tool}"
+        );
+        assert!(
+            serde_json::to_string(result).unwrap().len() < 4096,
+            "{tool}"
+        );
+    }
+    // The write's audit event: its outcome says `not_found` and holds no echo.
+    let records = records.0.lock().unwrap().clone();
+    assert_eq!(records.len(), 2, "{records:?}");
+    let outcome = records.last().unwrap();
+    assert_eq!(outcome.error_kind, Some(ErrorKind::NotFound));
+    assert!(serde_json::to_string(&records).unwrap().len() < 2048);
+    desk.close().await;
+}
+
+/// `with_audit_event_id` on a write tool's error: `auditEventId` stays the framework's,
+/// the id of the record that exists, and the tool's id is its `externalId`, in the answer and
+/// in the outcome record. An error that has an `externalId` keeps it, and the dropped audit id
+/// is logged at warn level.
+#[cfg(feature = "testing")]
+#[tokio::test]
+async fn a_write_tools_own_audit_id_is_kept_as_its_external_id() {
+    let log = log();
+    let records = Records::default();
+    let desk = desk(&records).await;
+
+    let refused = desk
+        .call("close_ticket", json!({"ticketId": "T-LEDGER"}))
+        .await;
+    let structured = refused.result().structured_content.clone().unwrap();
+    let minted = structured["auditEventId"].as_str().unwrap().to_owned();
+    assert_eq!((minted.len(), &minted[14..15]), (36, "7"), "{minted}");
+    assert_eq!(
+        structured,
+        json!({"status": "failed", "errorKind": "conflict", "retrySafe": false,
+               "message": "The ledger refused the close.", "auditEventId": minted,
+               "externalId": "ledger-42"})
+    );
+    assert_eq!(
+        text(refused.result(), 0),
+        format!(
+            "Error (conflict): The ledger refused the close. Do not retry unchanged. Audit \
+             event `{minted}`. External id `ledger-42`."
+        )
+    );
+    let details = refused.error().and_then(|e| e.details.clone()).unwrap();
+    assert_eq!(details.external_id.as_deref(), Some("ledger-42"));
+    let outcome = records.outcome(&minted);
+    assert_eq!(outcome.external_id.as_deref(), Some("ledger-42"));
+    assert_eq!(outcome.error_kind, Some(ErrorKind::Conflict));
+
+    let both = desk
+        .call("close_ticket", json!({"ticketId": "T-BOTH"}))
+        .await;
+    let structured = both.result().structured_content.clone().unwrap();
+    let minted = structured["auditEventId"].as_str().unwrap().to_owned();
+    assert_eq!(structured["externalId"], "upstream-7");
+    let wire = serde_json::to_string(both.result()).unwrap();
+    assert!(!wire.contains("ledger-43"), "{wire}");
+    assert_eq!(
+        records.outcome(&minted).external_id.as_deref(),
+        Some("upstream-7")
+    );
+    let log = log.text();
+    let warned = log
+        .lines()
+        .find(|line| line.contains("ledger-43"))
+        .unwrap_or_else(|| panic!("no warning names the dropped id:\n{log}"));
+    assert!(
+        warned.contains("WARN") && warned.contains("its own audit id was not kept"),
+        "{warned}"
+    );
+    desk.close().await;
 }
 
 #[cfg(feature = "testing")]

@@ -176,8 +176,10 @@ impl ResultScope<'_> {
     /// `error` with what the framework knows of this call: for a read-only tool
     /// `retrySafe: true`; for a write without an idempotency key that is not declared
     /// `idempotent`, `retrySafe: false` unless the tool said otherwise (it ran, and may have
-    /// done part of its work); for a write its audit event (the framework's id replaces one the
-    /// tool set; a different one is logged).
+    /// done part of its work); for a write its audit event, the id the framework minted and
+    /// recorded. An `auditEventId` of the tool's own is kept as the `externalId` when the
+    /// error has none; when it has one, the tool's `externalId` is kept and the dropped
+    /// audit id is logged at warn level.
     pub fn stamp(&self, error: ToolError) -> ToolError {
         let error = if self.read_only {
             error.with_retry_safe(true)
@@ -188,11 +190,19 @@ impl ResultScope<'_> {
         };
         match &self.audit_event_id {
             Some(id) => {
-                if error.audit_event_id.as_ref().is_some_and(|own| own != id) {
-                    tracing::warn!(
-                        minted = %id,
-                        "a write's error carried its own auditEventId; answered the minted one"
-                    );
+                let mut error = error;
+                if let Some(own) = error.audit_event_id.take().filter(|own| own != id) {
+                    if error.external_id.is_none() {
+                        error.external_id = Some(own.as_str().to_owned());
+                    } else {
+                        tracing::warn!(
+                            minted = %id,
+                            own = %own,
+                            "a write's error set its own auditEventId and an externalId: \
+                             answered the minted auditEventId and the tool's externalId; its \
+                             own audit id was not kept"
+                        );
+                    }
                 }
                 error.with_audit_event_id(id.clone())
             }
@@ -353,6 +363,12 @@ fn declares<T: ToolResult>(key: &str) -> bool {
 
 /// Builds the `isError: true` result for a tool execution error.
 pub fn error_result(error: &ToolError) -> CallToolResult {
+    if !error.texts_within() {
+        // A message set past the constructors (`error.message = ...`): cut as they cut.
+        let mut error = error.clone();
+        error.cap_texts();
+        return error_result(&error);
+    }
     let structured = serde_json::to_value(error).unwrap_or(Value::Null);
     assemble(
         structured,

@@ -151,8 +151,8 @@ fn retarget_root_refs(schema: &mut Value) {
 /// required ones (`status`, `errorKind`, `retrySafe`, `message`): those a client acts on
 /// without reading them to the model. Which arguments to fix, when to retry, the write
 /// contract's audit event, and the approval a retry must name. The others (`requiredScope`,
-/// `reason`, `correlationId`, and any field added later) are sentences and ids for people,
-/// repeated in the error's text; the full envelope documents them
+/// `reason`, `correlationId`, `externalId`, and any field added later) are sentences and ids
+/// for people, repeated in the error's text; the full envelope documents them
 /// ([`ToolOutputSchema::envelope`]), and the advertised one, which does not set
 /// `additionalProperties`, accepts them.
 const ADVERTISED_OPTIONAL: [&str; 5] = [
@@ -521,6 +521,9 @@ mod tests {
             ToolError::idempotency_key_reused(),
             ToolError::approval_required("a-1", "close T-1")
                 .with_audit_event_id(AuditEventId::new("e-1")),
+            ToolError::not_found("no ticket T-1")
+                .with_audit_event_id(AuditEventId::new("e-2"))
+                .with_external_id("ledger-42"),
         ];
         for error in errors {
             let value = serde_json::to_value(&error).unwrap();

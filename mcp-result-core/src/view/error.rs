@@ -81,6 +81,8 @@ pub struct ErrorDetails {
     pub correlation_id: Option<String>,
     /// `auditEventId`: the audit event a failed or blocked write recorded.
     pub audit_event_id: Option<String>,
+    /// `externalId`: the tool's own id for what failed (an upstream's record).
+    pub external_id: Option<String>,
 }
 
 impl From<ToolErrorEnvelope> for ErrorDetails {
@@ -96,6 +98,7 @@ impl From<ToolErrorEnvelope> for ErrorDetails {
             reason: envelope.reason,
             correlation_id: envelope.correlation_id,
             audit_event_id: envelope.audit_event_id.map(|id| id.as_str().to_owned()),
+            external_id: envelope.external_id,
         }
     }
 }
@@ -220,6 +223,7 @@ impl ErrorView {
             ("reason", details.reason.clone()),
             ("correlation id", details.correlation_id.clone()),
             ("audit event", details.audit_event_id.clone()),
+            ("external id", details.external_id.clone()),
         ];
         for (label, value) in extras {
             if let Some(value) = value {

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::wire::{
     status::{AuditEventId, Status},
-    text::{escaped, push_escaped},
+    text::{cap_error_text, capped, error_text_within, escaped, push_escaped, ERROR_MESSAGE_CHARS},
 };
 
 /// What kind of tool execution error happened (`errorKind` in the error envelope).
@@ -119,16 +119,21 @@ pub struct FieldError {
     /// JSON Pointer (RFC 6901) to the field inside the arguments object, e.g. `/limit`;
     /// `""` for the arguments object itself.
     pub pointer: String,
-    /// What is wrong, e.g. `"\"ten\" is not of type \"integer\""`.
+    /// What is wrong, e.g. `"\"ten\" is not of type \"integer\""`. At most 1,024
+    /// characters (`ToolError::MAX_MESSAGE_CHARS`): a longer one is cut, its full length
+    /// stated.
     pub message: String,
 }
 
 impl FieldError {
-    /// A field error at `pointer` (JSON Pointer into the arguments) with `message`.
+    /// A field error at `pointer` (JSON Pointer into the arguments) with `message`, cut to
+    /// [`ToolError::MAX_MESSAGE_CHARS`] characters as [`ToolError`]'s messages are.
     pub fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut message = message.into();
+        cap_error_text(&mut message);
         Self {
             pointer: pointer.into(),
-            message: message.into(),
+            message,
         }
     }
 }
@@ -147,7 +152,14 @@ impl FieldError {
 /// ```
 ///
 /// Optional keys appear only when set: `fieldErrors`, `retryAfterMs` (milliseconds),
-/// `requiredScope`, `reason`, `correlationId`, `auditEventId`.
+/// `requiredScope`, `reason`, `correlationId`, `auditEventId`, `externalId`.
+///
+/// Every message is at most [`ToolError::MAX_MESSAGE_CHARS`] (1,024) characters: `message`,
+/// `reason` and each field error's `message`, cut where the error is made (and again as its
+/// result is built, for one changed since), wherever it goes (`content`, `structuredContent`,
+/// its `Display`). A longer one keeps its start and ends with its full length, `… (1048586
+/// characters in all)`, so no echoed value (an id, an upstream's answer) can blow up the
+/// answer and none is cut silently.
 ///
 /// `ToolError` is a `Box` of this envelope (8 bytes, so `Result<T, ToolError>` stays small:
 /// no clippy `result_large_err` in tool code); its fields are reached through `Deref`.
@@ -167,7 +179,9 @@ pub struct ToolErrorEnvelope {
     pub error_kind: ErrorKind,
     /// May an automatic retry run the same call again unchanged?
     pub retry_safe: bool,
-    /// A short, actionable sentence: what went wrong and how to fix the call.
+    /// A short, actionable sentence: what went wrong and how to fix the call. At most 1,024
+    /// characters (`ToolError::MAX_MESSAGE_CHARS`): a longer one is cut, its full length
+    /// stated.
     pub message: String,
     /// Every invalid argument (for `validation_error`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -178,7 +192,8 @@ pub struct ToolErrorEnvelope {
     /// The permission scope the call needs (for `permission_denied`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required_scope: Option<String>,
-    /// Why a policy blocked the call (for `policy_blocked`).
+    /// Why a policy blocked the call (for `policy_blocked`). At most 1,024 characters, as
+    /// `message`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The id under which the server logged the details (for `internal`).
@@ -188,6 +203,11 @@ pub struct ToolErrorEnvelope {
     /// error path of the write contract).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_event_id: Option<AuditEventId>,
+    /// An id of the tool's own for what failed: the upstream system's record, or an audit id
+    /// a write tool set on its error, kept here because `auditEventId` names the record the
+    /// framework made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<String>,
     /// The write waits for a human decision (with `approvalRequestId`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requires_human_review: Option<bool>,
@@ -227,6 +247,13 @@ impl PartialEq for Escape {
 }
 
 impl ToolError {
+    /// The most characters an error message has: `message`, `reason` and each field
+    /// error's `message` ([`FieldError::new`]). A longer one is cut where the error is made,
+    /// to its first characters and `… (N characters in all)`, N its full length, this many
+    /// characters in all. The one limit of every message a tool or the framework builds,
+    /// whatever it echoes (an id the caller sent, an upstream's answer).
+    pub const MAX_MESSAGE_CHARS: usize = ERROR_MESSAGE_CHARS;
+
     // The envelope every constructor starts from (boxed into a `ToolError` by the caller).
     #[allow(clippy::new_ret_no_self)]
     pub(super) fn new(
@@ -245,6 +272,7 @@ impl ToolError {
             reason: None,
             correlation_id: None,
             audit_event_id: None,
+            external_id: None,
             requires_human_review: None,
             approval_request_id: None,
             retry_safe_said: false,
@@ -392,7 +420,11 @@ impl ToolError {
         let reason = reason.into();
         ToolErrorEnvelope {
             status: Status::Blocked,
-            message: format!("Quota exceeded: {reason}. Nothing was stored. {advice}"),
+            message: framed(
+                "Quota exceeded: ",
+                &reason,
+                &format!(". Nothing was stored. {advice}"),
+            ),
             reason: Some(reason),
             ..Self::new(ErrorKind::PolicyBlocked, true, String::new())
         }
@@ -404,7 +436,11 @@ impl ToolError {
         let reason = reason.into();
         ToolErrorEnvelope {
             status: Status::Blocked,
-            message: format!("Blocked by policy: {reason}. Do not retry or work around it."),
+            message: framed(
+                "Blocked by policy: ",
+                &reason,
+                ". Do not retry or work around it.",
+            ),
             reason: Some(reason),
             ..Self::new(ErrorKind::PolicyBlocked, true, String::new())
         }
@@ -465,8 +501,23 @@ impl ToolError {
     }
 
     /// Sets `auditEventId`: the audit event a failed or blocked write recorded.
+    ///
+    /// On the error of a write tool the framework records the attempt itself, so the
+    /// answer's `auditEventId` is the id it minted, the one its audit record has. The id set
+    /// here is not lost: it becomes the envelope's `externalId` (and the outcome record's
+    /// `externalId`), unless the error already has one ([`Self::with_external_id`]), which
+    /// is kept, and then the id set here is dropped with a warning in the log. Outside a
+    /// write tool's call (a read-only tool, a result built by hand) it is the `auditEventId`.
     pub fn with_audit_event_id(mut self, id: AuditEventId) -> Self {
         self.audit_event_id = Some(id);
+        self
+    }
+
+    /// Sets `externalId`: an id of the tool's own for what failed (the upstream system's
+    /// record of the attempt, a ledger entry), in the envelope and in the write's outcome
+    /// audit record.
+    pub fn with_external_id(mut self, id: impl Into<String>) -> Self {
+        self.external_id = Some(id.into());
         self
     }
 
@@ -525,6 +576,11 @@ impl ToolError {
             push_escaped(&mut out, id.as_str());
             out.push_str("`.");
         }
+        if let Some(id) = &self.external_id {
+            out.push_str(" External id `");
+            push_escaped(&mut out, id);
+            out.push_str("`.");
+        }
         if self.field_errors.len() > 1 {
             for field in &self.field_errors {
                 out.push_str("\n- ");
@@ -535,6 +591,13 @@ impl ToolError {
         }
         out
     }
+}
+
+/// `before`, `text` and `after`, `text` cut so that the whole is within
+/// [`ToolError::MAX_MESSAGE_CHARS`]: the advice around an echoed value is never the part cut.
+fn framed(before: &str, text: &str, after: &str) -> String {
+    let room = ERROR_MESSAGE_CHARS.saturating_sub(before.chars().count() + after.chars().count());
+    format!("{before}{}{after}", capped(text, room))
 }
 
 fn display_pointer(pointer: &str) -> String {
@@ -552,10 +615,34 @@ pub(crate) fn new_correlation_id() -> String {
 }
 
 impl ToolErrorEnvelope {
-    /// Boxes the envelope. Not a `From` impl, so that the one `From` a user error needs
+    /// Boxes the envelope, its messages cut to [`ToolError::MAX_MESSAGE_CHARS`]: every
+    /// constructor ends here. Not a `From` impl, so that the one `From` a user error needs
     /// (`From<TheirError> for ToolError`) is the only one a compiler hint can suggest.
-    pub(super) fn boxed(self) -> ToolError {
+    pub(super) fn boxed(mut self) -> ToolError {
+        self.cap_texts();
         ToolError(Box::new(self))
+    }
+
+    /// Cuts `message`, `reason` and each field error's message to
+    /// [`ToolError::MAX_MESSAGE_CHARS`] characters, each stating its full length.
+    pub(crate) fn cap_texts(&mut self) {
+        cap_error_text(&mut self.message);
+        if let Some(reason) = &mut self.reason {
+            cap_error_text(reason);
+        }
+        for field in &mut self.field_errors {
+            cap_error_text(&mut field.message);
+        }
+    }
+
+    /// Whether every message is within [`ToolError::MAX_MESSAGE_CHARS`].
+    pub(crate) fn texts_within(&self) -> bool {
+        error_text_within(&self.message)
+            && self.reason.as_deref().is_none_or(error_text_within)
+            && self
+                .field_errors
+                .iter()
+                .all(|f| error_text_within(&f.message))
     }
 }
 

@@ -93,14 +93,61 @@ pub(crate) fn echo(value: &Value) -> String {
 
 /// `text` cut to [`ECHO_CHARS`] characters (length given when longer), escaped.
 pub(crate) fn cap(text: &str) -> String {
-    match text.char_indices().nth(ECHO_CHARS) {
-        Some((cut, _)) => {
+    match cut_at(text, ECHO_CHARS) {
+        Some((cut, total)) => {
             let mut out = escaped(&text[..cut]);
-            let _ = write!(out, "… ({} characters)", text.chars().count());
+            let _ = write!(out, "… ({total} characters)");
             out
         }
         None => escaped(text),
     }
+}
+
+/// Where `text` is cut to keep its first `keep` characters, and its full length in
+/// characters: `None` when it has no more than `keep`.
+fn cut_at(text: &str, keep: usize) -> Option<(usize, usize)> {
+    // At most 4 bytes a character: a text of no more than `keep` bytes is short enough.
+    if text.len() <= keep {
+        return None;
+    }
+    let (cut, _) = text.char_indices().nth(keep)?;
+    Some((cut, keep + text[cut..].chars().count()))
+}
+
+/// How many characters an error message keeps, in all ([`crate::ToolError::MAX_MESSAGE_CHARS`]).
+pub(crate) const ERROR_MESSAGE_CHARS: usize = 1024;
+
+/// `text` as an error envelope keeps it: whole up to `limit` characters; longer, its first
+/// characters and `… (N characters in all)`, N its full length, `limit` characters in all
+/// (or only that ending, when `limit` is shorter than it). Not escaped: the error's summary
+/// escapes what it writes, the JSON text is JSON.
+pub(crate) fn capped(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
+    if cut_at(text, limit).is_none() {
+        return text.into();
+    }
+    let total = text.chars().count();
+    let ending = format!("… ({total} characters in all)");
+    let keep = limit.saturating_sub(ending.chars().count());
+    let cut = text
+        .char_indices()
+        .nth(keep)
+        .map_or(text.len(), |(at, _)| at);
+    let mut out = String::with_capacity(cut + ending.len());
+    out.push_str(&text[..cut]);
+    out.push_str(&ending);
+    out.into()
+}
+
+/// [`capped`] in place, to [`ERROR_MESSAGE_CHARS`].
+pub(crate) fn cap_error_text(text: &mut String) {
+    if let std::borrow::Cow::Owned(cut) = capped(text, ERROR_MESSAGE_CHARS) {
+        *text = cut;
+    }
+}
+
+/// Whether `text` is within [`ERROR_MESSAGE_CHARS`].
+pub(crate) fn error_text_within(text: &str) -> bool {
+    cut_at(text, ERROR_MESSAGE_CHARS).is_none()
 }
 
 /// How many characters of an error message about input are kept.
@@ -163,5 +210,22 @@ mod tests {
         assert!(echoed.len() < 80, "{echoed}");
         assert!(echoed.ends_with("… (4194306 characters)"), "{echoed}");
         assert_eq!(echo(&Value::from(5)), "5");
+    }
+
+    #[test]
+    fn error_texts_are_cut_to_their_length_in_all_with_their_full_length() {
+        assert_eq!(capped("short", 10), "short");
+        assert_eq!(capped("0123456789", 10), "0123456789");
+        let long = "é".repeat(1 << 20);
+        let cut = capped(&long, ERROR_MESSAGE_CHARS);
+        assert_eq!(cut.chars().count(), ERROR_MESSAGE_CHARS);
+        assert!(cut.ends_with("é… (1048576 characters in all)"), "{cut}");
+        // A limit shorter than the ending keeps only the ending.
+        assert_eq!(capped("abcdef", 3), "… (6 characters in all)");
+        let mut text = "a\nb".repeat(1000);
+        cap_error_text(&mut text);
+        assert_eq!(text.chars().count(), ERROR_MESSAGE_CHARS);
+        assert!(text.starts_with("a\nb") && text.ends_with("… (3000 characters in all)"));
+        assert!(error_text_within(&text) && !error_text_within(&"x".repeat(1025)));
     }
 }
