@@ -60,7 +60,7 @@ pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
 /// server's own (guide, "Beside the framework").
 pub mod handler {
     pub use crate::serve::handler::{
-        call_tool, is_framework_uri, list_tools, read_resource, server_info,
+        call_tool, is_framework_uri, list_tools, read_resource, server_info, CallFuture,
     };
 }
 pub use call::{

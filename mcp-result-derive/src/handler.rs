@@ -85,7 +85,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     // wrong type is reported there).
     let (call, list, get, initialize) = match &router {
         None => (
-            quote!(#krate::__private::call_tool(self, request, context).await),
+            quote!(#krate::__private::call_tool(self, request, context)),
             quote!(#krate::__private::list_tools::<Self>(request.as_ref())),
             quote!(#krate::__private::tool_for::<Self>(name)),
             quote!(#krate::__private::initialize(self, request, context)),
@@ -94,9 +94,15 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             let text = router_text(expr);
             let routes = quote!(&Self::__mcp_rmcp_router(self));
             (
+                // The router is a value of this request: the answer borrows it, so it lives
+                // in the future beside the boxed call.
                 quote! {
-                    #krate::__private::call_tool_with_rmcp(self, #routes, #text, request, context)
+                    async move {
+                        #krate::__private::call_tool_with_rmcp(
+                            self, #routes, #text, request, context,
+                        )
                         .await
+                    }
                 },
                 quote!(#krate::__private::list_tools_with_rmcp::<Self>(#routes, #text, request.as_ref())),
                 quote!(#krate::__private::tool_with_rmcp::<Self>(#routes, name)),
@@ -113,17 +119,21 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     };
     let mut added: Vec<ImplItem> = Vec::new();
     if !has("call_tool") {
+        // Not an `async fn`: the boxed answer is returned as it is, so the future rmcp moves
+        // through its layers is a pointer (`handler::CallFuture`), not the call's state.
         added.push(syn::parse_quote! {
-            async fn call_tool(
+            fn call_tool(
                 &self,
                 request: #krate::__private::rmcp::model::CallToolRequestParams,
                 context: #krate::__private::rmcp::service::RequestContext<
                     #krate::__private::rmcp::RoleServer,
                 >,
-            ) -> ::core::result::Result<
-                #krate::__private::rmcp::model::CallToolResponse,
-                #krate::__private::rmcp::ErrorData,
-            > {
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<
+                    #krate::__private::rmcp::model::CallToolResponse,
+                    #krate::__private::rmcp::ErrorData,
+                >,
+            > + ::core::marker::Send + '_ {
                 #call
             }
         });

@@ -71,9 +71,9 @@ impl<S: ToolSet> ToolRegistry<S> {
             &context,
         );
         let started = std::time::Instant::now();
-        let answer = self
-            .answer(server, request, context)
-            .instrument(span.clone())
+        // Instrumented in place: `instrument` takes the future by value, so the answer is
+        // built inside the span's wrapper once instead of moved into it.
+        let answer = Instrument::instrument(self.answer(server, request, context), span.clone())
             .await;
         let (answer, question) = match answer {
             Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
@@ -151,7 +151,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         //    with every scope the tool declares (HTTP answered `403` before this).
         scoped(&identity, route)?;
         // 3. The arguments, against the full inputSchema: every failing field at once.
-        let mut arguments = route.validate(request.arguments)?;
+        let arguments = route.validate(request.arguments)?;
         let refuses_nul = services.idempotency_store(&state).refuses_nul()
             || (route.approval.is_some() && services.approval_store(&state).refuses_nul());
         if refuses_nul {
@@ -165,6 +165,27 @@ impl<S: ToolSet> ToolRegistry<S> {
                 .with_round(round);
             return self.run_read(route, server, call).await;
         }
+        // 5.–9. A write: boxed, so that its state (the claim, the gate, the audit records)
+        //    is allocated for writes only and never inflates the future of a read, which
+        //    every layer above moves whole.
+        Box::pin(self.write_phases(route, server, context, arguments, identity, state, round))
+            .await
+    }
+
+    /// Phases 5 to 9 of [`Self::phases`]: a write's facts, its key, the human, the intent
+    /// and the run (the order is written once, here and in [`Self::phases`]).
+    #[allow(clippy::too_many_arguments)]
+    async fn write_phases(
+        &self,
+        route: &Route<S>,
+        server: &S,
+        context: RequestContext<RoleServer>,
+        mut arguments: serde_json::Value,
+        identity: Identity,
+        state: crate::router::state::State,
+        round: Round,
+    ) -> Result<CallToolResult, Early> {
+        let services = services_of(server);
         // 5. The write's facts: its approval request id, idempotency key, audit event and
         //    (for a keyed or gated write) argument fingerprints.
         let approval_request = route
@@ -220,7 +241,8 @@ impl<S: ToolSet> ToolRegistry<S> {
                 Some(Opened::Held(claim)) => {
                     let answer = match &scope {
                         Some(scope) => {
-                            answer_held(claim, store.as_ref(), scope, limit, &audit).await
+                            Box::pin(answer_held(claim, store.as_ref(), scope, limit, &audit))
+                                .await
                         }
                         None => store_failed(&"an unkeyed write's key was held"),
                     };
@@ -238,7 +260,10 @@ impl<S: ToolSet> ToolRegistry<S> {
                     key,
                 };
                 let store = services.idempotency_store(&state);
-                Some(claim(store, scope, &fingerprints, route.timeout, &audit, begin).await?)
+                // Boxed, as every phase only some writes take: its state stays out of
+                // every call's future (a future is moved whole through each layer).
+                let claimed = claim(store, scope, &fingerprints, route.timeout, &audit, begin);
+                Some(Box::pin(claimed).await?)
             }
             None => None,
         };
@@ -258,7 +283,9 @@ impl<S: ToolSet> ToolRegistry<S> {
                 schema: &route.arguments,
                 policy: state.get().copied().unwrap_or_default(),
             };
-            match gate(gate_input, &audit).await {
+            // Boxed: the gate's state machine (the question, its wait, the store) is the
+            // largest of the write path, and only gated writes take it.
+            match Box::pin(gate(gate_input, &audit)).await {
                 Ok((approval_id, approver)) => {
                     audit.record.approval_id = Some(approval_id);
                     audit.record.approver = Some(approver);

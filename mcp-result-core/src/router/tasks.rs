@@ -223,10 +223,8 @@ impl<S: ToolSet> ToolRegistry<S> {
         if !declares_tasks(context) {
             return support.required.then(|| Err(tasks_required()));
         }
-        Some(
-            self.start_task(server, request.clone(), context.clone(), route, support)
-                .await,
-        )
+        // Boxed: only calls that become tasks carry the task's state.
+        Some(Box::pin(self.start_task(server, request.clone(), context.clone(), route, support)).await)
     }
 
     async fn start_task(

@@ -266,19 +266,27 @@ pub fn list_tools<S: ToolSet>(
     Ok(ListToolsResult::with_all_items(registry.tools().to_vec()))
 }
 
-/// The `tools/call` answer of a [`ToolSet`] (used by `#[mcp_handler]`).
+/// A `tools/call` answer in the making: boxed, so that each layer that moves it (rmcp moves
+/// a request's future through its service loop and into a task of its own) moves a pointer,
+/// not the call's state machine.
+pub type CallFuture<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a>,
+>;
+
+/// The `tools/call` answer of a [`ToolSet`] (used by `#[mcp_handler]`, whose `call_tool`
+/// returns this future as it is: one allocation a call, and nothing large moved).
 ///
 /// # Errors
 /// JSON-RPC `-32602` for an unknown tool; `-32603` for a broken tool definition.
-pub async fn call_tool<S: ToolSet>(
+pub fn call_tool<S: ToolSet>(
     server: &S,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
-) -> Result<CallToolResponse, ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    // Boxed: the call's state machine (validation, idempotency, approval, audit) is large,
-    // and rmcp moves the request's future into a task of its own; a pointer moves cheaply.
-    Box::pin(registry.call(server, request, context)).await
+) -> CallFuture<'_> {
+    match S::tool_registry() {
+        Ok(registry) => Box::pin(registry.call(server, request, context)),
+        Err(error) => Box::pin(std::future::ready(Err(registry_error(error)))),
+    }
 }
 
 /// The `tasks/get` answer of a [`ToolSet`] (used by `#[mcp_handler]`;

@@ -13,7 +13,7 @@
 use rmcp::{
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext},
     model::{
-        CallToolRequestParams, CallToolResponse, InitializeRequestParams, InitializeResult,
+        CallToolRequestParams, InitializeRequestParams, InitializeResult,
         ListToolsResult, Tool,
     },
     service::RequestContext,
@@ -94,20 +94,23 @@ pub fn list_tools_with_rmcp<S: ToolSet>(
 ///
 /// # Errors
 /// JSON-RPC `-32603` with the [`RegistryError`]; what the tool's side answers.
-pub async fn call_tool_with_rmcp<S: ToolSet>(
-    server: &S,
-    tools: &ToolRouter<S>,
-    router: &str,
+pub fn call_tool_with_rmcp<'a, S: ToolSet>(
+    server: &'a S,
+    tools: &'a ToolRouter<S>,
+    router: &'a str,
     request: CallToolRequestParams,
     context: RequestContext<RoleServer>,
-) -> Result<CallToolResponse, ErrorData> {
-    let registry = check_rmcp_router(tools, router).map_err(|error| registry_error(&error))?;
-    if !registry.contains(&request.name) && tools.has_route(&request.name) {
-        return tools
-            .call(ToolCallContext::new(server, request, context))
-            .await;
-    }
-    registry.call(server, request, context).await
+) -> crate::serve::handler::CallFuture<'a> {
+    // Boxed as `handler::call_tool`'s answer is: rmcp moves a pointer, not the call.
+    Box::pin(async move {
+        let registry = check_rmcp_router(tools, router).map_err(|error| registry_error(&error))?;
+        if !registry.contains(&request.name) && tools.has_route(&request.name) {
+            return tools
+                .call(ToolCallContext::new(server, request, context))
+                .await;
+        }
+        registry.call(server, request, context).await
+    })
 }
 
 /// One tool's definition, from either side (`ServerHandler::get_tool`).

@@ -136,43 +136,56 @@ impl schemars::JsonSchema for DecimalString {
 /// An integer in `value` that JSON clients would round: its JSON Pointer and the number.
 /// `None` when every integer is within ±[`MAX_SAFE_INTEGER`]. Floats are not integers here
 /// (a client reads them as the doubles they are).
+///
+/// On every result's path: the walk compares numbers only and allocates nothing; the
+/// pointer is made in a second walk, for a result that is refused.
 pub(crate) fn first_unsafe_integer(value: &Value) -> Option<(String, serde_json::Number)> {
-    fn walk(value: &Value, path: &mut Vec<String>) -> Option<serde_json::Number> {
+    fn is_unsafe(number: &serde_json::Number) -> bool {
+        match (number.as_u64(), number.as_i64()) {
+            (Some(u), _) => u > MAX_SAFE_INTEGER as u64,
+            (None, Some(i)) => i < -MAX_SAFE_INTEGER,
+            _ => false,
+        }
+    }
+    fn any(value: &Value) -> bool {
         match value {
-            Value::Number(number) => {
-                let unsafe_ = match (number.as_u64(), number.as_i64()) {
-                    (Some(u), _) => u > MAX_SAFE_INTEGER as u64,
-                    (None, Some(i)) => i < -MAX_SAFE_INTEGER,
-                    _ => false,
-                };
-                unsafe_.then(|| number.clone())
-            }
+            Value::Number(number) => is_unsafe(number),
+            Value::Array(items) => items.iter().any(any),
+            Value::Object(map) => map.values().any(any),
+            _ => false,
+        }
+    }
+    fn find(value: &Value, pointer: &mut String) -> Option<serde_json::Number> {
+        match value {
+            Value::Number(number) => is_unsafe(number).then(|| number.clone()),
             Value::Array(items) => items.iter().enumerate().find_map(|(index, item)| {
-                path.push(index.to_string());
-                let found = walk(item, path);
+                let at = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+                let found = find(item, pointer);
                 if found.is_none() {
-                    path.pop();
+                    pointer.truncate(at);
                 }
                 found
             }),
             Value::Object(map) => map.iter().find_map(|(key, item)| {
-                path.push(crate::wire::pointer::escape(key));
-                let found = walk(item, path);
+                let at = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&crate::wire::pointer::escape(key));
+                let found = find(item, pointer);
                 if found.is_none() {
-                    path.pop();
+                    pointer.truncate(at);
                 }
                 found
             }),
             _ => None,
         }
     }
-    let mut path = Vec::new();
-    let number = walk(value, &mut path)?;
-    let mut pointer = String::new();
-    for segment in path {
-        pointer.push('/');
-        pointer.push_str(&segment);
+    if !any(value) {
+        return None;
     }
+    let mut pointer = String::new();
+    let number = find(value, &mut pointer)?;
     Some((pointer, number))
 }
 

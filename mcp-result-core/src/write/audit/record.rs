@@ -302,8 +302,74 @@ pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
     if schema.has_secrets() {
         remove_secrets(&mut arguments, "", schema);
     }
-    let canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
+    let mut canonical = Vec::with_capacity(128);
+    if !write_canonical(&arguments, &mut canonical) {
+        canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
+    }
     crate::wire::text::hex(&Sha256::digest(&canonical))
+}
+
+/// RFC 8785 (JCS) of `value` into `out`, for the values whose canonical form needs no more
+/// than sorting and serde_json's own writing: property names of ASCII only (their UTF-16
+/// order, which JCS sorts by, is their byte order) and integers within ±(2^53 − 1) (which
+/// ECMAScript writes as their digits). `false` for anything else (a float, a non-ASCII
+/// name), and the caller canonicalizes with serde_jcs instead; the bytes are the same
+/// either way (tested). Arguments are almost always of this kind, and this path allocates
+/// no UTF-16 copy of every key.
+fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(number) => {
+            let safe = crate::wire::number::MAX_SAFE_INTEGER;
+            match (number.as_i64(), number.as_u64()) {
+                (Some(i), _) if (-safe..=safe).contains(&i) => {
+                    out.extend_from_slice(i.to_string().as_bytes())
+                }
+                _ => return false,
+            }
+        }
+        Value::String(text) => {
+            if serde_json::to_writer(&mut *out, text).is_err() {
+                return false;
+            }
+        }
+        Value::Array(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                if !write_canonical(item, out) {
+                    return false;
+                }
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            if entries.iter().any(|(name, _)| !name.is_ascii()) {
+                return false;
+            }
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (index, (name, item)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                if serde_json::to_writer(&mut *out, name).is_err() {
+                    return false;
+                }
+                out.push(b':');
+                if !write_canonical(item, out) {
+                    return false;
+                }
+            }
+            out.push(b'}');
+        }
+    }
+    true
 }
 
 fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {
@@ -345,6 +411,29 @@ pub fn instance() -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_fast_canonical_form_is_rfc_8785() {
+        use serde_json::json;
+        let samples = [
+            json!({"b": 1, "a": [true, null, "x\u{1}\n\"\\/é\u{2028}"], "A": {"z": -5, "": {}}}),
+            json!({"ticketId": "T-1001", "body": "Checked the logs.", "n": 9007199254740991u64}),
+            json!([]),
+            json!("plain"),
+        ];
+        for sample in samples {
+            let mut fast = Vec::new();
+            assert!(super::write_canonical(&sample, &mut fast), "{sample}");
+            assert_eq!(
+                String::from_utf8(fast).unwrap(),
+                String::from_utf8(serde_jcs::to_vec(&sample).unwrap()).unwrap()
+            );
+        }
+        // What it does not cover goes to serde_jcs.
+        for other in [json!({"ratio": 0.5}), json!({"ünï": 1}), json!({"n": 9007199254740993u64})] {
+            assert!(!super::write_canonical(&other, &mut Vec::new()), "{other}");
+        }
+    }
+
     use serde_json::json;
 
     use super::*;
