@@ -47,10 +47,10 @@ pub use mcp_result_derive::{mcp_handler, mcp_tool, mcp_tools, Redact, ToolResult
 
 // A tool's result and errors.
 pub use mcp_result_core::{
-    build_result, Audience, AuditEventId, ContentMode, DecimalInteger, DecimalString, ErrorKind, FieldError, IntoToolError,
-    IntoToolOutput, NoSecrets, Redacts, ResultExt, Secret, Status, Structured, Summary,
-    SummaryPart, ToolError, ToolErrorEnvelope, ToolResult, Unstructured, WriteReceipt,
-    MAX_SAFE_INTEGER,
+    build_result, Audience, AuditEventId, ContentMode, DecimalInteger, DecimalString, ErrorKind,
+    FieldError, IntoToolError, IntoToolOutput, NoSecrets, Redacts, ResultExt, Secret, Status,
+    Structured, Summary, SummaryPart, ToolError, ToolErrorEnvelope, ToolResult, Unstructured,
+    WriteReceipt, MAX_SAFE_INTEGER,
 };
 
 // A server: its tools, its state and serving it.

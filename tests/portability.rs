@@ -1130,10 +1130,17 @@ async fn a_flattened_tagged_enum_is_advertised_as_one_object() {
     );
     assert_eq!(schema["properties"]["all"], json!({"type": "boolean"}));
     assert_eq!(schema["required"], json!(["reason", "kind", "id"]));
-    assert!(schema.get("oneOf").is_none() && schema.get("anyOf").is_none(), "{schema}");
-    let ok = call(&client, "archive", json!({"reason": "dup", "kind": "ticket", "id": "T-1"}))
-        .await
-        .unwrap();
+    assert!(
+        schema.get("oneOf").is_none() && schema.get("anyOf").is_none(),
+        "{schema}"
+    );
+    let ok = call(
+        &client,
+        "archive",
+        json!({"reason": "dup", "kind": "ticket", "id": "T-1"}),
+    )
+    .await
+    .unwrap();
     assert_eq!(ok.is_error, Some(false), "{ok:?}");
     // A customer without `all`: the full schema's branch refuses it.
     let refused = call(

@@ -57,7 +57,10 @@ fn exactly(text: &str) -> Value {
 
 /// `structuredContent` as sent, error results included.
 fn sent(view: &mcp_result::view::ResultView) -> Value {
-    view.result().structured_content.clone().expect("structuredContent")
+    view.result()
+        .structured_content
+        .clone()
+        .expect("structuredContent")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -91,15 +94,17 @@ async fn a_wide_id_round_trips_as_a_decimal_string() {
                "description": "The order's id, as its decimal digits."})
     );
     let output = serde_json::to_value(tool.output_schema.as_deref().unwrap()).unwrap();
-    assert!(output.to_string().contains(r#""pattern":"^-?(0|[1-9][0-9]*)$""#), "{output}");
+    assert!(
+        output
+            .to_string()
+            .contains(r#""pattern":"^-?(0|[1-9][0-9]*)$""#),
+        "{output}"
+    );
 
     // Not digits: a validation error at the field, before the tool runs.
     let view = server.call("get_order", json!({"id": "12e3"})).await;
     assert_eq!(view.error().unwrap().error_kind(), Some("validation_error"));
-    assert_eq!(
-        sent(&view)["fieldErrors"][0]["pointer"],
-        json!("/id")
-    );
+    assert_eq!(sent(&view)["fieldErrors"][0]["pointer"], json!("/id"));
     server.close().await;
 }
 
@@ -112,10 +117,15 @@ async fn a_plain_u64_past_the_safe_range_is_refused_not_rounded() {
         json!({"type": "integer", "minimum": 0, "maximum": 9007199254740991u64})
     );
     let output = serde_json::to_value(tool.output_schema.as_deref().unwrap()).unwrap();
-    assert!(!output.to_string().contains("18446744073709551615"), "{output}");
+    assert!(
+        !output.to_string().contains("18446744073709551615"),
+        "{output}"
+    );
 
     // 2^52 doubled is 2^53: one past the largest safe integer.
-    let view = server.call("count", json!({"value": 4503599627370496u64})).await;
+    let view = server
+        .call("count", json!({"value": 4503599627370496u64}))
+        .await;
     assert!(view.is_error());
     let structured = sent(&view);
     assert_eq!(structured["errorKind"], json!("internal"));
@@ -130,13 +140,17 @@ async fn a_plain_u64_past_the_safe_range_is_refused_not_rounded() {
         ))
     );
     // One below: answered as it is.
-    let view = server.call("count", json!({"value": 4503599627370495u64})).await;
+    let view = server
+        .call("count", json!({"value": 4503599627370495u64}))
+        .await;
     assert_eq!(
         view.structured_value().unwrap(),
         &json!({"value": 9007199254740990u64})
     );
     // An argument past the safe range never reaches the tool.
-    let view = server.call("count", json!({"value": 9007199254740993u64})).await;
+    let view = server
+        .call("count", json!({"value": 9007199254740993u64}))
+        .await;
     assert_eq!(view.error().unwrap().error_kind(), Some("validation_error"));
     assert_eq!(
         sent(&view)["fieldErrors"][0],
@@ -158,7 +172,10 @@ async fn arguments_that_are_not_a_plain_struct_are_served() {
         &mcp_result::serde_json::Map::from_iter([("type".to_owned(), json!("object"))])
     );
     let view = server.call("echo", json!({"b": 1, "a": [2]})).await;
-    assert_eq!(view.structured_value().unwrap(), &json!({"keys": ["a", "b"]}));
+    assert_eq!(
+        view.structured_value().unwrap(),
+        &json!({"keys": ["a", "b"]})
+    );
     let view = server.call("echo", json!({})).await;
     assert_eq!(view.structured_value().unwrap(), &json!({"keys": []}));
 
@@ -172,11 +189,19 @@ async fn arguments_that_are_not_a_plain_struct_are_served() {
     assert_eq!(ticket["required"], json!(["action"]));
     assert!(!ticket.contains_key("oneOf") && !ticket.contains_key("anyOf"));
     assert_eq!(
-        what(server.call("ticket", json!({"action": "open", "title": "Printer"})).await),
+        what(
+            server
+                .call("ticket", json!({"action": "open", "title": "Printer"}))
+                .await
+        ),
         json!("opened Printer")
     );
     assert_eq!(
-        what(server.call("ticket", json!({"action": "close", "id": "T-1"})).await),
+        what(
+            server
+                .call("ticket", json!({"action": "close", "id": "T-1"}))
+                .await
+        ),
         json!("closed T-1 (no reason)")
     );
     // Validated against the full union: a close without its id is refused.
@@ -185,11 +210,19 @@ async fn arguments_that_are_not_a_plain_struct_are_served() {
 
     // Adjacently tagged.
     assert_eq!(
-        what(server.call("set", json!({"kind": "limit", "value": 5})).await),
+        what(
+            server
+                .call("set", json!({"kind": "limit", "value": 5}))
+                .await
+        ),
         json!("limit 5")
     );
     assert_eq!(
-        what(server.call("set", json!({"kind": "retries", "value": 3})).await),
+        what(
+            server
+                .call("set", json!({"kind": "retries", "value": 3}))
+                .await
+        ),
         json!("retries 3")
     );
     // A transparent newtype over a struct.
@@ -463,14 +496,27 @@ async fn over_http_the_shapes_answer_the_same() {
         .as_str()
         .unwrap()
         .contains("`/value`"));
-    let ticket = call("ticket", json!({"action": "close", "id": "T-9", "reason": "done"})).await;
-    assert_eq!(ticket["structuredContent"], json!({"what": "closed T-9 (done)"}));
+    let ticket = call(
+        "ticket",
+        json!({"action": "close", "id": "T-9", "reason": "done"}),
+    )
+    .await;
+    assert_eq!(
+        ticket["structuredContent"],
+        json!({"what": "closed T-9 (done)"})
+    );
     let status = call("status", Value::Null).await;
-    assert_eq!(status["structuredContent"], json!({"what": "status of everything"}));
+    assert_eq!(
+        status["structuredContent"],
+        json!({"what": "status of everything"})
+    );
     let echo = call("echo", json!({"z": null})).await;
     assert_eq!(echo["structuredContent"], json!({"keys": ["z"]}));
     let upstreams = call("upstreams", json!({})).await;
-    assert_eq!(upstreams["structuredContent"]["redactionApplied"], json!(true));
+    assert_eq!(
+        upstreams["structuredContent"]["redactionApplied"],
+        json!(true)
+    );
     client.cancel().await.unwrap();
 }
 
@@ -487,7 +533,12 @@ fn plan() -> Vec<(&'static str, &'static str, Value, Value)> {
             json!({"id": BIG_ID}),
             json!({"id": BIG_ID, "totalCents": 1250}),
         ),
-        ("free-form", "echo", json!({"b": 1, "a": [2]}), json!({"keys": ["a", "b"]})),
+        (
+            "free-form",
+            "echo",
+            json!({"b": 1, "a": [2]}),
+            json!({"keys": ["a", "b"]}),
+        ),
         (
             "internally tagged",
             "ticket",
@@ -500,9 +551,24 @@ fn plan() -> Vec<(&'static str, &'static str, Value, Value)> {
             json!({"kind": "limit", "value": 5}),
             json!({"what": "limit 5"}),
         ),
-        ("transparent", "list", json!({"limit": 3}), json!({"what": "listed 3"})),
-        ("optional, none", "status", json!({}), json!({"what": "status of everything"})),
-        ("optional, some", "status", json!({"limit": 2}), json!({"what": "status of 2"})),
+        (
+            "transparent",
+            "list",
+            json!({"limit": 3}),
+            json!({"what": "listed 3"}),
+        ),
+        (
+            "optional, none",
+            "status",
+            json!({}),
+            json!({"what": "status of everything"}),
+        ),
+        (
+            "optional, some",
+            "status",
+            json!({"limit": 2}),
+            json!({"what": "status of 2"}),
+        ),
         (
             "nested secret",
             "upstreams",
@@ -587,7 +653,10 @@ fn released_clients_read_every_shape_exactly() {
                 .unwrap_or_else(|| panic!("{name}: no record of `{id}`: {run}"));
             let result = &call["result"];
             assert_eq!(result["isError"], json!(false), "{name} `{id}`: {call}");
-            assert_eq!(result["structuredContent"], expected, "{name} `{id}`: {call}");
+            assert_eq!(
+                result["structuredContent"], expected,
+                "{name} `{id}`: {call}"
+            );
             // The JSON text, parsed by the client's own JSON, says the same.
             let texts: Vec<&str> = result["content"]
                 .as_array()
@@ -598,7 +667,11 @@ fn released_clients_read_every_shape_exactly() {
             assert_eq!(exactly(texts[1]), expected, "{name} `{id}`");
         }
         let refused = recorded.iter().find(|c| c["id"] == "past 2^53").unwrap();
-        assert_eq!(refused["result"]["isError"], json!(true), "{name}: {refused}");
+        assert_eq!(
+            refused["result"]["isError"],
+            json!(true),
+            "{name}: {refused}"
+        );
         assert!(
             refused["result"]["structuredContent"]["message"]
                 .as_str()

@@ -419,7 +419,9 @@ fn left_out_of_texts(result: &Value, structured: &Value) -> Vec<String> {
             };
             !all.iter().any(|text| {
                 text.contains(key.as_str())
-                    || shown.as_deref().is_some_and(|shown| !shown.is_empty() && text.contains(shown))
+                    || shown
+                        .as_deref()
+                        .is_some_and(|shown| !shown.is_empty() && text.contains(shown))
             })
         })
         .map(|(key, _)| format!("`{key}`"))

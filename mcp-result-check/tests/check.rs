@@ -392,7 +392,8 @@ fn the_conformance_fixture_is_clean() {
     // `x-mcp-header` tool is called (over HTTP, with its header).
     assert_eq!(not_called.len(), 18, "{not_called:?}");
     assert!(
-        not_called.contains(&"json_schema_2020_12_tool") && !not_called.contains(&"test_custom_headers"),
+        not_called.contains(&"json_schema_2020_12_tool")
+            && !not_called.contains(&"test_custom_headers"),
         "{not_called:?}"
     );
     assert!(

@@ -79,12 +79,9 @@ pub fn all<'a>(cx: &Ctxt, container: &Container<'a>) -> Vec<Field<'a>> {
             .iter()
             .flat_map(|variant| {
                 let skip = variant.attrs.skip_serializing();
-                variant
-                    .fields
-                    .iter()
-                    .map(move |field| {
-                        Field::from_serde(cx, field, Some(variant.ident.clone()), skip)
-                    })
+                variant.fields.iter().map(move |field| {
+                    Field::from_serde(cx, field, Some(variant.ident.clone()), skip)
+                })
             })
             .collect(),
         serde_derive_internals::ast::Data::Struct(_, fields) => fields

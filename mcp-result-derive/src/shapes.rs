@@ -78,9 +78,7 @@ fn concern(ty: &Type) -> Option<Concern> {
             match name.as_str() {
                 "u128" => return Some(Concern::WideInteger("u128")),
                 "i128" => return Some(Concern::WideInteger("i128")),
-                _ if BYTE_TYPES.contains(&name.as_str()) => {
-                    return Some(Concern::Bytes(written()))
-                }
+                _ if BYTE_TYPES.contains(&name.as_str()) => return Some(Concern::Bytes(written())),
                 _ => {}
             }
             let PathArguments::AngleBracketed(arguments) = &last.arguments else {
@@ -101,9 +99,10 @@ fn concern(ty: &Type) -> Option<Concern> {
                 "BTreeMap" | "HashMap" | "IndexMap" => types.get(1).copied(),
                 _ => types.first().copied(),
             }?;
-            if matches!(name.as_str(), "Vec" | "VecDeque" | "Box" | "Cow" | "Rc" | "Arc")
-                && (is_u8(element)
-                    || matches!(element, Type::Slice(slice) if is_u8(&slice.elem)))
+            if matches!(
+                name.as_str(),
+                "Vec" | "VecDeque" | "Box" | "Cow" | "Rc" | "Arc"
+            ) && (is_u8(element) || matches!(element, Type::Slice(slice) if is_u8(&slice.elem)))
             {
                 return Some(Concern::Bytes(written()));
             }
@@ -146,10 +145,11 @@ pub fn check(cx: &Ctxt, fields: &[Field]) {
                      `#[schemars(with = \"String\")]`; or, if the bytes are small numbers meant \
                      as numbers, `#[mcp_result(bytes_as_numbers)]` on the field",
                     field.name,
-                    if written == quote::ToTokens::to_token_stream(field.ty)
-                        .to_string()
-                        .replace(' ', "")
-                        .replace(';', "; ")
+                    if written
+                        == quote::ToTokens::to_token_stream(field.ty)
+                            .to_string()
+                            .replace(' ', "")
+                            .replace(';', "; ")
                     {
                         "is"
                     } else {

@@ -152,7 +152,10 @@ fn withholds_is_decided_per_value() {
         struct C { items: Vec<Upstream>, child: Option<Box<C>> }
     })
     .to_string();
-    assert!(bounds.contains("Vec < Upstream > : :: mcp_result :: Redacts"), "{bounds}");
+    assert!(
+        bounds.contains("Vec < Upstream > : :: mcp_result :: Redacts"),
+        "{bounds}"
+    );
     assert!(!bounds.contains("Option < Box < C > > :"), "{bounds}");
 
     let variants = body(quote! {

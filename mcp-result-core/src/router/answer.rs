@@ -73,8 +73,8 @@ impl<S: ToolSet> ToolRegistry<S> {
         let started = std::time::Instant::now();
         // Instrumented in place: `instrument` takes the future by value, so the answer is
         // built inside the span's wrapper once instead of moved into it.
-        let answer = Instrument::instrument(self.answer(server, request, context), span.clone())
-            .await;
+        let answer =
+            Instrument::instrument(self.answer(server, request, context), span.clone()).await;
         let (answer, question) = match answer {
             Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
             Err(Early::Protocol(error)) => (Err(error), None),
@@ -168,8 +168,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         // 5.–9. A write: boxed, so that its state (the claim, the gate, the audit records)
         //    is allocated for writes only and never inflates the future of a read, which
         //    every layer above moves whole.
-        Box::pin(self.write_phases(route, server, context, arguments, identity, state, round))
-            .await
+        Box::pin(self.write_phases(route, server, context, arguments, identity, state, round)).await
     }
 
     /// Phases 5 to 9 of [`Self::phases`]: a write's facts, its key, the human, the intent
@@ -241,8 +240,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 Some(Opened::Held(claim)) => {
                     let answer = match &scope {
                         Some(scope) => {
-                            Box::pin(answer_held(claim, store.as_ref(), scope, limit, &audit))
-                                .await
+                            Box::pin(answer_held(claim, store.as_ref(), scope, limit, &audit)).await
                         }
                         None => store_failed(&"an unkeyed write's key was held"),
                     };

@@ -224,7 +224,10 @@ impl<S: ToolSet> ToolRegistry<S> {
             return support.required.then(|| Err(tasks_required()));
         }
         // Boxed: only calls that become tasks carry the task's state.
-        Some(Box::pin(self.start_task(server, request.clone(), context.clone(), route, support)).await)
+        Some(
+            Box::pin(self.start_task(server, request.clone(), context.clone(), route, support))
+                .await,
+        )
     }
 
     async fn start_task(

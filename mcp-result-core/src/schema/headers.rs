@@ -151,8 +151,10 @@ mod tests {
             "a": {"type": "string", "x-mcp-header": "Region"},
             "b": {"type": "string", "x-mcp-header": "region"}}}));
         assert!(twice.unwrap_err().contains("is used twice"));
-        let listed = of(json!({"type": "object", "properties": {"a": {"type": "array",
-            "items": {"type": "string", "x-mcp-header": "Item"}}}}));
+        let listed = of(
+            json!({"type": "object", "properties": {"a": {"type": "array",
+            "items": {"type": "string", "x-mcp-header": "Item"}}}}),
+        );
         assert!(listed.unwrap_err().contains("inside a list"));
     }
 }

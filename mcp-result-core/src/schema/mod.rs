@@ -86,7 +86,12 @@ const F32_MAX: f64 = f32::MAX as f64;
 /// ([`crate::DecimalString`]). `f32` (`float`) states its finite range, so `1e40` is a
 /// validation error, not `inf`.
 fn numeric_range(format: &str) -> Option<(Value, Value)> {
-    let safe = || (Value::from(-MAX_SAFE_INTEGER), Value::from(MAX_SAFE_INTEGER));
+    let safe = || {
+        (
+            Value::from(-MAX_SAFE_INTEGER),
+            Value::from(MAX_SAFE_INTEGER),
+        )
+    };
     Some(match format {
         "int8" => (i8::MIN.into(), i8::MAX.into()),
         "int16" => (i16::MIN.into(), i16::MAX.into()),
@@ -104,7 +109,10 @@ fn numeric_range(format: &str) -> Option<(Value, Value)> {
 /// Narrows `minimum`/`maximum` already in `object` to `(min, max)` (a bound the author set,
 /// `#[schemars(range(...))]`, that is tighter stays).
 fn narrow_range(object: &mut JsonObject, (min, max): (Value, Value)) {
-    let tighter = |own: Option<&Value>, bound: &Value, lower: bool| match (own.and_then(Value::as_f64), bound.as_f64()) {
+    let tighter = |own: Option<&Value>, bound: &Value, lower: bool| match (
+        own.and_then(Value::as_f64),
+        bound.as_f64(),
+    ) {
         (Some(own), Some(bound)) => (lower && own >= bound) || (!lower && own <= bound),
         _ => false,
     };

@@ -13,8 +13,7 @@
 use rmcp::{
     handler::server::{router::tool::ToolRouter, tool::ToolCallContext},
     model::{
-        CallToolRequestParams, InitializeRequestParams, InitializeResult,
-        ListToolsResult, Tool,
+        CallToolRequestParams, InitializeRequestParams, InitializeResult, ListToolsResult, Tool,
     },
     service::RequestContext,
     ErrorData, RoleServer, ServerHandler,

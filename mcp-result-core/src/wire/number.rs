@@ -197,7 +197,10 @@ mod tests {
 
     #[test]
     fn finds_the_first_integer_past_the_safe_range() {
-        assert_eq!(first_unsafe_integer(&json!({"a": [1, 9007199254740991u64]})), None);
+        assert_eq!(
+            first_unsafe_integer(&json!({"a": [1, 9007199254740991u64]})),
+            None
+        );
         let (pointer, number) =
             first_unsafe_integer(&json!({"a": {"b/c": [0, 9007199254740993u64]}})).unwrap();
         assert_eq!(pointer, "/a/b~1c/1");
@@ -211,13 +214,28 @@ mod tests {
     fn decimal_strings_refuse_what_is_not_canonical_digits() {
         #[derive(Debug, serde::Deserialize)]
         struct Id(#[serde(with = "DecimalString")] u64);
-        for bad in ["", "-", "+1", "01", "1.0", "1e3", " 1", "18446744073709551616", "-1"] {
+        for bad in [
+            "",
+            "-",
+            "+1",
+            "01",
+            "1.0",
+            "1e3",
+            " 1",
+            "18446744073709551616",
+            "-1",
+        ] {
             let error = serde_json::from_value::<Id>(json!(bad)).unwrap_err();
-            assert!(error.to_string().starts_with("invalid value: string"), "{bad}: {error}");
+            assert!(
+                error.to_string().starts_with("invalid value: string"),
+                "{bad}: {error}"
+            );
         }
         assert_eq!(serde_json::from_value::<Id>(json!("0")).unwrap().0, 0);
         assert_eq!(
-            serde_json::from_value::<Id>(json!("18446744073709551615")).unwrap().0,
+            serde_json::from_value::<Id>(json!("18446744073709551615"))
+                .unwrap()
+                .0,
             u64::MAX
         );
     }

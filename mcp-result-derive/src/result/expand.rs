@@ -123,9 +123,9 @@ fn nested_redacts(input: &Input) -> TokenStream {
         .iter()
         .filter(|field| !crate::redact::expand::mentions(field.ty, ident))
         .map(|field| {
-        let ty = field.ty;
-        quote!(for<'__c> #ty: #krate::Redacts)
-    });
+            let ty = field.ty;
+            quote!(for<'__c> #ty: #krate::Redacts)
+        });
     let body = crate::redact::expand::withholds(krate, &input.fields, true);
     quote! {
         #[automatically_derived]

@@ -125,8 +125,8 @@ fn not_an_object(ty: &syn::Type) -> Option<&'static str> {
         syn::Type::Path(path) if path.qself.is_none() => {
             let last = path.path.segments.last()?;
             Some(match last.ident.to_string().as_str() {
-                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32"
-                | "i64" | "i128" | "isize" | "f32" | "f64" => "a number",
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
+                | "i128" | "isize" | "f32" | "f64" => "a number",
                 "bool" => "a boolean",
                 "String" | "char" | "str" => "a string",
                 "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "LinkedList" => "a sequence",

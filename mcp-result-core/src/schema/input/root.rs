@@ -149,10 +149,10 @@ pub(super) fn portable_root(mut out: JsonObject, optional: bool) -> Option<JsonO
             out.get("description").and_then(Value::as_str),
             Some(merged.1.as_str()),
         ]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join("\n\n");
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("\n\n");
         // The root's own properties (beside a flattened enum) stay, with the variants'.
         let (merged, _) = merged;
         if let Some(Value::Object(properties)) = merged.get("properties") {
@@ -209,7 +209,10 @@ fn merge_objects(branches: &[Value]) -> Option<(JsonObject, String)> {
             .unwrap_or_default();
         let mut words = Vec::new();
         for name in own_required.iter().filter_map(Value::as_str) {
-            let tag = own.get(name).and_then(|p| p.get("enum")).and_then(Value::as_array);
+            let tag = own
+                .get(name)
+                .and_then(|p| p.get("enum"))
+                .and_then(Value::as_array);
             match tag.map(Vec::as_slice) {
                 Some([Value::String(value)]) => words.push(format!("`{name}` = \"{value}\"")),
                 _ => words.push(format!("`{name}`")),
@@ -240,7 +243,10 @@ fn merge_objects(branches: &[Value]) -> Option<(JsonObject, String)> {
         }
         required = Some(match required {
             None => own_required,
-            Some(before) => before.into_iter().filter(|r| own_required.contains(r)).collect(),
+            Some(before) => before
+                .into_iter()
+                .filter(|r| own_required.contains(r))
+                .collect(),
         });
     }
     let mut merged_properties = JsonObject::new();
@@ -252,7 +258,10 @@ fn merge_objects(branches: &[Value]) -> Option<(JsonObject, String)> {
     if let Some(required) = required.filter(|r| !r.is_empty()) {
         out.insert("required".into(), Value::Array(required));
     }
-    let description = format!("Send one of these sets of arguments:\n{}", variants.join("\n"));
+    let description = format!(
+        "Send one of these sets of arguments:\n{}",
+        variants.join("\n")
+    );
     Some((out, description))
 }
 
@@ -264,7 +273,10 @@ fn join_schemas(mut schemas: Vec<Value>) -> Value {
     let enum_of = |schema: &Value| -> Option<(Option<Value>, Vec<Value>)> {
         let object = schema.as_object()?;
         let values = object.get("enum")?.as_array()?.clone();
-        if object.keys().any(|k| !matches!(k.as_str(), "enum" | "type" | "description")) {
+        if object
+            .keys()
+            .any(|k| !matches!(k.as_str(), "enum" | "type" | "description"))
+        {
             return None;
         }
         Some((object.get("type").cloned(), values))

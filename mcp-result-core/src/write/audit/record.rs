@@ -429,7 +429,11 @@ mod tests {
             );
         }
         // What it does not cover goes to serde_jcs.
-        for other in [json!({"ratio": 0.5}), json!({"ünï": 1}), json!({"n": 9007199254740993u64})] {
+        for other in [
+            json!({"ratio": 0.5}),
+            json!({"ünï": 1}),
+            json!({"n": 9007199254740993u64}),
+        ] {
             assert!(!super::write_canonical(&other, &mut Vec::new()), "{other}");
         }
     }
