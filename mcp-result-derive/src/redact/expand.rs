@@ -11,14 +11,26 @@ use crate::fields::Field;
 
 pub fn expand(input: &Input) -> TokenStream {
     let krate = &input.krate;
-    let ident = input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     // Strict: every field's type says whether it withheld a secret, so a secret at any
     // depth below reaches the flag (a field type without `Redacts` is an error at it).
     let mut bounds = secret_bounds(krate, &input.fields);
-    bounds.extend(redacts_bounds(krate, ident, &input.fields));
-    let body = withholds(krate, &input.fields, true);
+    bounds.extend(redacts_bounds(krate, input.ident, &input.fields));
+    redacts_impl(krate, input.ident, input.generics, &input.fields, bounds)
+}
+
+/// The strict `Redacts` impl of a type with `fields`, under `bounds` (beside the type's own
+/// where clause): what `#[derive(Redact)]` emits, and `#[derive(ToolResult)]` for a result
+/// nested in another.
+pub fn redacts_impl(
+    krate: &syn::Path,
+    ident: &syn::Ident,
+    generics: &syn::Generics,
+    fields: &[Field],
+    bounds: Vec<TokenStream>,
+) -> TokenStream {
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
+    let body = withholds(krate, fields, true);
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::Redacts for #ident #ty_generics

@@ -115,30 +115,16 @@ fn tool_result(input: &Input) -> TokenStream {
 /// every result.
 fn nested_redacts(input: &Input) -> TokenStream {
     let krate = &input.attrs.krate;
-    let ident = input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let existing = where_clause.into_iter().flat_map(|w| w.predicates.iter());
     let bounds = input
         .fields
         .iter()
-        .filter(|field| !crate::redact::expand::mentions(field.ty, ident))
+        .filter(|field| !crate::redact::expand::mentions(field.ty, input.ident))
         .map(|field| {
             let ty = field.ty;
             quote!(for<'__c> #ty: #krate::Redacts)
-        });
-    let body = crate::redact::expand::withholds(krate, &input.fields, true);
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics #krate::Redacts for #ident #ty_generics
-        where
-            #(#existing,)*
-            #(#bounds,)*
-        {
-            fn withholds_secrets(&self) -> bool {
-                #body
-            }
-        }
-    }
+        })
+        .collect();
+    crate::redact::expand::redacts_impl(krate, input.ident, input.generics, &input.fields, bounds)
 }
 
 /// The write-contract impls (`HasStatus`, `HasRetrySafe`, `HasAuditEventId`,
