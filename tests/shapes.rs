@@ -284,11 +284,38 @@ struct Measured {
     ratio: f32,
 }
 
+/// The arguments of `ids`.
+#[derive(Deserialize, JsonSchema)]
+struct IdsArgs {
+    last: u64,
+}
+
+/// Pages of ids.
+#[derive(Serialize, JsonSchema, ToolResult)]
+struct Listed {
+    pages: Vec<IdPage>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct IdPage {
+    ids: Vec<u64>,
+}
+
 #[derive(Clone)]
 struct Meter;
 
 #[mcp_tools]
 impl Meter {
+    /// Lists ids: a sync tool with optional arguments and the ids two levels down.
+    #[mcp_tool(read_only)]
+    fn ids(&self, args: Option<IdsArgs>) -> Listed {
+        Listed {
+            pages: vec![IdPage {
+                ids: vec![1, args.map_or(2, |args| args.last)],
+            }],
+        }
+    }
+
     /// Measures.
     #[mcp_tool(read_only)]
     async fn measure(&self, args: Narrow) -> Result<Measured, ToolError> {
@@ -300,6 +327,43 @@ impl Meter {
 
 #[mcp_handler]
 impl ServerHandler for Meter {}
+
+#[tokio::test]
+async fn a_sync_tool_with_optional_arguments_refuses_a_nested_wide_integer() {
+    let server = TestServer::start(Meter).await;
+    for _ in 0..2 {
+        let view = server.call("ids", json!({})).await;
+        assert_eq!(
+            view.structured_value().unwrap(),
+            &json!({"pages": [{"ids": [1, 2]}]})
+        );
+    }
+    // 2^53 − 1 crosses; the argument's own range stops anything larger before the tool.
+    let view = server
+        .call("ids", json!({"last": 9007199254740991u64}))
+        .await;
+    assert_eq!(
+        view.structured_value().unwrap(),
+        &json!({"pages": [{"ids": [1, 9007199254740991u64]}]})
+    );
+    server.close().await;
+
+    // Built outside a call: the same refusal, at the nested field.
+    let refused = mcp_result::build_result(&Listed {
+        pages: vec![IdPage {
+            ids: vec![1, 1 << 53],
+        }],
+    });
+    assert_eq!(refused.is_error, Some(true));
+    let message = refused.structured_content.unwrap()["message"].clone();
+    assert!(
+        message
+            .as_str()
+            .unwrap()
+            .contains("the result field `/pages/0/ids/1` holds an integer beyond"),
+        "{message}"
+    );
+}
 
 #[tokio::test]
 async fn an_argument_past_its_type_is_a_validation_error() {

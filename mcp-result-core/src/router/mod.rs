@@ -1,5 +1,6 @@
 //! The tools of one server and the order a call runs in: the registry built once per server
-//! type ([`registry`]) and a span per call ([`telemetry`]).
+//! type ([`registry`]), a call's phases (`answer`, a write's in `write`) and a span per call
+//! ([`telemetry`]).
 //!
 //! Beneath it: tools, paging, writes, results and schemas. Above it: [`crate::serve`], the
 //! rmcp adapters.
@@ -12,3 +13,4 @@ pub(crate) mod set;
 pub(crate) mod state;
 pub(crate) mod tasks;
 pub(crate) mod telemetry;
+mod write;

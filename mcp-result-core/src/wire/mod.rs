@@ -16,6 +16,7 @@
 
 pub(crate) mod audience;
 pub(crate) mod envelope;
+pub(crate) mod error_kind;
 pub mod identity;
 pub mod keys;
 pub(crate) mod meta_key;
