@@ -451,6 +451,21 @@ struct Routed {
 }
 
 #[derive(Clone)]
+struct OptionalNumber;
+
+#[mcp_tools]
+impl OptionalNumber {
+    /// Takes a number, or nothing.
+    #[mcp_tool(read_only)]
+    fn take(&self, _args: Option<u32>) -> Found {
+        Found { ok: true }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for OptionalNumber {}
+
+#[derive(Clone)]
 struct BadHeader;
 
 #[mcp_tools]
@@ -467,6 +482,18 @@ impl ServerHandler for BadHeader {}
 
 #[tokio::test]
 async fn a_broken_argument_schema_stops_the_server_before_it_serves() {
+    // `Option` of what is never an object keeps its root: refused, not made `{}`-only.
+    let (server_io, _client) = tokio::io::duplex(1 << 10);
+    let stopped = mcp_result::serve(OptionalNumber, server_io)
+        .await
+        .unwrap_err();
+    assert!(
+        stopped.to_string().starts_with(
+            "tool `take`: the arguments type `Nullable_uint32` has a schema root of \
+             `type: [\"integer\",\"null\"]`, not an object"
+        ),
+        "{stopped}"
+    );
     let (server_io, _client) = tokio::io::duplex(1 << 10);
     let stopped = mcp_result::serve(BadHeader, server_io).await.unwrap_err();
     assert_eq!(

@@ -67,6 +67,26 @@ pub(crate) fn object_root(schema: &mut JsonObject) {
         }
         _ => None,
     };
+    // Only an `Option` of something that is always an object (`Option<u64>` keeps its root,
+    // and the registry refuses it, naming the type).
+    let only_objects = |some: &Value, defs: Option<&Value>| {
+        let mut probe = some.as_object().cloned().unwrap_or_default();
+        if let Some(defs) = defs {
+            probe.insert("$defs".into(), defs.clone());
+        }
+        let probe = Value::Object(probe);
+        Resolver::new(&probe).admits_only_objects(&probe)
+    };
+    let nullable_type = nullable_type.filter(|kept| {
+        let mut some = schema.clone();
+        let kind = match kept.as_slice() {
+            [one] => one.clone(),
+            _ => Value::Array(kept.clone()),
+        };
+        some.insert("type".into(), kind);
+        let defs = some.remove_key("$defs");
+        only_objects(&Value::Object(some), defs.as_ref())
+    });
     if let Some(kept) = nullable_type {
         let mut some = std::mem::take(schema);
         let defs = some.remove_key("$defs");
@@ -81,12 +101,15 @@ pub(crate) fn object_root(schema: &mut JsonObject) {
         }
         *schema = nullable_root(Value::Object(some), defs, title);
     } else if let Some(Value::Array(branches)) = schema.get("anyOf") {
-        if branches.len() == 2 && branches.iter().any(crate::schema::is_null) {
-            let some = branches
-                .iter()
-                .find(|b| !crate::schema::is_null(b))
-                .cloned()
-                .unwrap_or_default();
+        let some = branches
+            .iter()
+            .find(|b| !crate::schema::is_null(b))
+            .cloned()
+            .unwrap_or_default();
+        if branches.len() == 2
+            && branches.iter().any(crate::schema::is_null)
+            && only_objects(&some, schema.get("$defs"))
+        {
             let defs = schema.remove_key("$defs");
             let title = schema.remove_key("title");
             *schema = nullable_root(some, defs, title);
