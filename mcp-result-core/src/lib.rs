@@ -16,9 +16,11 @@
 //! | test harness | [`testing`]: a server in-process with rmcp's client, every answer checked, `insta` snapshots (feature `testing`) | `testing.rs` |
 
 mod call;
+mod cancel;
 mod result;
 mod router;
 mod serve;
+mod state;
 mod tool;
 mod wire;
 mod write;
@@ -50,9 +52,10 @@ pub use router::{
     def::RegistryError,
     registry::ToolRegistry,
     set::{ServerServices, ToolSet},
-    state::State,
 };
 pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
+pub use cancel::CancelBus;
+pub use state::State;
 
 /// What `#[mcp_handler]` answers with, for a server that writes some `ServerHandler`
 /// methods itself and hands the rest to the framework: its `get_info` extended with the

@@ -54,8 +54,8 @@ use serde_json::{Map, Value};
 
 use crate::{
     lint::{assert_portable, Host},
-    router::state::State,
     serve::transport::WithState,
+    state::State,
     view::{ResultView, ToolCatalog},
 };
 

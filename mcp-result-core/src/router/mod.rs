@@ -10,7 +10,6 @@ pub(crate) mod def;
 pub(crate) mod in_flight;
 pub(crate) mod registry;
 pub(crate) mod set;
-pub(crate) mod state;
 pub(crate) mod tasks;
 pub(crate) mod telemetry;
 mod write;

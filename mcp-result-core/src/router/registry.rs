@@ -13,12 +13,12 @@ use serde_json::Value;
 
 use crate::{
     result::build::error_result,
-    router::state::State,
     router::{
         def::{CallFn, RegistryError, ToolBlock, ToolDef},
         in_flight::InFlight,
     },
     schema::{arguments::ArgumentSchema, portable_input, ToolOutputSchema},
+    state::State,
     tool::{extract::extend_input, panics},
     wire::envelope::ErrorKind,
     wire::envelope::{FieldError, ToolError},

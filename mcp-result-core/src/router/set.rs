@@ -7,11 +7,11 @@ use std::sync::Arc;
 use rmcp::{service::RequestContext, RoleServer};
 
 use crate::{
-    router::state::State,
     router::{
         def::{RegistryError, ToolBlock},
         registry::ToolRegistry,
     },
+    state::State,
     store::artifact::ArtifactAccess,
     wire::identity::Identity,
     write::{approval::ApprovalStore, audit::AuditSink, idempotency::IdempotencyStore},

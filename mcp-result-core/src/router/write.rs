@@ -44,7 +44,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         context: RequestContext<RoleServer>,
         mut arguments: serde_json::Value,
         identity: Identity,
-        state: crate::router::state::State,
+        state: crate::state::State,
         round: Round,
     ) -> Result<CallToolResult, Early> {
         let services = services_of(server);

@@ -16,7 +16,6 @@ use rmcp::{
 };
 
 use crate::{
-    router::state::State,
     router::{
         def::{registry_error, RegistryError},
         registry::ToolRegistry,
@@ -24,6 +23,7 @@ use crate::{
     },
     serve::resources::read_artifact,
     serve::transport::WithState,
+    state::State,
     write::approval::APPROVAL_URI_PREFIX,
 };
 

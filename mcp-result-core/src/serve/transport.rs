@@ -7,7 +7,7 @@ use rmcp::{
     RoleServer,
 };
 
-use crate::router::state::State;
+use crate::state::State;
 
 /// `inner`, with `state` put into the extensions of every request it receives, where
 /// [`State::of`] finds it.

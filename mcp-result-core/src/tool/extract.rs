@@ -27,8 +27,8 @@ pub use tokio_util::sync::CancellationToken;
 use crate::{
     call::progress::{Progress, ProgressPolicy},
     result::build::{error_result, ResultScope},
-    router::state::State,
     schema::{arguments::ArgumentSchema, empty_input_schema, input_schema},
+    state::State,
     store::artifact::ArtifactAccess,
     tool::panics,
     wire::{envelope::ToolError, identity::Identity},

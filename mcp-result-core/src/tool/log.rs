@@ -10,7 +10,7 @@ use rmcp::{
 use serde::Serialize;
 
 use crate::{
-    router::state::State,
+    state::State,
     tool::extract::{via, FromToolCall, ToolCall},
     wire::envelope::ToolError,
 };

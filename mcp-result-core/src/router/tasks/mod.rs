@@ -36,7 +36,7 @@ mod run;
 mod start;
 mod wire;
 
-use crate::{router::state::State, task::TaskPolicy};
+use crate::{state::State, task::TaskPolicy};
 
 fn policy_of(state: &State) -> TaskPolicy {
     state.get::<TaskPolicy>().copied().unwrap_or_default()

@@ -17,8 +17,8 @@ use crate::{
     router::{
         registry::ToolRegistry,
         set::{services_of, ToolSet},
-        state::State,
     },
+    state::State,
     store::{clock::now_ms, StoreError},
     task::{TaskRecord, TaskState},
     wire::identity::Identity,

@@ -16,7 +16,8 @@ use tracing::Instrument as _;
 use super::wire::{millis, requests_of};
 use crate::{
     result::build::error_result,
-    router::{answer::Early, state::State},
+    router::answer::Early,
+    state::State,
     store::{clock::now_ms, StoreError},
     task::runs::NothingRan,
     task::{TaskPolicy, TaskRecord, TaskState, TaskStore},

@@ -5,7 +5,7 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 
 use super::metadata::ProtectedResource;
-use crate::router::state::State as InstanceState;
+use crate::state::State as InstanceState;
 
 /// How [`router`](super::router) and [`serve_http`](super::serve_http) serve.
 ///

@@ -1,6 +1,9 @@
 //! The state of one served instance ([`State`]): its stores, its server key and the values
 //! its extractors read. Handed in where the server is served, per instance, shared by
 //! clones (axum's `Router::with_state`); no process-wide default.
+//!
+//! A room of its own: beneath `tool/` and `router/`, which read it, above the stores it holds
+//! (`store/`, `task/`, `write/`).
 
 use std::{
     any::{Any, TypeId},
@@ -12,6 +15,7 @@ use std::{
 use rmcp::{service::RequestContext, RoleServer};
 
 use crate::{
+    cancel::CancelBus,
     store::key::ServerKey,
     task::{runs::Runs, MemoryTasks, TaskStore},
     write::{
@@ -64,6 +68,9 @@ struct Inner {
     tasks: Arc<dyn TaskStore>,
     /// The tasks this instance runs (an instance is a `State` and its clones).
     runs: Arc<Runs>,
+    /// The calls a client may cancel by a `notifications/cancelled` POST, and the way such
+    /// a cancel reaches the other instances.
+    cancels: CancelBus,
     key: Arc<ServerKey>,
     values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     /// The log level each session set (`logging/setLevel`, before MCP 2026-07-28), by
@@ -88,6 +95,7 @@ impl State {
                 audit: Arc::new(TracingSink),
                 tasks: Arc::new(MemoryTasks::default()),
                 runs: Arc::default(),
+                cancels: CancelBus::local(),
                 key: ServerKey::global_shared().clone(),
                 values: HashMap::new(),
                 log_levels: Arc::default(),
@@ -122,6 +130,14 @@ impl State {
     #[must_use]
     pub fn with_task_store(self, store: Arc<dyn TaskStore>) -> Self {
         self.edit(|inner| inner.tasks = store)
+    }
+
+    /// With `bus` for the cancels of calls served over streamable HTTP without sessions
+    /// (default [`CancelBus::local`], this instance only; on PostgreSQL,
+    /// [`SqlStores::cancel_bus`](crate::sql::SqlStores::cancel_bus) reaches every instance).
+    #[must_use]
+    pub fn with_cancel_bus(self, bus: CancelBus) -> Self {
+        self.edit(|inner| inner.cancels = bus)
     }
 
     /// With `key` as the server key (instead of the configured one).
@@ -167,6 +183,11 @@ impl State {
     /// The tasks this instance runs.
     pub(crate) fn runs(&self) -> &Runs {
         &self.inner.runs
+    }
+
+    /// Where a client's cancel finds the calls of this instance.
+    pub fn cancel_bus(&self) -> &CancelBus {
+        &self.inner.cancels
     }
 
     /// The server key: the one handed in, else the configured one ([`ServerKey::global`]).
