@@ -1,4 +1,6 @@
-// The guide's table of contents is `docs/guide/README.md`, its chapters `docs/guide/NN-*.md`,
+// The guide's table of contents is `docs/guide/README.md`, its chapters `docs/guide/NN-*.md`
+// (`00-tutorial.md` first: its pieces of a file are `rust,ignore`, compiled in place by
+// `tests/guide_tutorial.rs`),
 // each included below as the docs of a module, so every code block in them is a doctest.
 //
 // Links between chapters are written for GitHub, as reference links to files
@@ -9,6 +11,10 @@
 // `tests/links.rs` checks that they agree.
 #![doc = include_str!("guide_links.md")]
 #![doc = include_str!("../docs/guide/README.md")]
+
+#[doc = include_str!("guide_links.md")]
+#[doc = include_str!("../docs/guide/00-tutorial.md")]
+pub mod tutorial {}
 
 #[doc = include_str!("guide_links.md")]
 #[doc = include_str!("../docs/guide/01-contract.md")]

@@ -2,6 +2,7 @@
 // the same names link to the items (the first definition of a link wins: CommonMark, link
 // reference definitions).
 #![doc = "[guide]: crate::guide"]
+#![doc = "[tutorial]: crate::guide::tutorial"]
 #![doc = "[contract]: crate::guide::contract"]
 #![doc = "[errors]: crate::guide::errors"]
 #![doc = "[writes]: crate::guide::writes"]
