@@ -1235,7 +1235,7 @@ fn render(suite: &Suite, helpdesk: &Plan, broken: &Plan) -> String {
     let _ = writeln!(
         t,
         "Written by `cargo test --test clients` (part of `cargo test --workspace`): the example \
-         server `examples/{}.rs` over stdio, driven by released MCP clients pinned in \
+         server `examples/{}/` over stdio, driven by released MCP clients pinned in \
          `tests/clients/` ({} calls per run: every tool on its success path, every error kind \
          the server shows, a bad argument, an unknown tool, and a search walked through its \
          three pages by following `nextCursor`; see `plan.json`). A cell passes when every \

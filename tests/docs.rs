@@ -269,7 +269,7 @@ fn staleness_note() -> String {
     }
     let built = newest(&common::example_path("helpdesk"));
     let sources = [
-        "examples/helpdesk.rs",
+        "examples/helpdesk",
         "src",
         "mcp-result-core/src",
         "mcp-result-derive/src",
