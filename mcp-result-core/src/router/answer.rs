@@ -49,6 +49,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // A call served over HTTP outside a session: found by the `notifications/cancelled`
+        // its client POSTs, on any instance of its cancel bus, until it is answered.
+        let _cancellable = crate::cancel::register_call(&context);
         // 0. A tool that runs as a task: stored, then run on its own (`router::tasks`).
         if let Some(answer) = self.call_as_task(server, &request, &context).await {
             return answer;

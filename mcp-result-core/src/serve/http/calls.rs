@@ -1,7 +1,9 @@
 //! A look at a POST body before rmcp reads it: one JSON-RPC message or a `400` with a
 //! JSON-RPC error a client can act on, and a `tools/call` the caller lacks a scope for
 //! answered `403 insufficient_scope` (MCP "Authorization", Scope Challenge Handling), so
-//! hosts' step-up flows start before the tool runs.
+//! hosts' step-up flows start before the tool runs. A `notifications/cancelled` outside a
+//! session, which rmcp accepts and drops (it has no session to find the call in), goes to
+//! the instance's [`CancelBus`](crate::CancelBus) with the caller's identity.
 
 use std::{borrow::Cow, sync::Arc};
 
@@ -16,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{json, value::RawValue};
 
 use super::auth::Challenge;
-use crate::wire::identity::Identity;
+use crate::{state::State as InstanceState, wire::identity::Identity};
 
 /// The largest body looked at, as rmcp's own limit: larger ones are answered `413`.
 const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -27,6 +29,8 @@ pub(crate) struct Calls {
     pub(crate) challenge: Challenge,
     /// How long the body may take to arrive ([`super::HttpLimits::body_read`]).
     pub(crate) body_read: std::time::Duration,
+    /// Whether the router serves without sessions ([`super::HttpOptions::sessions`] off).
+    pub(crate) stateless: bool,
 }
 
 /// What the look needs of a message; the rest is skipped, not built.
@@ -191,6 +195,36 @@ pub(crate) async fn check_call(
             }
         }
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    let cancel = cancel_outside_session(&calls, &peek, &parts);
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    if let Some((caller, state, request)) = cancel {
+        // Accepted by rmcp (its header checks passed): cancelled here, and sent on.
+        if response.status() == StatusCode::ACCEPTED {
+            state.cancel_bus().cancel(&caller, &request).await;
+        }
+    }
+    response
+}
+
+/// The call a `notifications/cancelled` outside a session names: its caller's key (the
+/// identity of this POST's token), the instance's state, and the request id. `None` for
+/// any other message, one in a session (rmcp's), or one without a `requestId`.
+fn cancel_outside_session(
+    calls: &Calls,
+    peek: &Peek<'_>,
+    parts: &axum::http::request::Parts,
+) -> Option<(String, InstanceState, rmcp::model::RequestId)> {
+    if peek.method.as_deref() != Some("notifications/cancelled") || peek.id.is_some() {
+        return None;
+    }
+    if !calls.stateless && parts.headers.contains_key("mcp-session-id") {
+        return None;
+    }
+    let params: rmcp::model::CancelledNotificationParam =
+        serde_json::from_str(peek.params?.get()).ok()?;
+    let caller = parts.extensions.get::<Identity>()?.key();
+    let state = parts.extensions.get::<InstanceState>()?.clone();
+    Some((caller, state, params.request_id?))
 }

@@ -118,6 +118,7 @@ where
         scopes: Box::new(move |name| registry.required_scopes(name)),
         challenge: challenge.clone(),
         body_read: options.limits.body_read,
+        stateless: !options.sessions,
     };
     mcp = mcp
         .route_layer(axum::middleware::from_fn(json_rpc_refusals))

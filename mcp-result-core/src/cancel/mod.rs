@@ -1,0 +1,278 @@
+//! A client's `notifications/cancelled` over stateless streamable HTTP, brought to the call
+//! it names wherever that call runs ([`CancelBus`]).
+//!
+//! Over stdio and in a stateful HTTP session, rmcp matches a cancel to the request it names
+//! within the session and cancels that request's token (`RequestContext::ct`). Served
+//! statelessly, a cancel is a POST of its own, with no session to match it in, and it may
+//! reach another instance than the one running the call. So:
+//!
+//! - a call served outside a session registers its token under its caller
+//!   ([`Identity::key`](crate::Identity::key), the verified identity the HTTP edge attached)
+//!   and its JSON-RPC request id, on its instance's bus, for as long as it runs;
+//! - the HTTP edge hands each `notifications/cancelled` POST (outside a session) to the bus
+//!   of the instance that got it, with the identity of its own bearer token: the bus cancels
+//!   the matching calls of this instance and, when it spans instances (PostgreSQL), sends the
+//!   cancel to the others, which cancel theirs;
+//! - cancelling is cancelling the call's `ct`, the path every cancel takes: a call that has
+//!   not started never starts, a read stops, a write that has not reached its run never
+//!   runs, and a write that runs goes to its end and reports its outcome.
+//!
+//! A cancel from another caller, or for an id that runs nowhere, matches nothing.
+
+#[cfg(feature = "postgres")]
+mod postgres;
+
+use std::{
+    collections::HashMap,
+    fmt,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
+};
+
+use rmcp::{model::RequestId, service::RequestContext, RoleServer};
+use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
+
+/// Where the calls of one instance that a client may cancel by a `notifications/cancelled`
+/// POST are found (streamable HTTP served without sessions, [`crate::http`]), and how a
+/// cancel reaches the other instances of a deployment.
+///
+/// - [`CancelBus::local`] (every [`State`](crate::State)'s default): this instance only.
+///   Enough for one instance, or a SQLite deployment (one file, one host; give every server
+///   of the process the same bus).
+/// - [`SqlStores::cancel_bus`](crate::sql::SqlStores::cancel_bus) on PostgreSQL: every
+///   instance on that database. Each bus listens on one PostgreSQL channel (`LISTEN`, one
+///   connection of its own) and sends each cancel there (`pg_notify`); the payload names a
+///   call by a hash of its caller and request id, never the identity itself.
+///
+/// Cheap to clone; clones are one bus. Hand it to the instance with
+/// [`State::with_cancel_bus`](crate::State::with_cancel_bus).
+#[derive(Clone, Default)]
+pub struct CancelBus {
+    inner: Arc<Bus>,
+}
+
+#[derive(Default)]
+struct Bus {
+    /// The calls running here, by [`call_hash`]: each call's number and token.
+    running: Mutex<HashMap<String, Vec<(u64, CancellationToken)>>>,
+    next: AtomicU64,
+    /// The other instances, if this bus reaches them.
+    #[cfg(feature = "postgres")]
+    remote: Option<postgres::PgRemote>,
+}
+
+impl CancelBus {
+    /// A bus of this instance only: a cancel reaches the calls this instance runs.
+    pub fn local() -> Self {
+        Self::default()
+    }
+
+    /// Whether a cancel sent to this bus reaches other instances too.
+    pub fn spans_instances(&self) -> bool {
+        #[cfg(feature = "postgres")]
+        return self.inner.remote.is_some();
+        #[cfg(not(feature = "postgres"))]
+        false
+    }
+
+    /// Registers the call of `caller` (an [`Identity::key`](crate::Identity::key)) with
+    /// JSON-RPC id `request`, cancelled by `token`, until the returned guard drops.
+    pub(crate) fn register(
+        &self,
+        caller: &str,
+        request: &RequestId,
+        token: CancellationToken,
+    ) -> Registered {
+        let hash = call_hash(caller, request);
+        let number = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .running()
+            .entry(hash.clone())
+            .or_default()
+            .push((number, token));
+        Registered {
+            bus: Arc::downgrade(&self.inner),
+            hash,
+            number,
+        }
+    }
+
+    /// Cancels the calls of `caller` with id `request`: those of this instance at once,
+    /// and, when the bus spans instances, those of the others (sent before this returns).
+    pub(crate) async fn cancel(&self, caller: &str, request: &RequestId) {
+        let hash = call_hash(caller, request);
+        let here = self.inner.cancel_local(&hash);
+        tracing::debug!(request = %request, here, "notifications/cancelled");
+        #[cfg(feature = "postgres")]
+        if let Some(remote) = &self.inner.remote {
+            remote.send(&hash).await;
+        }
+    }
+
+    /// How many calls are registered (tests).
+    #[cfg(test)]
+    fn registered(&self) -> usize {
+        self.inner.running().values().map(Vec::len).sum()
+    }
+}
+
+impl Bus {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, CancellationToken)>>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Cancels the calls registered under `hash` here: how many.
+    fn cancel_local(&self, hash: &str) -> usize {
+        let running = self.running();
+        let calls = running.get(hash).map_or(&[][..], Vec::as_slice);
+        for (_, token) in calls {
+            token.cancel();
+        }
+        calls.len()
+    }
+}
+
+impl fmt::Debug for CancelBus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CancelBus")
+            .field("spans_instances", &self.spans_instances())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+impl crate::sql::SqlStores {
+    /// The [`CancelBus`] of an instance on these stores, for
+    /// [`State::with_cancel_bus`](crate::State::with_cancel_bus).
+    ///
+    /// On PostgreSQL, a bus that spans every instance on the database: it listens
+    /// (`LISTEN mcp_result_cancel`, one connection of its own, reconnected when lost) before
+    /// it is returned, and a client's cancel reaches its call on whichever instance runs it,
+    /// within milliseconds. Call it once per instance. On SQLite, [`CancelBus::local`]: one
+    /// file is one host, so serve its instances from one process and give them one bus.
+    ///
+    /// # Errors
+    /// PostgreSQL: the listening connection cannot be opened.
+    pub async fn cancel_bus(&self) -> Result<CancelBus, crate::store::StoreError> {
+        match self.dialect() {
+            #[cfg(feature = "postgres")]
+            crate::sql::Dialect::Postgres => postgres::connect(self.pool()).await,
+            _ => Ok(CancelBus::local()),
+        }
+    }
+}
+
+/// A call's place on its bus, given back when the call ends.
+pub(crate) struct Registered {
+    bus: std::sync::Weak<Bus>,
+    hash: String,
+    number: u64,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let Some(bus) = self.bus.upgrade() else {
+            return;
+        };
+        let mut running = bus.running();
+        if let Some(calls) = running.get_mut(&self.hash) {
+            calls.retain(|(number, _)| *number != self.number);
+            if calls.is_empty() {
+                running.remove(&self.hash);
+            }
+        }
+    }
+}
+
+/// The name of a call on the bus: SHA-256 of its caller's key (length-prefixed) and its
+/// request id as JSON (`1` and `"1"` differ), hex. What crosses instances: no identity in
+/// the clear.
+fn call_hash(caller: &str, request: &RequestId) -> String {
+    let id = serde_json::to_string(request).unwrap_or_default();
+    let mut hasher = Sha256::new();
+    hasher.update((caller.len() as u64).to_be_bytes());
+    hasher.update(caller.as_bytes());
+    hasher.update(id.as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Registers the call of `context` on its instance's bus when a client can cancel it only
+/// by a `notifications/cancelled` POST of its own: a streamable HTTP request outside a
+/// session, with a verified identity. `None` for every other call (stdio, a session: rmcp
+/// matches those cancels itself).
+pub(crate) fn register_call(context: &RequestContext<RoleServer>) -> Option<Registered> {
+    #[cfg(feature = "http")]
+    {
+        let parts = context.extensions.get::<http::request::Parts>()?;
+        if !outside_session(&parts.extensions, &parts.headers) {
+            return None;
+        }
+        let identity = parts.extensions.get::<crate::Identity>()?;
+        let state = parts.extensions.get::<crate::State>()?;
+        Some(
+            state
+                .cancel_bus()
+                .register(&identity.key(), &context.id, context.ct.clone()),
+        )
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        None
+    }
+}
+
+/// Whether an HTTP request is served outside any MCP session: the router serves without
+/// sessions, or the request names none.
+#[cfg(feature = "http")]
+pub(crate) fn outside_session(extensions: &http::Extensions, headers: &http::HeaderMap) -> bool {
+    extensions
+        .get::<crate::wire::identity::StatelessHttp>()
+        .is_some()
+        || !headers.contains_key("mcp-session-id")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_is_named_by_its_caller_and_its_exact_id() {
+        let number = RequestId::Number(1);
+        let text = RequestId::String("1".into());
+        assert_ne!(call_hash("alice", &number), call_hash("alice", &text));
+        assert_ne!(call_hash("alice", &number), call_hash("bob", &number));
+        assert_eq!(call_hash("alice", &number), call_hash("alice", &number));
+        assert_eq!(call_hash("alice", &number).len(), 64);
+    }
+
+    #[tokio::test]
+    async fn a_cancel_reaches_the_matching_calls_only_while_they_run() {
+        let bus = CancelBus::local();
+        let (mine, other, later) = (
+            CancellationToken::new(),
+            CancellationToken::new(),
+            CancellationToken::new(),
+        );
+        let registered = bus.register("alice", &RequestId::Number(7), mine.clone());
+        let _other = bus.register("bob", &RequestId::Number(7), other.clone());
+        bus.cancel("alice", &RequestId::Number(8)).await;
+        bus.cancel("bob", &RequestId::String("7".into())).await;
+        assert!(!mine.is_cancelled() && !other.is_cancelled());
+        bus.cancel("alice", &RequestId::Number(7)).await;
+        assert!(mine.is_cancelled());
+        assert!(!other.is_cancelled());
+        drop(registered);
+        assert_eq!(bus.registered(), 1);
+        let _later = bus.register("alice", &RequestId::Number(9), later.clone());
+        bus.cancel("alice", &RequestId::Number(7)).await;
+        assert!(!later.is_cancelled());
+    }
+}
