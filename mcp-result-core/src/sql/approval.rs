@@ -131,6 +131,65 @@ impl SqlApprovals {
     }
 }
 
+/// Inserts `request` and its fingerprints through `tx`, refused past the caller's pending
+/// requests.
+async fn insert_request(
+    tx: &mut sqlx::AnyConnection,
+    request: &ApprovalRequest,
+) -> Result<(), StoreError> {
+    let (state, approval_id, approver, reason) = columns(&request.decision);
+    // The caller's pending requests are counted in the insert itself (index: caller,
+    // state, expiry).
+    let now = int(crate::store::clock::unix_now());
+    let inserted = sqlx::query(
+        "INSERT INTO mcp_result_approvals \
+                 (id, tool, approval_text, caller, expires_at, state, approval_id, approver, \
+                  reason) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+             WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_approvals \
+                    WHERE caller = $4 AND state = 'pending' AND expires_at > $10 \
+                    LIMIT $11) AS held) < $11",
+    )
+    .bind(&request.id)
+    .bind(&request.tool)
+    .bind(&request.text)
+    .bind(&request.caller)
+    .bind(int(request.expires_at))
+    .bind(state)
+    .bind(approval_id)
+    .bind(approver)
+    .bind(reason)
+    .bind(now)
+    .bind(int(PENDING_PER_CALLER as u64))
+    .execute(&mut *tx)
+    .await
+    .map_err(failed("storing an approval request"))?;
+    if inserted.rows_affected() == 0 {
+        return Err(StoreError::Refused(format!(
+            "this caller has {PENDING_PER_CALLER} pending approval requests, its limit"
+        )));
+    }
+    if !request.fingerprints.is_empty() {
+        let values = (0..request.fingerprints.len())
+            .map(|i| format!("($1, {}, ${})", i, i + 2))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let sql = format!(
+            "INSERT INTO mcp_result_approval_fingerprints (request_id, position, \
+                 fingerprint) VALUES {values}"
+        );
+        let mut query = sqlx::query(&sql).bind(&request.id);
+        for fingerprint in &request.fingerprints {
+            query = query.bind(fingerprint);
+        }
+        query
+            .execute(&mut *tx)
+            .await
+            .map_err(failed("storing an approval request"))?;
+    }
+    Ok(())
+}
+
 /// A decision's columns: state, approval id, approver, reason.
 fn columns(decision: &Decision) -> (&'static str, Option<&str>, Option<&str>, Option<&str>) {
     match decision {
@@ -155,65 +214,13 @@ impl ApprovalStore for SqlApprovals {
     fn create<'a>(&'a self, request: &'a ApprovalRequest) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             self.purge().await;
-            let (state, approval_id, approver, reason) = columns(&request.decision);
-            let mut tx = self
-                .db
-                .pool
-                .begin()
+            let request = request.clone();
+            // One transaction: the request and its fingerprints.
+            self.db
+                .write(true, move |tx| {
+                    Box::pin(async move { insert_request(tx, &request).await })
+                })
                 .await
-                .map_err(failed("storing an approval request"))?;
-            // The caller's pending requests are counted in the insert itself (index: caller,
-            // state, expiry).
-            let now = int(crate::store::clock::unix_now());
-            let inserted = sqlx::query(
-                "INSERT INTO mcp_result_approvals \
-                     (id, tool, approval_text, caller, expires_at, state, approval_id, approver, \
-                      reason) \
-                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
-                 WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_approvals \
-                        WHERE caller = $4 AND state = 'pending' AND expires_at > $10 \
-                        LIMIT $11) AS held) < $11",
-            )
-            .bind(&request.id)
-            .bind(&request.tool)
-            .bind(&request.text)
-            .bind(&request.caller)
-            .bind(int(request.expires_at))
-            .bind(state)
-            .bind(approval_id)
-            .bind(approver)
-            .bind(reason)
-            .bind(now)
-            .bind(int(PENDING_PER_CALLER as u64))
-            .execute(&mut *tx)
-            .await
-            .map_err(failed("storing an approval request"))?;
-            if inserted.rows_affected() == 0 {
-                return Err(StoreError::Refused(format!(
-                    "this caller has {PENDING_PER_CALLER} pending approval requests, its limit"
-                )));
-            }
-            if !request.fingerprints.is_empty() {
-                let values = (0..request.fingerprints.len())
-                    .map(|i| format!("($1, {}, ${})", i, i + 2))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let sql = format!(
-                    "INSERT INTO mcp_result_approval_fingerprints (request_id, position, \
-                     fingerprint) VALUES {values}"
-                );
-                let mut query = sqlx::query(&sql).bind(&request.id);
-                for fingerprint in &request.fingerprints {
-                    query = query.bind(fingerprint);
-                }
-                query
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(failed("storing an approval request"))?;
-            }
-            tx.commit()
-                .await
-                .map_err(failed("storing an approval request"))
         })
     }
 
@@ -232,25 +239,34 @@ impl ApprovalStore for SqlApprovals {
         decision: Decision,
     ) -> StoreFuture<'a, Result<ApprovalRequest, Refusal>> {
         Box::pin(async move {
-            let (state, approval_id, approver, reason) = columns(&decision);
-            let decided = sqlx::query(
-                "UPDATE mcp_result_approvals \
-                 SET state = $2, approval_id = $3, approver = $4, reason = $5 \
-                 WHERE id = $1 AND state = 'pending' AND expires_at > $6",
-            )
-            .bind(id)
-            .bind(state)
-            .bind(approval_id)
-            .bind(approver)
-            .bind(reason)
-            .bind(int(unix_now()))
-            .execute(&self.db.pool)
-            .await
-            .map_err(failed("deciding an approval request"))?;
+            let owned = id.to_owned();
+            let decided = self
+                .db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        let (state, approval_id, approver, reason) = columns(&decision);
+                        sqlx::query(
+                            "UPDATE mcp_result_approvals \
+                             SET state = $2, approval_id = $3, approver = $4, reason = $5 \
+                             WHERE id = $1 AND state = 'pending' AND expires_at > $6",
+                        )
+                        .bind(owned)
+                        .bind(state)
+                        .bind(approval_id)
+                        .bind(approver)
+                        .bind(reason)
+                        .bind(int(unix_now()))
+                        .execute(connection)
+                        .await
+                        .map_err(failed("deciding an approval request"))
+                        .map(|done| done.rows_affected())
+                    })
+                })
+                .await?;
             let request = self.read(id).await?;
             Ok(match request {
                 None => Err(Refusal::Unknown),
-                Some(request) if decided.rows_affected() == 1 => Ok(request),
+                Some(request) if decided == 1 => Ok(request),
                 Some(request) if request.expires_at <= unix_now() => Err(Refusal::Expired),
                 Some(_) => Err(Refusal::Used),
             })
@@ -272,28 +288,41 @@ impl ApprovalStore for SqlApprovals {
                  RETURNING approval_id, approver",
                 placeholders(4, fingerprints.len().max(1))
             );
-            let mut query = sqlx::query(&sql)
-                .bind(id)
-                .bind(int(unix_now()))
-                .bind(caller);
-            if fingerprints.is_empty() {
-                // `IN (NULL)` matches nothing: no fingerprints, no match.
-                query = query.bind(None::<String>);
-            }
-            for fingerprint in fingerprints {
-                query = query.bind(fingerprint);
-            }
-            if let Some(row) = query
-                .fetch_optional(&self.db.pool)
-                .await
-                .map_err(failed("using an approval"))?
-            {
-                let approval_id: Option<String> = column(&row, "approval_id")?;
-                let approver: Option<String> = column(&row, "approver")?;
-                return Ok(Ok((
-                    approval_id.unwrap_or_default(),
-                    approver.unwrap_or_default(),
-                )));
+            let (owned, caller_owned, fingerprints_owned) =
+                (id.to_owned(), caller.to_owned(), fingerprints.to_vec());
+            let used = self
+                .db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        let mut query = sqlx::query(&sql)
+                            .bind(&owned)
+                            .bind(int(unix_now()))
+                            .bind(&caller_owned);
+                        if fingerprints_owned.is_empty() {
+                            // `IN (NULL)` matches nothing: no fingerprints, no match.
+                            query = query.bind(None::<String>);
+                        }
+                        for fingerprint in &fingerprints_owned {
+                            query = query.bind(fingerprint);
+                        }
+                        let Some(row) = query
+                            .fetch_optional(connection)
+                            .await
+                            .map_err(failed("using an approval"))?
+                        else {
+                            return Ok(None);
+                        };
+                        let approval_id: Option<String> = column(&row, "approval_id")?;
+                        let approver: Option<String> = column(&row, "approver")?;
+                        Ok(Some((
+                            approval_id.unwrap_or_default(),
+                            approver.unwrap_or_default(),
+                        )))
+                    })
+                })
+                .await?;
+            if let Some(used) = used {
+                return Ok(Ok(used));
             }
             // Refused: say why, in the in-memory store's order.
             let Some(request) = self.read(id).await? else {

@@ -45,12 +45,9 @@ impl SqlArtifactStore {
         artifacts: &[StoredArtifact],
     ) -> Result<Result<(), ArtifactRefusal>, StoreError> {
         let now = unix_ms(SystemTime::now()) / 1000;
-        let mut tx = self
-            .db
-            .pool
-            .begin_with(self.db.dialect.begin_write())
-            .await
-            .map_err(failed("storing artifacts"))?;
+        // SQLite: the writer's connection, leased (puts are rare, and long next to a write's
+        // statements: they run alone, not in a group).
+        let mut tx = self.db.begin(self.db.dialect.begin_write()).await?;
         if self.db.dialect == Dialect::Postgres {
             sqlx::query("SELECT id FROM mcp_result_artifact_lock WHERE id = 1 FOR UPDATE")
                 .execute(&mut *tx)

@@ -59,7 +59,13 @@ impl SqlAuditLog {
         record: &AuditRecord,
         recovery_of: Option<&str>,
     ) -> Result<u64, StoreError> {
-        insert(&self.db.pool, record, recovery_of).await
+        let record = record.clone();
+        let recovery_of = recovery_of.map(str::to_owned);
+        self.db
+            .write(false, move |connection| {
+                Box::pin(async move { insert(connection, &record, recovery_of.as_deref()).await })
+            })
+            .await
     }
 
     /// The log's database, for a store that writes records in its own transaction.
@@ -161,12 +167,8 @@ impl SqlAuditLog {
             Dialect::Sqlite => "BEGIN IMMEDIATE",
             Dialect::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ",
         };
-        let mut tx = self
-            .db
-            .pool
-            .begin_with(begin)
-            .await
-            .map_err(failed("archiving the audit log"))?;
+        // SQLite: the writer's connection, leased; the writes queued meanwhile wait.
+        let mut tx = self.db.begin(begin).await?;
         let mut archived = 0u64;
         {
             let mut rows =

@@ -152,39 +152,56 @@ impl SqlIdempotencyStore {
         } else {
             claim
         };
-        let mut query = sqlx::query(&sql)
-            .bind(&scope.tool)
-            .bind(&scope.caller)
-            .bind(&scope.key)
-            .bind(&fingerprints[0])
-            .bind(int(token))
-            .bind(int(now + lease.as_millis() as u64))
-            .bind(int(now + ttl.as_millis() as u64))
-            .bind(int(now))
-            .bind(int(self.limits.per_caller as u64));
-        if let (true, Some(intent)) = (one_statement, intent) {
-            let (phase, at_ms, json) = super::audit::row_of(intent)?;
-            query = query
-                .bind(intent.event_id.clone())
-                .bind(phase)
-                .bind(at_ms)
-                .bind(json);
-        }
-        for fingerprint in fingerprints {
-            query = query.bind(fingerprint);
-        }
+        let intent_row = match (one_statement, intent) {
+            (true, Some(intent)) => {
+                let (phase, at_ms, json) = super::audit::row_of(intent)?;
+                Some((intent.event_id.clone(), phase, at_ms, json))
+            }
+            _ => None,
+        };
+        let claim = ClaimQuery {
+            sql,
+            scope: scope.clone(),
+            fingerprints: fingerprints.to_vec(),
+            values: [
+                int(token),
+                int(now + lease.as_millis() as u64),
+                int(now + ttl.as_millis() as u64),
+                int(now),
+                int(self.limits.per_caller as u64),
+            ],
+            intent: intent_row,
+        };
         let mut kept = None;
         let won = match intent {
-            _ if one_statement => query
-                .fetch_optional(&self.db.pool)
-                .await
-                .map_err(failed("claiming an idempotency key with its intent"))?
-                .is_some(),
-            None => query
-                .fetch_optional(&self.db.pool)
-                .await
-                .map_err(failed("claiming an idempotency key"))?
-                .is_some(),
+            _ if one_statement => {
+                self.db
+                    .write(false, move |connection| {
+                        Box::pin(async move {
+                            Ok(claim
+                                .query()
+                                .fetch_optional(connection)
+                                .await
+                                .map_err(failed("claiming an idempotency key with its intent"))?
+                                .is_some())
+                        })
+                    })
+                    .await?
+            }
+            None => {
+                self.db
+                    .write(false, move |connection| {
+                        Box::pin(async move {
+                            Ok(claim
+                                .query()
+                                .fetch_optional(connection)
+                                .await
+                                .map_err(failed("claiming an idempotency key"))?
+                                .is_some())
+                        })
+                    })
+                    .await?
+            }
             Some(intent) if keep => {
                 let mut tx = self.begin_write().await?;
                 if self.db.dialect == super::Dialect::Postgres {
@@ -199,7 +216,7 @@ impl SqlIdempotencyStore {
                     .await
                     .map_err(failed("claiming an idempotency key"))?;
                 }
-                let won = match query.fetch_optional(&mut *tx).await {
+                let won = match claim.query().fetch_optional(&mut *tx).await {
                     Ok(row) => row.is_some(),
                     Err(sqlx::Error::Database(error))
                         if error.code().as_deref() == Some("55P03") =>
@@ -223,25 +240,25 @@ impl SqlIdempotencyStore {
                 won
             }
             Some(intent) => {
-                let mut tx = self
-                    .db
-                    .pool
-                    .begin_with(self.db.dialect.begin_write())
-                    .await
-                    .map_err(failed("beginning a claim"))?;
-                let won = query
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .map_err(failed("claiming an idempotency key"))?
-                    .is_some();
-                if won {
-                    super::audit::insert(&mut *tx, intent, None).await?;
-                    tx.commit()
-                        .await
-                        .map_err(failed("committing a claim and its intent"))?;
-                }
-                // Not won: nothing was written, and the transaction rolls back as it drops.
-                won
+                // One transaction: the claim, and its intent when it won (not won, nothing
+                // was written).
+                let intent = intent.clone();
+                self.db
+                    .write(true, move |connection| {
+                        Box::pin(async move {
+                            let won = claim
+                                .query()
+                                .fetch_optional(&mut *connection)
+                                .await
+                                .map_err(failed("claiming an idempotency key"))?
+                                .is_some();
+                            if won {
+                                super::audit::insert(&mut *connection, &intent, None).await?;
+                            }
+                            Ok(won)
+                        })
+                    })
+                    .await?
             }
         };
         if won {
@@ -302,11 +319,7 @@ impl SqlIdempotencyStore {
     }
 
     async fn begin_write(&self) -> Result<Transaction, StoreError> {
-        self.db
-            .pool
-            .begin_with(self.db.dialect.begin_write())
-            .await
-            .map_err(failed("beginning a write"))
+        self.db.begin(self.db.dialect.begin_write()).await
     }
 
     /// A write whose tool's statements go into the claim's transaction ([`super::Tx`]): the
@@ -376,6 +389,38 @@ impl SqlIdempotencyStore {
             "SQL stores: the idempotency key of `{}` kept changing while it was claimed",
             scope.tool
         )))
+    }
+}
+
+/// A claim's statement and its values, owned: it may run on SQLite's writer.
+struct ClaimQuery {
+    sql: String,
+    scope: KeyScope,
+    fingerprints: Vec<String>,
+    /// `$5`..`$9`: the token, the lease's end, the expiry, now, the caller's quota.
+    values: [i64; 5],
+    /// `$10`..`$13` (PostgreSQL's one statement): the intent's event id, phase, time and
+    /// record.
+    intent: Option<(String, &'static str, i64, String)>,
+}
+
+impl ClaimQuery {
+    fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+        let mut query = sqlx::query(&self.sql)
+            .bind(&self.scope.tool)
+            .bind(&self.scope.caller)
+            .bind(&self.scope.key)
+            .bind(&self.fingerprints[0]);
+        for value in self.values {
+            query = query.bind(value);
+        }
+        if let Some((event_id, phase, at_ms, json)) = &self.intent {
+            query = query.bind(event_id).bind(*phase).bind(*at_ms).bind(json);
+        }
+        for fingerprint in &self.fingerprints {
+            query = query.bind(fingerprint);
+        }
+        query
     }
 }
 
@@ -451,43 +496,49 @@ impl IdempotencyStore for SqlIdempotencyStore {
                 return complete_recorded_in_turn(self, scope, token, result, audit, outcome).await;
             }
             let text = serde_json::to_string(result)?;
+            let (scope, outcome) = (scope.clone(), outcome.clone());
             if self.db.dialect == super::Dialect::Postgres {
                 // One statement: the result stored and the outcome recorded (each whether or
                 // not the other matched a row), one round trip and one commit.
-                let (phase, at_ms, json) = super::audit::row_of(outcome)?;
+                let (phase, at_ms, json) = super::audit::row_of(&outcome)?;
                 let sql = format!(
                     "WITH done AS ({COMPLETE}), \
                      outcome AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
                                  VALUES ($6, $7, $8, $9)) \
                      SELECT 1"
                 );
-                keyed(&sql, scope, token)
-                    .bind(text)
-                    .bind(outcome.event_id.clone())
-                    .bind(phase)
-                    .bind(at_ms)
-                    .bind(json)
-                    .execute(&self.db.pool)
-                    .await
-                    .map_err(failed("storing a result with its outcome"))?;
-                return Ok(());
+                return self
+                    .db
+                    .write(false, move |connection| {
+                        Box::pin(async move {
+                            keyed(&sql, &scope, token)
+                                .bind(text)
+                                .bind(outcome.event_id)
+                                .bind(phase)
+                                .bind(at_ms)
+                                .bind(json)
+                                .execute(connection)
+                                .await
+                                .map_err(failed("storing a result with its outcome"))?;
+                            Ok(())
+                        })
+                    })
+                    .await;
             }
-            let mut tx = self
-                .db
-                .pool
-                .begin_with(self.db.dialect.begin_write())
+            // SQLite: one transaction (a job of the writer's group).
+            self.db
+                .write(true, move |connection| {
+                    Box::pin(async move {
+                        keyed(COMPLETE, &scope, token)
+                            .bind(text)
+                            .execute(&mut *connection)
+                            .await
+                            .map_err(failed("storing a result"))?;
+                        super::audit::insert(&mut *connection, &outcome, None).await?;
+                        Ok(())
+                    })
+                })
                 .await
-                .map_err(failed("beginning a completion"))?;
-            keyed(COMPLETE, scope, token)
-                .bind(text)
-                .execute(&mut *tx)
-                .await
-                .map_err(failed("storing a result"))?;
-            super::audit::insert(&mut *tx, outcome, None).await?;
-            tx.commit()
-                .await
-                .map_err(failed("committing a result and its outcome"))?;
-            Ok(())
         })
     }
 
@@ -495,17 +546,26 @@ impl IdempotencyStore for SqlIdempotencyStore {
     /// out and another caller took it) is an error: the tool body must not run.
     fn start<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let done = keyed(
-                "UPDATE mcp_result_idempotency SET state = 'started' \
-                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
-                   AND state = 'claimed'",
-                scope,
-                token,
-            )
-            .execute(&self.db.pool)
-            .await
-            .map_err(failed("starting a claimed call"))?;
-            if done.rows_affected() == 0 {
+            let owned = scope.clone();
+            let started = self
+                .db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        keyed(
+                            "UPDATE mcp_result_idempotency SET state = 'started' \
+                             WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                               AND state = 'claimed'",
+                            &owned,
+                            token,
+                        )
+                        .execute(connection)
+                        .await
+                        .map_err(failed("starting a claimed call"))
+                        .map(|done| done.rows_affected())
+                    })
+                })
+                .await?;
+            if started == 0 {
                 return Err(StoreError::Invalid(format!(
                     "SQL stores: the claim on this idempotency key of `{}` was lost (its lease \
                      ran out); the call did not run",
@@ -524,28 +584,42 @@ impl IdempotencyStore for SqlIdempotencyStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let text = serde_json::to_string(result)?;
-            keyed(COMPLETE, scope, token)
-                .bind(text)
-                .execute(&self.db.pool)
+            let scope = scope.clone();
+            self.db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        keyed(COMPLETE, &scope, token)
+                            .bind(text)
+                            .execute(connection)
+                            .await
+                            .map_err(failed("storing a result"))?;
+                        Ok(())
+                    })
+                })
                 .await
-                .map_err(failed("storing a result"))?;
-            Ok(())
         })
     }
 
     fn release<'a>(&'a self, scope: &'a KeyScope, token: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            keyed(
-                "DELETE FROM mcp_result_idempotency \
-                 WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
-                   AND state IN ('claimed', 'started')",
-                scope,
-                token,
-            )
-            .execute(&self.db.pool)
-            .await
-            .map_err(failed("releasing a claim"))?;
-            Ok(())
+            let scope = scope.clone();
+            self.db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        keyed(
+                            "DELETE FROM mcp_result_idempotency \
+                             WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
+                               AND state IN ('claimed', 'started')",
+                            &scope,
+                            token,
+                        )
+                        .execute(connection)
+                        .await
+                        .map_err(failed("releasing a claim"))?;
+                        Ok(())
+                    })
+                })
+                .await
         })
     }
 

@@ -35,32 +35,58 @@
 //! time-to-live they use. Expired rows are invisible at once and deleted by the store that
 //! meets them, at most once a minute per store and table ([`PURGE_EVERY`]).
 //!
-//! # Round trips
+//! # Round trips and commits
 //!
-//! Each call is one statement in autocommit unless said otherwise:
+//! On PostgreSQL each call is one statement in autocommit unless said otherwise. On a SQLite
+//! file the same statements of a write run as one job of the writer (next section): in a
+//! savepoint of its group's transaction, committed with the group. Reads run on the pool.
 //!
-//! | call | round trips |
-//! |---|---|
-//! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) |
-//! | `claim_started` won, with this database's audit log | one transaction, one commit: begin, the claim (made started), the intent, commit |
-//! | `complete_recorded`, with this database's audit log | one transaction, one commit: begin, the result, the outcome, commit |
-//! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) |
-//! | `start`, `complete`, `release`, `peek` | 1 |
-//! | `wait` | 1 per look, 20 ms apart backing off to 250 ms |
-//! | audit `record` (intent, outcome, replay) | 1 |
-//! | approval `consume` | 1; 3 when refused (then the request, to say why) |
-//! | approval `create` | 4 (a transaction: begin, the request, its fingerprints, commit) |
-//! | approval `get`, `decide` | 2, 3 (the request and its fingerprints; `decide` updates first) |
-//! | artifact `put` | 5 in SQLite, 6 in PostgreSQL: begin, the lock (PostgreSQL), delete the expired, read usage, one insert of all, commit |
-//! | artifact `get` | 1 |
-//! | task `create` | 1 (the caller's count inside the insert) |
-//! | task `get`, `replace` | 1 (`replace`: `UPDATE ... WHERE version = `) |
+//! | call | statements | commits, PostgreSQL | on a SQLite file |
+//! |---|---|---|---|
+//! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) | 1 | a job |
+//! | `claim_started` won, with this database's audit log | PostgreSQL 1 (a data-modifying `WITH`: the claim, made started, and the intent); SQLite 2 (the claim, the intent) | 1 | a job |
+//! | `complete_recorded`, with this database's audit log | PostgreSQL 1 (`WITH`: the result, the outcome); SQLite 2 | 1 | a job |
+//! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) | 1 | a job, then a read |
+//! | `start`, `complete`, `release` | 1 | 1 | a job |
+//! | `peek` | 1 | – | a read |
+//! | `wait` | 1 per look, 20 ms apart backing off to 250 ms | – | reads |
+//! | audit `record` (intent, outcome, replay) | 1 | 1 | a job |
+//! | approval `consume` | 1; 3 when refused (then the request, to say why) | 1 | a job, then reads |
+//! | approval `create` | 4 (a transaction: begin, the request, its fingerprints, commit) | 1 | a job of 2 statements |
+//! | approval `get`, `decide` | 2, 3 (the request and its fingerprints; `decide` updates first) | –, 1 | reads; a job, then reads |
+//! | artifact `put` | 5 in SQLite, 6 in PostgreSQL: begin, the lock (PostgreSQL), delete the expired, read usage, one insert of all, commit | 1 | the writer leased, alone |
+//! | artifact `get` | 1 | – | a read |
+//! | task `create` | 1 (the caller's count inside the insert) | 1 | a job |
+//! | task `get`, `replace` | 1 (`replace`: `UPDATE ... WHERE version = `) | –, 1 | a read; a job |
+//! | a [`Tx`](crate::Tx) write; audit `archive_before` | one transaction | 1 | the writer leased, alone |
 //!
-//! A keyed write whose audit log is the same [`SqlStores`]' makes two commits: the claim with
-//! its intent and start, then the answer with its outcome (`tests/commits.rs` counts them on
-//! PostgreSQL); an unkeyed one two as well (intent, outcome); a write gated by a human
-//! approval four (the claim comes before the question). Plus, once a minute per store, one
-//! `DELETE` of expired rows.
+//! A keyed write whose audit log is the same [`SqlStores`]' makes two commits on
+//! PostgreSQL: the claim with its intent and start, then the answer with its outcome
+//! (`tests/commits.rs` counts them); an unkeyed one two as well (intent, outcome); a write
+//! gated by a human approval four (the claim comes before the question). On a SQLite file the
+//! same write is two jobs, each sharing one commit with the jobs queued beside it: with `n`
+//! writes at once, about `2/n` commits a write, down to `2/`[`GROUP_MAX`]. Plus, once a minute
+//! per store, one `DELETE` of expired rows (a job on SQLite).
+//!
+//! # SQLite: one writer, group commits
+//!
+//! SQLite lets one connection write at a time. On a SQLite file the stores write through one
+//! writer: a connection of its own, on a thread of its own, serving a queue of jobs in
+//! arrival order. It takes the first waiting job and every job queued behind it, up to
+//! [`GROUP_MAX`], opens one `BEGIN IMMEDIATE` transaction, runs each job in a `SAVEPOINT` of
+//! its own — a job whose statement fails is rolled back to its savepoint, so it fails alone
+//! and its group goes on — and commits once: one `fsync` (`synchronous = FULL` stays) for the
+//! whole group. Each caller is answered after that commit; when the commit fails, every
+//! caller of the group gets the error. The stores' writes do not contend for the file's lock,
+//! they queue, and never meet `database is locked`.
+//!
+//! A write that holds a transaction open across other code — a [`Tx`](crate::Tx) write,
+//! [`SqlAuditLog::archive_before`], an artifact put — leases the writer's connection for its
+//! transaction and runs alone: the queue waits, and resumes when it commits or rolls back
+//! (dropped uncommitted, cancelled: rolled back). Reads (`peek`, `wait`'s looks, `get`, the
+//! audit log's reads) run on the pool's connections, WAL readers, never behind the queue. An
+//! in-memory database (`sqlite::memory:`) is one connection: it has no writer, its pool of
+//! one serves all.
 //!
 //! # Migrations
 //!
@@ -77,6 +103,7 @@ mod audit;
 mod idempotency;
 mod task;
 mod tx;
+mod writer;
 
 use std::{
     borrow::Cow,
@@ -87,14 +114,17 @@ use std::{
     time::Duration,
 };
 
+use futures::future::BoxFuture;
 use sqlx::{
     any::{AnyPoolOptions, AnyRow},
     error::BoxDynError,
     migrate::{Migration, MigrationSource, MigrationType, Migrator},
-    AnyPool, Executor as _,
+    AnyConnection, AnyPool, Executor as _,
 };
 
 pub use self::tx::TxConnection;
+pub use self::writer::GROUP_MAX;
+use self::writer::{Transaction, Writer};
 pub use self::{
     approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
     idempotency::SqlIdempotencyStore, task::SqlTasks,
@@ -107,12 +137,27 @@ pub use sqlx;
 pub const PURGE_EVERY: Duration = Duration::from_secs(60);
 
 /// The connections of a pool: 32, as many as the concurrent callers a server expects to
-/// keep busy (each keyed write holds one for each of its statements in turn; sqlx's
-/// default, 10, queues callers behind the pool at 32 concurrent writes).
+/// keep busy (on PostgreSQL each keyed write holds one for each of its statements in turn;
+/// sqlx's default, 10, queues callers behind the pool at 32 concurrent writes). On a SQLite
+/// file they are the readers: the writes go through one writer ([`GROUP_MAX`]).
 pub const POOL_SIZE: u32 = 32;
 
-/// How long a SQLite connection waits for another writer before failing: 10 s.
+/// How long a SQLite connection waits for another writer before failing: 10 s. The stores'
+/// own writes never wait for each other (they go through one writer, [`GROUP_MAX`]); this
+/// bounds the wait for another process on the file, or the application's own writes through
+/// [`SqlStores::pool`].
 pub const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The pragmas of every SQLite connection: WAL, `synchronous = FULL` (a write the store
+/// reported is on disk), foreign keys, [`SQLITE_BUSY_TIMEOUT`].
+fn sqlite_pragmas() -> [String; 4] {
+    [
+        format!("PRAGMA busy_timeout = {}", SQLITE_BUSY_TIMEOUT.as_millis()),
+        "PRAGMA journal_mode = WAL".to_owned(),
+        "PRAGMA synchronous = FULL".to_owned(),
+        "PRAGMA foreign_keys = ON".to_owned(),
+    ]
+}
 
 /// Which database a URL names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,11 +255,16 @@ pub struct SqlStores {
     db: Db,
 }
 
-/// What every store holds: the pool, its dialect, and when each table is next purged.
+/// What every store holds: the pool, its dialect, SQLite's writer, and when each table is
+/// next purged.
 #[derive(Debug, Clone)]
 struct Db {
+    /// Reads; every write too, but on a SQLite file (see `writer`).
     pool: AnyPool,
     dialect: Dialect,
+    /// A SQLite file's one writer (none for PostgreSQL, nor for an in-memory SQLite
+    /// database, whose pool is its one connection).
+    writer: Option<Writer>,
     purges: Arc<Purges>,
 }
 
@@ -275,12 +325,7 @@ impl SqlStores {
             }
             options = options.after_connect(|connection, _| {
                 Box::pin(async move {
-                    for pragma in [
-                        format!("PRAGMA busy_timeout = {}", SQLITE_BUSY_TIMEOUT.as_millis()),
-                        "PRAGMA journal_mode = WAL".to_owned(),
-                        "PRAGMA synchronous = FULL".to_owned(),
-                        "PRAGMA foreign_keys = ON".to_owned(),
-                    ] {
+                    for pragma in sqlite_pragmas() {
                         connection.execute(pragma.as_str()).await?;
                     }
                     Ok(())
@@ -290,10 +335,16 @@ impl SqlStores {
         let pool = options.connect(&url).await.map_err(|e| {
             StoreError::Invalid(format!("SQL stores: connecting to {}: {e}", redact(&url)))
         })?;
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        let writer = match dialect {
+            Dialect::Sqlite if !in_memory => Some(Writer::start(&url).await?),
+            _ => None,
+        };
         Ok(Self {
             db: Db {
                 pool,
                 dialect,
+                writer,
                 purges: Arc::default(),
             },
         })
@@ -317,6 +368,11 @@ impl SqlStores {
 
     /// The pool, for the application's own tables in the same database. Its statements go
     /// through sqlx's `Any` driver: `$1` placeholders, integers, text and bytes.
+    ///
+    /// On a SQLite file the stores read through this pool and write through their one
+    /// writer; the application's writes here take the file's write lock between the
+    /// writer's groups (waiting up to [`SQLITE_BUSY_TIMEOUT`]). Rows that must commit with a
+    /// write's records go through [`Tx`](crate::Tx).
     pub fn pool(&self) -> &AnyPool {
         &self.db.pool
     }
@@ -352,8 +408,12 @@ impl SqlStores {
         SqlArtifactStore::new(self.db.clone(), limits)
     }
 
-    /// Closes the pool: waits for the connections in use to come back, then closes all.
+    /// Closes the pool: waits for the connections in use to come back, then closes all
+    /// (on a SQLite file, the writer first, after the writes queued before).
     pub async fn close(&self) {
+        if let Some(writer) = &self.db.writer {
+            writer.close().await;
+        }
         self.db.pool.close().await;
     }
 }
@@ -361,7 +421,7 @@ impl SqlStores {
 impl Db {
     /// Deletes the rows of a table that expired, when its turn has come (at most once per
     /// [`PURGE_EVERY`] per [`SqlStores`]); `sql` takes the cutoff as `$1`.
-    async fn purge(&self, next: &AtomicU64, now: u64, sql: &str, cutoff: i64) {
+    async fn purge(&self, next: &AtomicU64, now: u64, sql: &'static str, cutoff: i64) {
         let due = next.load(Ordering::Relaxed);
         if now < due
             || next
@@ -375,9 +435,62 @@ impl Db {
         {
             return;
         }
-        if let Err(error) = sqlx::query(sql).bind(cutoff).execute(&self.pool).await {
+        let purged = self
+            .write(false, move |connection| {
+                Box::pin(async move {
+                    sqlx::query(sql)
+                        .bind(cutoff)
+                        .execute(connection)
+                        .await
+                        .map_err(failed("purging expired rows"))
+                })
+            })
+            .await;
+        if let Err(error) = purged {
             // Expired rows are invisible anyway; the next turn tries again.
             tracing::warn!(%error, "SQL stores: purging expired rows failed");
+        }
+    }
+
+    /// One write: `job`'s statements, committed when this returns. On a SQLite file, a job
+    /// of the writer's next group (in a savepoint of its own, so that its error undoes its
+    /// statements and no one else's); elsewhere on a pool connection, in a transaction when
+    /// `atomic` (the job has several statements that must commit together), else each
+    /// statement in autocommit.
+    async fn write<T, F>(&self, atomic: bool, job: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, Result<T, StoreError>>
+            + Send
+            + 'static,
+    {
+        if let Some(writer) = &self.writer {
+            return writer.run(job).await;
+        }
+        if atomic {
+            let mut tx = Transaction::on_pool(&self.pool, self.dialect.begin_write())
+                .await
+                .map_err(failed("beginning a write"))?;
+            let value = job(&mut *tx).await?;
+            tx.commit().await.map_err(failed("committing a write"))?;
+            return Ok(value);
+        }
+        let mut connection = self
+            .pool
+            .acquire()
+            .await
+            .map_err(failed("acquiring a connection"))?;
+        job(&mut *connection).await
+    }
+
+    /// A write transaction opened with `begin` (SQLite: the writer's connection, leased
+    /// until it commits or drops; the writes queued meanwhile wait).
+    async fn begin(&self, begin: &'static str) -> Result<Transaction, StoreError> {
+        match &self.writer {
+            Some(writer) => Transaction::on_writer(writer, begin).await,
+            None => Transaction::on_pool(&self.pool, begin)
+                .await
+                .map_err(failed("beginning a write")),
         }
     }
 }
@@ -424,10 +537,6 @@ fn redact(url: &str) -> String {
     }
 }
 
-/// `$first, $first+1, ...` for `count` values.
-/// A transaction of the stores' pool.
-type Transaction = sqlx::Transaction<'static, sqlx::Any>;
-
 /// Completes a claimed key: `$5` the result as JSON text.
 const COMPLETE: &str = "UPDATE mcp_result_idempotency SET state = 'completed', result = $5 \
                         WHERE tool = $1 AND caller = $2 AND idem_key = $3 AND token = $4 \
@@ -447,6 +556,7 @@ fn keyed<'q>(
         .bind(int(token))
 }
 
+/// `$first, $first+1, ...` for `count` values.
 fn placeholders(first: usize, count: usize) -> String {
     (first..first + count)
         .map(|n| format!("${n}"))

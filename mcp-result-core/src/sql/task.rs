@@ -48,23 +48,33 @@ impl TaskStore for SqlTasks {
             self.purge(now).await;
             // The caller's unexpired tasks are counted in the insert itself (index: caller,
             // expiry).
-            let inserted = sqlx::query(
-                "INSERT INTO mcp_result_tasks (id, caller, expires_ms, version, body) \
-                 SELECT $1, $2, $3, $4, $5 \
-                 WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_tasks \
-                        WHERE caller = $2 AND expires_ms > $6 LIMIT $7) AS held) < $7",
-            )
-            .bind(&task.id)
-            .bind(&task.caller)
-            .bind(int(task.expires_ms()))
-            .bind(int(task.version))
-            .bind(body(task)?)
-            .bind(int(now))
-            .bind(i64::try_from(per_caller).unwrap_or(i64::MAX))
-            .execute(&self.db.pool)
-            .await
-            .map_err(failed("storing a task"))?;
-            if inserted.rows_affected() == 0 {
+            let (id, caller) = (task.id.clone(), task.caller.clone());
+            let (expires_ms, version, body) = (task.expires_ms(), task.version, body(task)?);
+            let inserted = self
+                .db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        sqlx::query(
+                            "INSERT INTO mcp_result_tasks (id, caller, expires_ms, version, body) \
+                             SELECT $1, $2, $3, $4, $5 \
+                             WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_tasks \
+                                    WHERE caller = $2 AND expires_ms > $6 LIMIT $7) AS held) < $7",
+                        )
+                        .bind(id)
+                        .bind(caller)
+                        .bind(int(expires_ms))
+                        .bind(int(version))
+                        .bind(body)
+                        .bind(int(now))
+                        .bind(i64::try_from(per_caller).unwrap_or(i64::MAX))
+                        .execute(connection)
+                        .await
+                        .map_err(failed("storing a task"))
+                        .map(|done| done.rows_affected())
+                    })
+                })
+                .await?;
+            if inserted == 0 {
                 return Err(StoreError::Refused(format!(
                     "this caller holds {per_caller} tasks, its limit"
                 )));
@@ -96,19 +106,28 @@ impl TaskStore for SqlTasks {
     fn replace<'a>(&'a self, task: &'a TaskRecord) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let now = unix_ms(SystemTime::now());
-            let updated = sqlx::query(
-                "UPDATE mcp_result_tasks SET version = $2, body = $3 \
-                 WHERE id = $1 AND version = $4 AND expires_ms > $5",
-            )
-            .bind(&task.id)
-            .bind(int(task.version))
-            .bind(body(task)?)
-            .bind(int(task.version.saturating_sub(1)))
-            .bind(int(now))
-            .execute(&self.db.pool)
-            .await
-            .map_err(failed("changing a task"))?;
-            Ok(updated.rows_affected() == 1)
+            let (id, version, body) = (task.id.clone(), task.version, body(task)?);
+            let updated = self
+                .db
+                .write(false, move |connection| {
+                    Box::pin(async move {
+                        sqlx::query(
+                            "UPDATE mcp_result_tasks SET version = $2, body = $3 \
+                             WHERE id = $1 AND version = $4 AND expires_ms > $5",
+                        )
+                        .bind(id)
+                        .bind(int(version))
+                        .bind(body)
+                        .bind(int(version.saturating_sub(1)))
+                        .bind(int(now))
+                        .execute(connection)
+                        .await
+                        .map_err(failed("changing a task"))
+                        .map(|done| done.rows_affected())
+                    })
+                })
+                .await?;
+            Ok(updated == 1)
         })
     }
 }

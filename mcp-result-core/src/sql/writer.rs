@@ -1,0 +1,504 @@
+//! SQLite's one writer: every write of the stores on a SQLite file goes through one
+//! connection, in the order the writes arrive, and commits in groups.
+//!
+//! SQLite lets one connection write at a time. Many pooled connections contending for that
+//! lock (`BEGIN IMMEDIATE`) wait in SQLite's busy handler, which sleeps and retries: no
+//! order, and a long tail. Here a write is a job on a queue (a tokio `mpsc`, first come first
+//! served) served by one task on a thread of its own, which owns the one writing
+//! connection. It takes the first waiting job and every job queued behind it (up to
+//! [`GROUP_MAX`]), opens one `BEGIN IMMEDIATE` transaction, runs each job in a `SAVEPOINT` of
+//! its own — a job that fails is rolled back to its savepoint, so it fails alone and its
+//! group goes on — and commits once: one `fsync` (`synchronous = FULL`) for the whole group.
+//! Callers are answered only after that commit; when it fails, every job of the group gets
+//! the error.
+//!
+//! A write that must hold a transaction open across the application's own statements
+//! ([`Tx`](crate::Tx), the audit log's archive, an artifact put) leases the connection
+//! instead: the writer finishes its group, hands the connection over, and waits for it to
+//! come back (committed, or rolled back on drop) before it serves the queue again.
+//!
+//! Reads never queue here: they run on the pool's connections (WAL readers).
+
+use std::{
+    collections::VecDeque,
+    fmt,
+    ops::{Deref, DerefMut},
+};
+
+use futures::future::BoxFuture;
+use sqlx::{AnyConnection, Connection as _, Executor as _};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::store::StoreError;
+
+/// The most jobs one commit covers: 64.
+pub const GROUP_MAX: usize = 64;
+
+/// Where each job of a group starts, and where a failed one is rolled back to.
+const SAVEPOINT: &str = "SAVEPOINT mcp_result_job";
+const RELEASE: &str = "RELEASE mcp_result_job";
+const ROLLBACK_TO: &str = "ROLLBACK TO mcp_result_job";
+
+/// A job's statements, run on the writer's connection inside the group's transaction.
+trait Job: Send {
+    /// Runs the statements; what they did, to answer once the group's commit is known.
+    fn run<'c>(self: Box<Self>, connection: &'c mut AnyConnection) -> BoxFuture<'c, Ran>;
+    /// Answers the caller without running (the writer could not begin).
+    fn fail(self: Box<Self>, error: String);
+}
+
+/// A job that ran: whether its statements stand, and the answer to its caller, given the
+/// group's commit error if any.
+struct Ran {
+    ok: bool,
+    answer: Box<dyn FnOnce(Option<&str>) + Send>,
+}
+
+/// A job of a caller awaiting `reply`.
+struct Pending<T, F> {
+    job: F,
+    reply: oneshot::Sender<Result<T, StoreError>>,
+}
+
+impl<T, F> Job for Pending<T, F>
+where
+    T: Send + 'static,
+    F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, Result<T, StoreError>>
+        + Send
+        + 'static,
+{
+    fn run<'c>(self: Box<Self>, connection: &'c mut AnyConnection) -> BoxFuture<'c, Ran> {
+        Box::pin(async move {
+            let Pending { job, reply } = *self;
+            if reply.is_closed() {
+                // Its caller is gone (cancelled before its turn): nothing runs.
+                return Ran {
+                    ok: true,
+                    answer: Box::new(|_| {}),
+                };
+            }
+            let result = job(connection).await;
+            let ok = result.is_ok();
+            Ran {
+                ok,
+                answer: Box::new(move |commit: Option<&str>| {
+                    let result = match commit {
+                        Some(error) if ok => Err(StoreError::Database {
+                            what: "committing a group of writes",
+                            source: error.to_owned().into(),
+                        }),
+                        _ => result,
+                    };
+                    let _ = reply.send(result);
+                }),
+            }
+        })
+    }
+
+    fn fail(self: Box<Self>, error: String) {
+        let _ = self.reply.send(Err(StoreError::Database {
+            what: "writing",
+            source: error.into(),
+        }));
+    }
+}
+
+/// The connection, handed back by a [`Lease`]: whether a transaction is still open on it.
+type Returned = (AnyConnection, bool);
+
+enum Message {
+    Job(Box<dyn Job>),
+    Lease(oneshot::Sender<Result<Lease, String>>),
+    Close(oneshot::Sender<()>),
+}
+
+/// The queue of SQLite's one writer (clones share it). The writer stops when it is closed or
+/// when the last clone drops.
+#[derive(Clone)]
+pub(super) struct Writer {
+    queue: mpsc::UnboundedSender<Message>,
+}
+
+impl fmt::Debug for Writer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Writer").finish_non_exhaustive()
+    }
+}
+
+fn stopped() -> StoreError {
+    StoreError::Invalid("SQL stores: the SQLite writer stopped (the stores were closed)".into())
+}
+
+/// Opens the writer's connection, with the pragmas of every connection of the file.
+async fn connect(url: &str) -> Result<AnyConnection, sqlx::Error> {
+    let mut connection = AnyConnection::connect(url).await?;
+    for pragma in super::sqlite_pragmas() {
+        connection.execute(pragma.as_str()).await?;
+    }
+    Ok(connection)
+}
+
+impl Writer {
+    /// Connects the writer to `url` (a SQLite file) and starts it on a thread of its own, so
+    /// that it outlives no runtime and no runtime's shutdown stops it.
+    pub(super) async fn start(url: &str) -> Result<Self, StoreError> {
+        let (queue, inbox) = mpsc::unbounded_channel();
+        let (ready, started) = oneshot::channel();
+        let url = url.to_owned();
+        std::thread::Builder::new()
+            .name("mcp-result-sqlite-writer".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = ready.send(Err(error.to_string()));
+                        return;
+                    }
+                };
+                runtime.block_on(async move {
+                    match connect(&url).await {
+                        Ok(connection) => {
+                            let _ = ready.send(Ok(()));
+                            serve(connection, &url, inbox).await;
+                        }
+                        Err(error) => {
+                            let _ = ready.send(Err(error.to_string()));
+                        }
+                    }
+                });
+            })
+            .map_err(|source| StoreError::Io {
+                what: "SQL stores: starting the SQLite writer".into(),
+                source,
+            })?;
+        match started.await {
+            Ok(Ok(())) => Ok(Self { queue }),
+            Ok(Err(error)) => Err(StoreError::Invalid(format!(
+                "SQL stores: connecting the SQLite writer: {error}"
+            ))),
+            Err(_) => Err(stopped()),
+        }
+    }
+
+    /// Runs `job` in the next group: its statements committed (with the group's) before
+    /// this returns its value; on its error, none of them stays.
+    pub(super) async fn run<T, F>(&self, job: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, Result<T, StoreError>>
+            + Send
+            + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        self.queue
+            .send(Message::Job(Box::new(Pending { job, reply })))
+            .map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
+    }
+
+    /// The writer's connection, for one transaction of the caller's, once the writes queued
+    /// before it are committed. It comes back when the lease drops.
+    pub(super) async fn lease(&self) -> Result<Lease, StoreError> {
+        let (reply, lease) = oneshot::channel();
+        self.queue
+            .send(Message::Lease(reply))
+            .map_err(|_| stopped())?;
+        lease
+            .await
+            .map_err(|_| stopped())?
+            .map_err(|error| StoreError::Database {
+                what: "connecting the SQLite writer",
+                source: error.into(),
+            })
+    }
+
+    /// Stops the writer after the writes queued before, and closes its connection.
+    pub(super) async fn close(&self) {
+        let (ack, closed) = oneshot::channel();
+        if self.queue.send(Message::Close(ack)).is_ok() {
+            let _ = closed.await;
+        }
+    }
+}
+
+/// The writer's loop: one message at a time, jobs in groups.
+async fn serve(connection: AnyConnection, url: &str, mut inbox: mpsc::UnboundedReceiver<Message>) {
+    let mut connection = Some(connection);
+    // Messages taken off the queue but not served yet (a group cut by a lease, or the jobs a
+    // broken group had not run).
+    let mut backlog: VecDeque<Message> = VecDeque::new();
+    loop {
+        let message = match backlog.pop_front() {
+            Some(message) => message,
+            None => match inbox.recv().await {
+                Some(message) => message,
+                None => break,
+            },
+        };
+        if let Message::Close(ack) = message {
+            inbox.close();
+            while let Ok(message) = inbox.try_recv() {
+                backlog.push_back(message);
+            }
+            for message in backlog.drain(..) {
+                refuse(message, "the stores were closed");
+            }
+            if let Some(connection) = connection.take() {
+                let _ = connection.close().await;
+            }
+            let _ = ack.send(());
+            return;
+        }
+        if connection.is_none() {
+            match connect(url).await {
+                Ok(fresh) => connection = Some(fresh),
+                Err(error) => {
+                    refuse(message, &error.to_string());
+                    continue;
+                }
+            }
+        }
+        let Some(mut current) = connection.take() else {
+            continue;
+        };
+        match message {
+            Message::Close(_) => unreachable!("served above"),
+            Message::Lease(reply) => connection = lend(current, reply).await,
+            Message::Job(job) => {
+                let mut group = vec![job];
+                while group.len() < GROUP_MAX {
+                    let next = match backlog.pop_front() {
+                        Some(message) => message,
+                        None => match inbox.try_recv() {
+                            Ok(message) => message,
+                            Err(_) => break,
+                        },
+                    };
+                    match next {
+                        Message::Job(job) => group.push(job),
+                        other => {
+                            backlog.push_front(other);
+                            break;
+                        }
+                    }
+                }
+                let (healthy, unrun) = commit_group(&mut current, group).await;
+                // A group that broke rolled back; the jobs it had not run yet go first.
+                for job in unrun.into_iter().rev() {
+                    backlog.push_front(Message::Job(job));
+                }
+                if healthy {
+                    connection = Some(current);
+                } else {
+                    let _ = current.close().await;
+                }
+            }
+        }
+    }
+    if let Some(connection) = connection {
+        let _ = connection.close().await;
+    }
+}
+
+/// Answers `message` with `error` without serving it.
+fn refuse(message: Message, error: &str) {
+    match message {
+        Message::Job(job) => job.fail(error.to_owned()),
+        Message::Lease(reply) => {
+            let _ = reply.send(Err(error.to_owned()));
+        }
+        Message::Close(ack) => {
+            let _ = ack.send(());
+        }
+    }
+}
+
+/// One group: `BEGIN IMMEDIATE`, each job in its savepoint, one `COMMIT`, then the answers.
+/// Whether the connection is still fit to use, and the jobs not run when the group broke.
+async fn commit_group(
+    connection: &mut AnyConnection,
+    group: Vec<Box<dyn Job>>,
+) -> (bool, Vec<Box<dyn Job>>) {
+    if let Err(error) = connection.execute("BEGIN IMMEDIATE").await {
+        let error = format!("beginning a group of writes: {error}");
+        for job in group {
+            job.fail(error.clone());
+        }
+        return (false, Vec::new());
+    }
+    let mut ran: Vec<Ran> = Vec::with_capacity(group.len());
+    let mut jobs = group.into_iter();
+    let mut broken = None;
+    for job in jobs.by_ref() {
+        if let Err(error) = connection.execute(SAVEPOINT).await {
+            job.fail(format!("opening a write: {error}"));
+            broken = Some(error);
+            break;
+        }
+        let done = job.run(connection).await;
+        let end = if done.ok {
+            connection.execute(RELEASE).await
+        } else {
+            // Its statements go; the group's stay.
+            match connection.execute(ROLLBACK_TO).await {
+                Ok(_) => connection.execute(RELEASE).await,
+                Err(error) => Err(error),
+            }
+        };
+        ran.push(done);
+        if let Err(error) = end {
+            // The transaction is in no known state (SQLite may have rolled it all back).
+            broken = Some(error);
+            break;
+        }
+    }
+    let unrun: Vec<Box<dyn Job>> = jobs.collect();
+    if let Some(error) = broken {
+        let _ = connection.execute("ROLLBACK").await;
+        let error = format!("a group of writes broke, nothing of it was committed: {error}");
+        for done in ran {
+            (done.answer)(Some(&error));
+        }
+        return (false, unrun);
+    }
+    match connection.execute("COMMIT").await {
+        Ok(_) => {
+            for done in ran {
+                (done.answer)(None);
+            }
+            (true, unrun)
+        }
+        Err(error) => {
+            let _ = connection.execute("ROLLBACK").await;
+            let error = error.to_string();
+            for done in ran {
+                (done.answer)(Some(&error));
+            }
+            (false, unrun)
+        }
+    }
+}
+
+/// Hands `connection` to the caller of `reply` and waits for it to come back; `None` when it
+/// did not (the writer connects again).
+async fn lend(
+    connection: AnyConnection,
+    reply: oneshot::Sender<Result<Lease, String>>,
+) -> Option<AnyConnection> {
+    let (back, returned) = oneshot::channel::<Returned>();
+    let lease = Lease {
+        connection: Some(connection),
+        back: Some(back),
+        open: false,
+    };
+    // A caller gone meanwhile drops the lease it was not given: it comes back at once.
+    drop(reply.send(Ok(lease)));
+    let (mut connection, open) = returned.await.ok()?;
+    if open && connection.execute("ROLLBACK").await.is_err() {
+        let _ = connection.close().await;
+        return None;
+    }
+    Some(connection)
+}
+
+/// The writer's connection, lent for one transaction; it goes back to the writer when this
+/// drops, rolled back there if still open.
+pub(super) struct Lease {
+    connection: Option<AnyConnection>,
+    back: Option<oneshot::Sender<Returned>>,
+    open: bool,
+}
+
+impl Lease {
+    fn connection(&mut self) -> &mut AnyConnection {
+        self.connection
+            .as_mut()
+            .expect("a lease holds its connection until it drops")
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let (Some(connection), Some(back)) = (self.connection.take(), self.back.take()) {
+            let _ = back.send((connection, self.open));
+        }
+    }
+}
+
+/// A write transaction of the stores: on the pool (PostgreSQL; an in-memory SQLite
+/// database), or on the SQLite writer's connection, leased. Rolled back when dropped
+/// uncommitted. `&mut *transaction` is the connection, an executor.
+pub(super) struct Transaction(Inner);
+
+enum Inner {
+    Pool(sqlx::Transaction<'static, sqlx::Any>),
+    Lease(Lease),
+}
+
+impl Transaction {
+    /// `begin` (`BEGIN IMMEDIATE`, ...) on the pool's connection `pool`.
+    pub(super) async fn on_pool(
+        pool: &sqlx::AnyPool,
+        begin: &'static str,
+    ) -> Result<Self, sqlx::Error> {
+        Ok(Self(Inner::Pool(pool.begin_with(begin).await?)))
+    }
+
+    /// `begin` on the writer's connection, leased until this commits or drops.
+    pub(super) async fn on_writer(writer: &Writer, begin: &str) -> Result<Self, StoreError> {
+        let mut lease = writer.lease().await?;
+        lease
+            .connection()
+            .execute(begin)
+            .await
+            .map_err(super::failed("beginning a write"))?;
+        lease.open = true;
+        Ok(Self(Inner::Lease(lease)))
+    }
+
+    /// Commits.
+    ///
+    /// # Errors
+    /// The commit failed (the database may have committed before the answer was lost).
+    pub(super) async fn commit(self) -> Result<(), sqlx::Error> {
+        match self.0 {
+            Inner::Pool(transaction) => transaction.commit().await,
+            Inner::Lease(mut lease) => {
+                lease.connection().execute("COMMIT").await?;
+                lease.open = false;
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transaction").finish_non_exhaustive()
+    }
+}
+
+impl Deref for Transaction {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
+        match &self.0 {
+            Inner::Pool(transaction) => &**transaction,
+            Inner::Lease(lease) => lease
+                .connection
+                .as_ref()
+                .expect("a lease holds its connection until it drops"),
+        }
+    }
+}
+
+impl DerefMut for Transaction {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        match &mut self.0 {
+            Inner::Pool(transaction) => &mut **transaction,
+            Inner::Lease(lease) => lease.connection(),
+        }
+    }
+}
