@@ -44,7 +44,8 @@ pub enum StoreError {
     #[error("{0}")]
     Invalid(String),
     /// A bound of the store refused the request (a caller's quota): nothing was stored. The
-    /// message names the bound; the framework answers `quota_exceeded`.
+    /// message names the bound; the framework answers `policy_blocked`
+    /// (status `blocked`, built by `ToolError::quota_exceeded`).
     #[error("{0}")]
     Refused(String),
 }

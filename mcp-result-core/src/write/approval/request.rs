@@ -138,7 +138,7 @@ impl Refusal {
 /// How many pending approval requests one caller identity may have at once (unexpired and
 /// undecided, out-of-band requests and input-required rounds alike): past it a new request
 /// is refused ([`StoreError::Refused`](crate::store::StoreError::Refused); the call answers
-/// `quota_exceeded`) until older ones are decided or expire, so one caller cannot fill the
+/// `policy_blocked`) until older ones are decided or expire, so one caller cannot fill the
 /// store. Every [`ApprovalStore`] the framework ships keeps it (the SQL stores count in the
 /// insert itself: requests of one caller created at the same instant may pass it by as many).
 pub const PENDING_PER_CALLER: usize = 1_000;

@@ -79,8 +79,8 @@ pub(crate) enum Begin {
 
 /// Claims the key of a keyed write. A repeat of a write that ran (or runs) is answered here,
 /// from the store, before any approval is asked for or used again: the stored answer
-/// (replayed), `idempotency_key_reused`, `outcome_unknown`, `quota_exceeded`, or, after
-/// waiting up to `limit` (the tool's time limit, else [`DEFAULT_WAIT`]) for a running one,
+/// (replayed), `idempotency_key_reused`, `outcome_unknown`, `policy_blocked` (a store bound,
+/// [`ToolError::quota_exceeded`]), or, after waiting up to `limit` (the tool's time limit, else [`DEFAULT_WAIT`]) for a running one,
 /// its answer or `in_progress`. The claim's lease is `limit` × 4 + 60 s.
 pub(crate) async fn claim(
     store: Arc<dyn IdempotencyStore>,
@@ -124,8 +124,8 @@ pub(crate) fn lease_of(limit: Option<Duration>) -> (Duration, Duration) {
 }
 
 /// The answer of a call whose key another call holds or held: the stored answer (replayed),
-/// `idempotency_key_reused`, `outcome_unknown`, `quota_exceeded`, or, after waiting up to
-/// `limit` for a running one, its answer or `in_progress`.
+/// `idempotency_key_reused`, `outcome_unknown`, `policy_blocked` (a store bound), or, after
+/// waiting up to `limit` for a running one, its answer or `in_progress`.
 pub(crate) async fn answer_held(
     claim: Claim,
     store: &dyn IdempotencyStore,

@@ -104,7 +104,7 @@ pub struct MemoryIdempotencyStore {
 }
 
 /// How many live idempotency keys the in-memory store keeps: a new key past a bound is
-/// refused (`quota_exceeded`, the write does not run) until older keys expire.
+/// refused (`policy_blocked`, status `blocked`: the write does not run) until older keys expire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KeyLimits {
     /// Live keys of one caller identity. Default 10,000 (a day of a write every 9 s).
