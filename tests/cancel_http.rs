@@ -13,7 +13,9 @@
 //! - cancelled through the other instance, the same;
 //! - a keyed write held before its run (its idempotency claim waits on a table lock) and
 //!   cancelled through the other instance never runs, and its key is free for the retry;
-//! - another caller's cancel, or a cancel of an id that runs nowhere, changes nothing.
+//! - another caller's cancel, or a cancel of an id that runs nowhere, changes nothing;
+//! - two processes of the example (`--store postgres://...`): a transactional note that
+//!   started on one, cancelled through the other, is rolled back, and no note stays.
 
 mod common;
 
@@ -351,7 +353,11 @@ async fn a_write_cancelled_on_another_instance_before_it_runs_never_runs() {
             },
         })
     );
-    assert_eq!(shop.refunds.load(Ordering::SeqCst), 0, "the refund never ran");
+    assert_eq!(
+        shop.refunds.load(Ordering::SeqCst),
+        0,
+        "the refund never ran"
+    );
     // The key was given back: the retry (not cancelled) refunds, once.
     let (status, retried, _) = call(&b, "alice-token", json!(8), "refund", arguments)
         .await
@@ -397,7 +403,11 @@ async fn another_callers_cancel_is_ignored() {
 #[tokio::test]
 async fn a_cancel_of_an_unknown_id_changes_nothing() {
     let shop = Shop::default();
-    let url = serve(shop.clone(), State::new().with_cancel_bus(CancelBus::local())).await;
+    let url = serve(
+        shop.clone(),
+        State::new().with_cancel_bus(CancelBus::local()),
+    )
+    .await;
     let database = TestDatabase::create().await;
     let a = instance(shop.clone(), database.url()).await;
     let b = instance(shop.clone(), database.url()).await;
@@ -429,3 +439,98 @@ async fn a_cancel_of_an_unknown_id_changes_nothing() {
     }
     assert_eq!(shop.reports.load(Ordering::SeqCst), 2);
 }
+
+// ---------------------------------------------------------------------------------------
+// Two processes of the example on one PostgreSQL database
+// ---------------------------------------------------------------------------------------
+
+/// The example on `port` with `--store`, its notes slowed inside the write's transaction.
+fn helpdesk(port: u16, store: &str) -> tokio::process::Child {
+    tokio::process::Command::new(common::example_path("helpdesk"))
+        .args(["--http", &format!("127.0.0.1:{port}"), "--store", store])
+        .env(
+            "MCP_RESULT_SERVER_KEY",
+            "Y2FuY2VsLWh0dHAtdGVzdC1zZXJ2ZXIta2V5LTMyIQ==",
+        )
+        .env("HELPDESK_NOTE_DELAY_MS", "5000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the example")
+}
+
+/// A keyed note written in its transaction on one process, cancelled through the other
+/// while it runs: the transaction is rolled back, the POST answered so within a second, and
+/// the ticket has no such note.
+#[tokio::test]
+async fn a_started_transactional_write_cancelled_through_another_process_rolls_back() {
+    let database = TestDatabase::create().await;
+    let (port_a, port_b) = (common::free_port(), common::free_port());
+    let _a = helpdesk(port_a, database.url());
+    assert!(common::wait_listening(port_a).await);
+    let _b = helpdesk(port_b, database.url());
+    assert!(common::wait_listening(port_b).await);
+    let (a, b) = (
+        format!("http://127.0.0.1:{port_a}/mcp"),
+        format!("http://127.0.0.1:{port_b}/mcp"),
+    );
+    let note = call(
+        &a,
+        "alice-token",
+        json!(3),
+        "add_internal_note",
+        json!({"ticketId": "T-1001", "body": "cancel-test", "requestId": "note-3"}),
+    );
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!note.is_finished(), "the note is being written");
+    let (status, body, sent) = cancel(&b, "alice-token", json!(3)).await;
+    assert_eq!((status, body.as_str()), (202, ""));
+    let (status, answer, answered) = note.await.unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        answered.duration_since(sent) < Duration::from_secs(1),
+        "answered {:?} after the cancel",
+        answered.duration_since(sent)
+    );
+    let structured = &answer["result"]["structuredContent"];
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        (
+            &structured["status"],
+            &structured["errorKind"],
+            &structured["message"]
+        ),
+        (
+            &json!("failed"),
+            &json!("upstream_timeout"),
+            &json!(ROLLED_BACK)
+        ),
+        "{answer}"
+    );
+    // Past the delay the note would have been committed: none is.
+    tokio::time::sleep(Duration::from_millis(5000)).await;
+    let (status, ticket, _) = call(
+        &b,
+        "alice-token",
+        json!(4),
+        "get_ticket",
+        json!({"ticketId": "T-1001"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 200);
+    let notes = &ticket["result"]["structuredContent"]["notes"];
+    assert!(
+        !notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|note| note == "cancel-test"),
+        "no note: {notes}"
+    );
+}
+
+/// What a transactional write its client cancelled is answered.
+const ROLLED_BACK: &str =
+    "The call was cancelled and the write rolled back: nothing happened. Safe to retry.";

@@ -86,6 +86,12 @@ pub(crate) async fn serve_http(
             .with_lease(std::time::Duration::from_millis(ms));
         options.state = options.state.with(policy);
     }
+    // A client's `notifications/cancelled` reaches its call on whichever instance of the
+    // `--store` database runs it (PostgreSQL; on SQLite, this instance's).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    if let Some(sql) = &desk.sql {
+        options.state = options.state.with_cancel_bus(sql.cancel_bus().await?);
+    }
     let verifier: Arc<dyn TokenVerifier> = match (&access.issuer, &access.resource) {
         (Some(issuer), Some(resource)) => {
             let (verifier, resource) =

@@ -56,9 +56,9 @@ impl PgRemote {
 /// sent once this returns reaches its calls.
 pub(super) async fn connect(pool: &AnyPool) -> Result<CancelBus, StoreError> {
     let url = pool.connect_options().database_url.clone();
-    let mut listener = PgListener::connect(url.as_str()).await.map_err(|e| {
-        StoreError::Invalid(format!("cancel bus: connecting its listener: {e}"))
-    })?;
+    let mut listener = PgListener::connect(url.as_str())
+        .await
+        .map_err(|e| StoreError::Invalid(format!("cancel bus: connecting its listener: {e}")))?;
     listener
         .listen(CHANNEL)
         .await
