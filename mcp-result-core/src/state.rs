@@ -85,8 +85,8 @@ const MAX_LOG_LEVELS: usize = 10_000;
 
 impl State {
     /// Fresh in-memory stores ([`MemoryIdempotencyStore`], [`MemoryApprovals`]), audit
-    /// records to the log ([`TracingSink`]), the configured server key
-    /// ([`ServerKey::global`]), no values.
+    /// records to the log ([`TracingSink`]), a cancel bus of this instance only
+    /// ([`CancelBus::local`]), the configured server key ([`ServerKey::global`]), no values.
     pub fn new() -> Self {
         Self {
             inner: Arc::new(Inner {

@@ -38,7 +38,9 @@
 //! `legacy_session_mode: false`): no MCP session lives in one instance's memory, so any
 //! instance behind a load balancer answers any request (MCP 2026-07-28 requests are
 //! stateless anyway). All state a request depends on must then live in shared stores
-//! (the `postgres` feature).
+//! (the `postgres` feature). A client's `notifications/cancelled`, a POST of its own, reaches
+//! its call on another instance through the stores' cancel bus
+//! ([`State::with_cancel_bus`](crate::State::with_cancel_bus) with `SqlStores::cancel_bus`).
 
 mod auth;
 mod calls;
