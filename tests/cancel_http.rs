@@ -13,6 +13,7 @@
 //! - cancelled through the other instance, the same;
 //! - a keyed write held before its run (its idempotency claim waits on a table lock) and
 //!   cancelled through the other instance never runs, and its key is free for the retry;
+//! - a write that started runs to its end and its POST is answered its outcome;
 //! - another caller's cancel, or a cancel of an id that runs nowhere, changes nothing;
 //! - two processes of the example (`--store postgres://...`): a transactional note that
 //!   started on one, cancelled through the other, is rolled back, and no note stays.
@@ -81,6 +82,7 @@ pub struct RefundArgs {
 struct Shop {
     reports: Arc<AtomicUsize>,
     refunds: Arc<AtomicUsize>,
+    archives: Arc<AtomicUsize>,
 }
 
 #[mcp_tools]
@@ -99,6 +101,17 @@ impl Shop {
         self.refunds.fetch_add(1, Ordering::SeqCst);
         Ok(Refunded {
             order_id: args.order_id,
+            receipt: WriteReceipt::succeeded(),
+        })
+    }
+
+    /// Archive old orders (no key: each call archives).
+    #[mcp_tool]
+    async fn archive(&self, args: ReportArgs) -> Result<Refunded, ToolError> {
+        tokio::time::sleep(Duration::from_millis(args.millis)).await;
+        self.archives.fetch_add(1, Ordering::SeqCst);
+        Ok(Refunded {
+            order_id: "old orders".into(),
             receipt: WriteReceipt::succeeded(),
         })
     }
@@ -369,6 +382,32 @@ async fn a_write_cancelled_on_another_instance_before_it_runs_never_runs() {
         "succeeded"
     );
     assert_eq!(shop.refunds.load(Ordering::SeqCst), 1);
+}
+
+/// A write that started runs to its end when cancelled (a write is never abandoned
+/// halfway): its POST is answered its outcome, and it happened once.
+#[tokio::test]
+async fn a_started_write_cancelled_runs_to_its_end_and_reports_it() {
+    let shop = Shop::default();
+    let url = serve(shop.clone(), State::new()).await;
+    let write = call(
+        &url,
+        "alice-token",
+        json!(9),
+        "archive",
+        json!({"millis": 1000}),
+    );
+    running().await;
+    let (status, body, _) = cancel(&url, "alice-token", json!(9)).await;
+    assert_eq!((status, body.as_str()), (202, ""));
+    let (status, answer, _) = write.await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["status"], "succeeded",
+        "{answer}"
+    );
+    assert_eq!(shop.archives.load(Ordering::SeqCst), 1);
 }
 
 /// Bob's cancel of alice's request id, on her call's instance and on the other, matches
