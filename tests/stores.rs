@@ -503,6 +503,7 @@ fn request(id: &str, expires_in: i64) -> ApprovalRequest {
         fingerprints: vec!["fp-1".into(), "fp-2".into()],
         expires_at: (now + expires_in) as u64,
         decision: Decision::Pending,
+        review: None,
     }
 }
 

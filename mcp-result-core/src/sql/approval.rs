@@ -79,7 +79,7 @@ impl SqlApprovals {
     async fn read(&self, id: &str) -> Result<Option<ApprovalRequest>, StoreError> {
         let Some(row) = sqlx::query(
             "SELECT id, tool, approval_text, caller, expires_at, state, approval_id, approver, \
-                    reason \
+                    reason, review \
              FROM mcp_result_approvals WHERE id = $1",
         )
         .bind(id)
@@ -89,21 +89,30 @@ impl SqlApprovals {
         else {
             return Ok(None);
         };
+        Ok(Some(self.request(&row).await?))
+    }
+
+    /// The request of `row` (its columns as [`Self::read`] selects them), with its
+    /// fingerprints.
+    async fn request(&self, row: &sqlx::any::AnyRow) -> Result<ApprovalRequest, StoreError> {
+        let id: String = column(row, "id")?;
         let fingerprints = sqlx::query(
             "SELECT fingerprint FROM mcp_result_approval_fingerprints \
              WHERE request_id = $1 ORDER BY position",
         )
-        .bind(id)
+        .bind(&id)
         .fetch_all(&self.db.pool)
         .await
         .map_err(failed("reading an approval request"))?
         .iter()
         .map(|row| column(row, "fingerprint"))
         .collect::<Result<Vec<String>, _>>()?;
-        let state: String = column(&row, "state")?;
-        let approval_id: Option<String> = column(&row, "approval_id")?;
-        let approver: Option<String> = column(&row, "approver")?;
-        let reason: Option<String> = column(&row, "reason")?;
+        let state: String = column(row, "state")?;
+        let approval_id: Option<String> = column(row, "approval_id")?;
+        let approver: Option<String> = column(row, "approver")?;
+        let reason: Option<String> = column(row, "reason")?;
+        let review: Option<String> = column(row, "review")?;
+        let review = review.map(|json| serde_json::from_str(&json)).transpose()?;
         let decision = match state.as_str() {
             "pending" => Decision::Pending,
             "approved" => Decision::Approved {
@@ -119,15 +128,16 @@ impl SqlApprovals {
                 reason: reason.unwrap_or_default(),
             },
         };
-        Ok(Some(ApprovalRequest {
-            id: column(&row, "id")?,
-            tool: column(&row, "tool")?,
-            text: column(&row, "approval_text")?,
-            caller: column(&row, "caller")?,
+        Ok(ApprovalRequest {
+            id,
+            tool: column(row, "tool")?,
+            text: column(row, "approval_text")?,
+            caller: column(row, "caller")?,
             fingerprints,
-            expires_at: column::<i64>(&row, "expires_at")? as u64,
+            expires_at: column::<i64>(row, "expires_at")? as u64,
             decision,
-        }))
+            review,
+        })
     }
 }
 
@@ -138,14 +148,19 @@ async fn insert_request(
     request: &ApprovalRequest,
 ) -> Result<(), StoreError> {
     let (state, approval_id, approver, reason) = columns(&request.decision);
+    let review = request
+        .review
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()?;
     // The caller's pending requests are counted in the insert itself (index: caller,
     // state, expiry).
     let now = int(crate::store::clock::unix_now());
     let inserted = sqlx::query(
         "INSERT INTO mcp_result_approvals \
                  (id, tool, approval_text, caller, expires_at, state, approval_id, approver, \
-                  reason) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 \
+                  reason, review) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $12 \
              WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM mcp_result_approvals \
                     WHERE caller = $4 AND state = 'pending' AND expires_at > $10 \
                     LIMIT $11) AS held) < $11",
@@ -161,6 +176,7 @@ async fn insert_request(
     .bind(reason)
     .bind(now)
     .bind(int(PENDING_PER_CALLER as u64))
+    .bind(review)
     .execute(&mut *tx)
     .await
     .map_err(failed("storing an approval request"))?;
@@ -270,6 +286,43 @@ impl ApprovalStore for SqlApprovals {
                 Some(request) if request.expires_at <= unix_now() => Err(Refusal::Expired),
                 Some(_) => Err(Refusal::Used),
             })
+        })
+    }
+
+    fn pending<'a>(
+        &'a self,
+        tenant: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<ApprovalRequest>> {
+        Box::pin(async move {
+            // The tenant is the caller key's part before its first `:` (`Identity::key`
+            // encodes `:` within each part); a caller of no tenant has no `:`.
+            let (filter, prefix) = match tenant {
+                Some(tenant) => (
+                    "substr(caller, 1, length($3)) = $3",
+                    format!("{}:", tenant.replace('%', "%25").replace(':', "%3A")),
+                ),
+                None => ("caller NOT LIKE '%:%' AND $3 = $3", String::new()),
+            };
+            let sql = format!(
+                "SELECT id, tool, approval_text, caller, expires_at, state, approval_id, \
+                        approver, reason, review \
+                 FROM mcp_result_approvals \
+                 WHERE state = 'pending' AND expires_at > $1 AND review IS NOT NULL AND {filter} \
+                 ORDER BY id LIMIT $2"
+            );
+            let rows = sqlx::query(&sql)
+                .bind(int(unix_now()))
+                .bind(int(limit as u64))
+                .bind(prefix)
+                .fetch_all(&self.db.pool)
+                .await
+                .map_err(failed("listing pending approval requests"))?;
+            let mut pending = Vec::with_capacity(rows.len());
+            for row in &rows {
+                pending.push(self.request(row).await?);
+            }
+            Ok(pending)
         })
     }
 

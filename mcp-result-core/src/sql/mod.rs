@@ -210,16 +210,18 @@ impl Dialect {
     }
 
     fn migrations(self) -> Vec<Migration> {
-        let (stores, quota, tasks) = match self {
+        let (stores, quota, tasks, review) = match self {
             Dialect::Sqlite => (
                 include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
                 include_str!("../../migrations/sqlite/20261202000001_caller_bounds.sql"),
                 include_str!("../../migrations/sqlite/20261203000001_tasks.sql"),
+                include_str!("../../migrations/sqlite/20261215000001_approval_review.sql"),
             ),
             Dialect::Postgres => (
                 include_str!("../../migrations/postgres/20261130000001_stores.sql"),
                 include_str!("../../migrations/postgres/20261202000001_caller_bounds.sql"),
                 include_str!("../../migrations/postgres/20261203000001_tasks.sql"),
+                include_str!("../../migrations/postgres/20261215000001_approval_review.sql"),
             ),
         };
         let migration = |version, name, sql| {
@@ -235,6 +237,7 @@ impl Dialect {
             migration(20261130000001, "mcp-result stores", stores),
             migration(20261202000001, "mcp-result caller bounds", quota),
             migration(20261203000001, "mcp-result tasks", tasks),
+            migration(20261215000001, "mcp-result approval review", review),
         ]
     }
 }

@@ -41,7 +41,14 @@
 //! (the `postgres` feature). A client's `notifications/cancelled`, a POST of its own, reaches
 //! its call on another instance through the stores' cancel bus
 //! ([`State::with_cancel_bus`](crate::State::with_cancel_bus) with `SqlStores::cancel_bus`).
+//!
+//! **Approvals in a browser.** With the `approvals-page` feature,
+//! `HttpOptions::with_approvals_page` serves an approvals page beside the endpoint
+//! (`/approvals`): a signed-in decider approves or rejects the pending approval requests of
+//! its tenant (`ApprovalsPage`).
 
+#[cfg(feature = "approvals-page")]
+mod approvals;
 mod auth;
 mod calls;
 mod edge;
@@ -51,6 +58,8 @@ mod options;
 mod router;
 mod sessions;
 
+#[cfg(feature = "approvals-page")]
+pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;
 pub use options::{HttpLimits, HttpOptions};

@@ -65,6 +65,22 @@ pub struct HttpOptions {
     pub state: InstanceState,
     /// How many connections, and how slow, [`serve_http`](super::serve_http) accepts.
     pub limits: HttpLimits,
+    /// An approvals page beside the MCP endpoint (feature `approvals-page`): where a
+    /// person decides, in a browser, the approval requests of [`Self::state`]'s approval
+    /// store ([`ApprovalsPage`](super::ApprovalsPage)). Default `None`: no page.
+    #[cfg(feature = "approvals-page")]
+    pub approvals_page: Option<super::ApprovalsPage>,
+}
+
+impl HttpOptions {
+    /// These options with `page` served beside the MCP endpoint (default path
+    /// `/approvals`; see [`ApprovalsPage`](super::ApprovalsPage)).
+    #[cfg(feature = "approvals-page")]
+    #[must_use]
+    pub fn with_approvals_page(mut self, page: super::ApprovalsPage) -> Self {
+        self.approvals_page = Some(page);
+        self
+    }
 }
 
 /// The bounds [`serve_http`](super::serve_http) puts on connections, so that idle or slow
@@ -151,6 +167,8 @@ impl Default for HttpOptions {
             resource: None,
             state: InstanceState::new(),
             limits: HttpLimits::default(),
+            #[cfg(feature = "approvals-page")]
+            approvals_page: None,
         }
     }
 }

@@ -32,7 +32,8 @@ use crate::{
 };
 
 /// An [`axum::Router`] serving `server`'s tools at [`HttpOptions::path`], every request
-/// authenticated by `verifier`. Each request (stateless) or session gets a clone of
+/// authenticated by `verifier` (and, with `HttpOptions::approvals_page`, the approvals
+/// page beside it). Each request (stateless) or session gets a clone of
 /// `server`.
 ///
 /// A request meets, in order:
@@ -50,7 +51,8 @@ use crate::{
 ///
 /// # Panics
 /// An entry of [`HttpOptions::allowed_origins`] that is not an origin (the message names it
-/// and the form), a broken tool definition ([`crate::RegistryError`], naming the tool and
+/// and the form), an approvals page that is misconfigured (`ApprovalsPage::check`), a
+/// broken tool definition ([`crate::RegistryError`], naming the tool and
 /// the fix) or an unusable configured server key: configuration errors, found when the
 /// server starts, not at its first request.
 pub fn router<S>(server: S, verifier: Arc<dyn TokenVerifier>, options: &HttpOptions) -> axum::Router
@@ -155,8 +157,18 @@ where
             mcp = mcp.route(&path, get(serve.clone()));
         }
     }
-    mcp.layer(origins.cors(loopback_cors))
-        .layer(axum::middleware::from_fn_with_state(origins, check_origin))
+    let app = mcp
+        .layer(origins.cors(loopback_cors))
+        .layer(axum::middleware::from_fn_with_state(origins, check_origin));
+    // The approvals page: its own headers and checks (a same-origin form, CSRF, session),
+    // outside the MCP endpoint's CORS and bearer layers.
+    #[cfg(feature = "approvals-page")]
+    if let Some(page) = &options.approvals_page {
+        page.check(&options.path)
+            .unwrap_or_else(|error| panic!("{error}"));
+        return app.merge(super::approvals::routes(page, &options.state, registry.tools()));
+    }
+    app
 }
 
 fn metadata_response(document: &Value) -> Response {
@@ -190,6 +202,10 @@ where
 {
     let registry = prepare(&server)?;
     Origins::new(&options.allowed_origins)?;
+    #[cfg(feature = "approvals-page")]
+    if let Some(page) = &options.approvals_page {
+        page.check(&options.path)?;
+    }
     let app = router(server, verifier, &options);
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;
     drain(registry).await;

@@ -22,7 +22,8 @@ use crate::{
     },
     write::{
         approval::{
-            approval_text, ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL,
+            approval_text, ApprovalRequest, ApprovalStore, Decision, Refusal, Review,
+            APPROVAL_TTL,
         },
         audit::attempt::{audit_failed, Audit},
     },
@@ -181,6 +182,7 @@ async fn ask(question: Question<'_>) -> Asked {
         fingerprints: fingerprints.to_vec(),
         expires_at: unix_now() + ROUND_TTL.as_secs(),
         decision: Decision::Pending,
+        review: None,
     };
     if store.create(&record).await.is_err() {
         return Asked::CannotAsk;
@@ -393,6 +395,10 @@ pub(crate) async fn gate(
                 fingerprints: fingerprints.to_vec(),
                 expires_at: unix_now() + APPROVAL_TTL.as_secs(),
                 decision: Decision::Pending,
+                // What the approver is shown (the approvals page): the arguments, no secret.
+                review: Some(Review::of(arguments, |p| {
+                    schema.has_secrets() && schema.is_secret(p)
+                })),
             };
             match store.create(&request).await {
                 Ok(()) => {}

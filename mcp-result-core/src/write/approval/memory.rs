@@ -126,6 +126,32 @@ impl ApprovalStore for MemoryApprovals {
         Box::pin(async move { Ok(self.decide_now(id, decision)) })
     }
 
+    fn pending<'a>(
+        &'a self,
+        tenant: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<ApprovalRequest>> {
+        Box::pin(async move {
+            let now = unix_now();
+            let mut pending: Vec<ApprovalRequest> = self
+                .requests
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .values()
+                .filter(|request| {
+                    request.review.is_some()
+                        && request.decision == Decision::Pending
+                        && request.expires_at > now
+                        && in_tenant(&request.caller, tenant)
+                })
+                .cloned()
+                .collect();
+            pending.sort_by(|a, b| a.id.cmp(&b.id));
+            pending.truncate(limit);
+            Ok(pending)
+        })
+    }
+
     fn consume<'a>(
         &'a self,
         id: &'a str,

@@ -34,8 +34,8 @@ mod text;
 pub(crate) use gate::{approval_request_id, gate, Gate, Round};
 pub use memory::MemoryApprovals;
 pub use request::{
-    ApprovalRequest, ApprovalStore, Decision, Refusal, APPROVAL_TTL, APPROVAL_URI_PREFIX,
-    PENDING_PER_CALLER,
+    in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review, APPROVAL_TTL,
+    APPROVAL_URI_PREFIX, PENDING_PER_CALLER,
 };
 pub(crate) use text::gated_input_schema;
 pub use text::{approval_text, is_gated, placeholders};

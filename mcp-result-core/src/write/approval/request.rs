@@ -58,6 +58,81 @@ pub struct ApprovalRequest {
     pub expires_at: u64,
     /// Where it stands.
     pub decision: Decision,
+    /// What an approver is shown of the call: set on the requests an approver decides out
+    /// of band (what the approvals page lists); `None` on an input-required round's record
+    /// (the client's own user answers it) and on the framework's other single-use records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<Review>,
+}
+
+/// What an approver is shown of the call an [`ApprovalRequest`] is for, kept with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    /// When the call asked (seconds since the Unix epoch).
+    pub asked_at: u64,
+    /// The call's arguments, every secret value removed (the framework's
+    /// `approvalRequestId` argument too).
+    pub arguments: serde_json::Value,
+    /// The JSON Pointers of the secret values removed from [`Self::arguments`], in the
+    /// order met: shown as withheld.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withheld: Vec<String>,
+}
+
+impl Review {
+    /// The review of `arguments` asked now: every value `is_secret` says is a secret (by its
+    /// JSON Pointer) removed and its pointer listed in [`Self::withheld`].
+    pub fn of(arguments: &serde_json::Value, is_secret: impl Fn(&str) -> bool) -> Self {
+        let mut arguments = arguments.clone();
+        let mut withheld = Vec::new();
+        withhold(&mut arguments, "", &is_secret, &mut withheld);
+        Self {
+            asked_at: unix_now(),
+            arguments,
+            withheld,
+        }
+    }
+}
+
+fn withhold(
+    value: &mut serde_json::Value,
+    pointer: &str,
+    is_secret: &dyn Fn(&str) -> bool,
+    withheld: &mut Vec<String>,
+) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys {
+                let child = format!("{pointer}/{}", crate::wire::pointer::escape(&key));
+                if is_secret(&child) {
+                    map.remove(&key);
+                    withheld.push(child);
+                } else if let Some(inner) = map.get_mut(&key) {
+                    withhold(inner, &child, is_secret, withheld);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                withhold(item, &format!("{pointer}/{i}"), is_secret, withheld);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the caller whose [`Identity::key`](crate::Identity::key) is `caller` acts for
+/// `tenant` (`None`: a caller of no tenant). The key is `tenant:subject` with `:` encoded in
+/// both parts, so its first `:` ends the tenant.
+pub fn in_tenant(caller: &str, tenant: Option<&str>) -> bool {
+    let encode = |part: &str| part.replace('%', "%25").replace(':', "%3A");
+    match (caller.split_once(':'), tenant) {
+        (None, None) => true,
+        (Some((of, _)), Some(tenant)) => of == encode(tenant),
+        _ => false,
+    }
 }
 
 impl ApprovalRequest {
@@ -173,6 +248,28 @@ pub trait ApprovalStore: Send + Sync + 'static {
         caller: &'a str,
         fingerprints: &'a [String],
     ) -> StoreFuture<'a, Result<(String, String), Refusal>>;
+
+    /// The pending, unexpired requests with a [`Review`] (the ones an approver decides out
+    /// of band) of callers acting for `tenant` ([`in_tenant`]), oldest first, at most
+    /// `limit`: what the approvals page lists.
+    ///
+    /// # Errors
+    /// The store's failure; this default, for a store that does not list:
+    /// [`StoreError::Invalid`](crate::store::StoreError::Invalid).
+    fn pending<'a>(
+        &'a self,
+        tenant: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Vec<ApprovalRequest>> {
+        let _ = (tenant, limit);
+        Box::pin(async {
+            Err(crate::store::StoreError::Invalid(
+                "this approval store does not list its pending requests: implement \
+                 `ApprovalStore::pending` to serve the approvals page"
+                    .to_owned(),
+            ))
+        })
+    }
 
     /// Whether this store's database cannot hold the character U+0000 in text (PostgreSQL):
     /// the router then refuses a gated write's arguments holding it (its approval text

@@ -33,6 +33,7 @@ async fn an_approval_runs_one_write_with_its_arguments() {
         fingerprints: vec!["fp".into()],
         expires_at: unix_now() + 60,
         decision: Decision::Pending,
+        review: None,
     };
     store.create(&request).await.unwrap();
     let fp = vec!["fp".to_owned()];
@@ -103,6 +104,7 @@ async fn another_callers_approval_id_names_nothing() {
         fingerprints: vec!["fp".into()],
         expires_at: unix_now() + 60,
         decision: Decision::Pending,
+        review: None,
     };
     store.create(&request).await.unwrap();
     store.approve("r-2", "carol").unwrap();
@@ -130,6 +132,7 @@ async fn expired_requests_are_purged_once_the_store_has_grown() {
         fingerprints: vec!["fp".into()],
         expires_at,
         decision: Decision::Pending,
+        review: None,
     };
     let floor = crate::write::idempotency::MEMORY_PURGE_FLOOR;
     for i in 0..floor {

@@ -1,0 +1,914 @@
+//! The approvals page (feature `approvals-page`): where a person decides, in a browser, the
+//! approval requests of writes that could not ask their caller
+//! ([`crate::approval`]). Opt-in with [`HttpOptions::approvals_page`](super::HttpOptions):
+//! [`router`](super::router) then serves it beside the MCP endpoint.
+//!
+//! | request | answers |
+//! |---|---|
+//! | `GET /approvals/sign-in?token=...` | a one-time sign-in link ([`ApprovalsPage::sign_in_link`]): `303` to the list with the session cookie; a used or expired link `410`, any other `403` |
+//! | `GET /approvals` | the pending requests of the signed-in person's tenant (`401` without a session) |
+//! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms |
+//! | `POST /approvals/requests/{id}` | the decision (`decision=approve`, or `decision=reject` with a `reason`), recorded once with the approver's identity |
+//!
+//! Every refusal is a page with its exact status: `401` not signed in; `403` not a decider,
+//! a missing or wrong CSRF token, or a form from another origin; `404` no such request (or
+//! another tenant's: an id names nothing to anyone else); `409` decided already (approved,
+//! rejected or used); `410` expired; `400` a rejection without a reason. None changes
+//! anything.
+//!
+//! **Who decides.** [`ApprovalsPage::deciders`] (identities, `tenant:subject`) and
+//! [`ApprovalsPage::decider_scope`] (an OAuth scope) say who may; a decider sees and
+//! decides only requests of callers of its own tenant. The rule comes from MCP 2025-11-25
+//! "Elicitation", URL mode: the server must check that the person who completes it is the
+//! one it was meant for, so the page's identity is a verified sign-in, never a value a form
+//! carries.
+//!
+//! **Protections.** Server-rendered HTML (askama templates, every value HTML-escaped), no
+//! JavaScript. Every form carries a CSRF token bound to the session and checked on every
+//! POST. Every response has `Content-Security-Policy: default-src 'none'; style-src
+//! 'sha256-…'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+//! `X-Frame-Options: DENY`, `Referrer-Policy: no-referrer` and `Cache-Control: no-store`. The
+//! session is a cookie sealed with the server key (`HttpOnly`, `SameSite=Strict`, `Secure`
+//! unless the page is served on a loopback host, its path the page's), valid
+//! [`SESSION_TTL`]; several instances share sessions when they share the server key.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use askama::Template;
+use axum::{
+    body::Bytes,
+    extract::{Path, State as Extract},
+    http::{header, HeaderMap, HeaderValue, StatusCode, Uri},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde_json::Value;
+
+use crate::{
+    store::{clock::unix_now, key::ServerKey, StoreError},
+    wire::identity::Identity,
+    write::approval::{in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review},
+};
+
+/// How long a sign-in link stays usable: 10 minutes.
+pub const SIGN_IN_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// How long a session of the page lasts: 8 hours.
+pub const SESSION_TTL: Duration = Duration::from_secs(8 * 60 * 60);
+
+/// How many pending requests the list shows.
+const LISTED: usize = 200;
+
+/// How many characters of an argument's value the page shows before cutting it.
+const SHOWN_CHARS: usize = 200;
+
+/// The tool name of a sign-in link's record in the approval store: no tool has a `/` in
+/// its name, so no request of a call is one.
+const SIGN_IN_TOOL: &str = "mcp-result/approvals-sign-in";
+
+/// The session cookie's name.
+const COOKIE: &str = "mcp_result_approvals";
+
+/// The page's stylesheet, inline; the `Content-Security-Policy` allows it by its hash.
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:0 auto;max-width:60rem;\
+padding:1rem;line-height:1.4}header{border-bottom:1px solid #ccc;padding-bottom:.5rem}\
+.who{color:#555;margin-left:1rem}table{border-collapse:collapse;width:100%}\
+th,td{border:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}\
+pre{white-space:pre-wrap;word-break:break-all;margin:0}.cut,.status{color:#555}\
+form{margin:1rem 0}textarea{display:block;width:100%;min-height:4rem}";
+
+/// The approvals page: where, and who may decide. Serve it with
+/// [`HttpOptions::approvals_page`](super::HttpOptions):
+///
+/// ```
+/// use mcp_result_core::http::{ApprovalsPage, HttpOptions};
+///
+/// let options = HttpOptions::default()
+///     .with_approvals_page(ApprovalsPage::new().deciders(["acme:alice"]));
+/// assert_eq!(options.approvals_page.unwrap().path(), "/approvals");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ApprovalsPage {
+    path: String,
+    deciders: Vec<String>,
+    scope: Option<String>,
+}
+
+impl Default for ApprovalsPage {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ApprovalsPage {
+    /// A page at `/approvals` that nobody may decide on yet: name the deciders
+    /// ([`Self::deciders`], [`Self::decider_scope`]).
+    pub fn new() -> Self {
+        Self {
+            path: "/approvals".to_owned(),
+            deciders: Vec::new(),
+            scope: None,
+        }
+    }
+
+    /// Served at `path` (an absolute path, not the MCP endpoint's) instead.
+    #[must_use]
+    pub fn at(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into().trim_end_matches('/').to_owned();
+        self
+    }
+
+    /// These identities may decide, each `subject` or `tenant:subject` (the
+    /// `MCP_RESULT_IDENTITY` form, [`Identity::parse`]).
+    #[must_use]
+    pub fn deciders<I: IntoIterator<Item = impl Into<String>>>(mut self, identities: I) -> Self {
+        self.deciders
+            .extend(identities.into_iter().map(Into::into));
+        self
+    }
+
+    /// An identity granted `scope` (an OAuth scope, e.g. `approvals:decide`) may decide too.
+    #[must_use]
+    pub fn decider_scope(mut self, scope: impl Into<String>) -> Self {
+        self.scope = Some(scope.into());
+        self
+    }
+
+    /// Where the page is served.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether `identity` may decide on this page: it is one of [`Self::deciders`], or it
+    /// holds [`Self::decider_scope`].
+    pub fn may_decide(&self, identity: &Identity) -> bool {
+        let key = identity.key();
+        self.deciders
+            .iter()
+            .filter_map(|text| Identity::parse(text).ok())
+            .any(|decider| decider.key() == key)
+            || self.scope.as_deref().is_some_and(|s| identity.has_scope(s))
+    }
+
+    /// The configuration's mistakes, found when the server starts.
+    ///
+    /// # Errors
+    /// A path that is not absolute or is the MCP endpoint's, a decider that is no identity,
+    /// or no decider at all; the message names it and the fix.
+    pub fn check(&self, mcp_path: &str) -> Result<(), String> {
+        if !self.path.starts_with('/') || self.path.len() < 2 {
+            return Err(format!(
+                "the approvals page's path `{}` must be an absolute path such as `/approvals`",
+                self.path
+            ));
+        }
+        if self.path == mcp_path.trim_end_matches('/') {
+            return Err(format!(
+                "the approvals page's path `{}` is the MCP endpoint's: choose another",
+                self.path
+            ));
+        }
+        for decider in &self.deciders {
+            Identity::parse(decider)
+                .map_err(|error| format!("approvals page decider `{decider}`: {error}"))?;
+        }
+        if self.deciders.is_empty() && self.scope.is_none() {
+            return Err("an approvals page nobody may decide on: name its deciders \
+                        (`ApprovalsPage::deciders`) or their scope (`decider_scope`)"
+                .to_owned());
+        }
+        Ok(())
+    }
+
+    /// Mints a one-time sign-in link for `approver` (for a server with static tokens, used
+    /// locally: the operator's command prints it): the page's path and a random token,
+    /// `/approvals/sign-in?token=...`, usable once within [`SIGN_IN_TTL`]. Its record lives
+    /// in `store` (the server's approval store, so a link minted by another process on the
+    /// same SQL database works), keyed by the token's SHA-256: the store never holds the
+    /// token itself.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] when `approver` may not decide on this page; the store's
+    /// failure.
+    pub async fn sign_in_link(
+        &self,
+        store: &dyn ApprovalStore,
+        approver: &Identity,
+    ) -> Result<String, StoreError> {
+        if !self.may_decide(approver) {
+            return Err(StoreError::Invalid(format!(
+                "`{}` may not decide on this approvals page: add it to its deciders",
+                approver.key()
+            )));
+        }
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).expect("the operating system's random source");
+        let token = base64_url(&bytes);
+        let record = ApprovalRequest {
+            id: token_id(&token),
+            tool: SIGN_IN_TOOL.to_owned(),
+            text: serde_json::to_string(approver)?,
+            caller: approver.key(),
+            fingerprints: Vec::new(),
+            expires_at: unix_now() + SIGN_IN_TTL.as_secs(),
+            decision: Decision::Pending,
+            review: None,
+        };
+        store.create(&record).await?;
+        Ok(format!("{}/sign-in?token={token}", self.path))
+    }
+}
+
+fn base64_url(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The store id of a sign-in token's record: its SHA-256, hex.
+fn token_id(token: &str) -> String {
+    use sha2::Digest as _;
+    crate::wire::text::hex(&sha2::Sha256::digest(token.as_bytes()))
+}
+
+/// What every handler of the page reads.
+struct Page {
+    config: ApprovalsPage,
+    store: Arc<dyn ApprovalStore>,
+    key: Arc<ServerKey>,
+    /// Each tool's title, by name.
+    titles: HashMap<String, String>,
+    csp: HeaderValue,
+}
+
+/// The page's routes, outside the MCP endpoint's layers (its own headers and checks).
+pub(super) fn routes(
+    config: &ApprovalsPage,
+    state: &crate::state::State,
+    tools: &[rmcp::model::Tool],
+) -> axum::Router {
+    use sha2::Digest as _;
+    let titles = tools
+        .iter()
+        .map(|tool| {
+            let title = tool
+                .title
+                .clone()
+                .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone()))
+                .unwrap_or_else(|| tool.name.to_string());
+            (tool.name.to_string(), title)
+        })
+        .collect();
+    let style_hash = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(STYLE.as_bytes()))
+    };
+    let csp = format!(
+        "default-src 'none'; style-src 'sha256-{style_hash}'; form-action 'self'; \
+         frame-ancestors 'none'; base-uri 'none'"
+    );
+    let page = Arc::new(Page {
+        config: config.clone(),
+        store: Arc::clone(state.approval_store()),
+        key: Arc::clone(state.server_key()),
+        titles,
+        csp: HeaderValue::from_str(&csp).expect("a header value"),
+    });
+    let base = &config.path;
+    axum::Router::new()
+        .route(base, get(list))
+        .route(&format!("{base}/sign-in"), get(sign_in))
+        .route(
+            &format!("{base}/requests/{{id}}"),
+            get(request).post(decide),
+        )
+        .layer(axum::middleware::map_response_with_state(
+            Arc::clone(&page),
+            framing,
+        ))
+        .with_state(page)
+}
+
+/// The headers of every page response.
+async fn framing(Extract(page): Extract<Arc<Page>>, mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, page.csp.clone());
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
+#[derive(Template)]
+#[template(path = "approvals/message.html")]
+struct Message<'a> {
+    style: &'a str,
+    base: &'a str,
+    who: Option<String>,
+    status: u16,
+    heading: &'a str,
+    line: &'a str,
+    back: bool,
+}
+
+struct Row {
+    id: String,
+    title: String,
+    text: String,
+    caller: String,
+    asked: String,
+    expires: String,
+}
+
+#[derive(Template)]
+#[template(path = "approvals/list.html")]
+struct List<'a> {
+    style: &'a str,
+    base: &'a str,
+    who: Option<String>,
+    rows: Vec<Row>,
+}
+
+struct Argument {
+    name: String,
+    value: String,
+    /// The value's length in characters, when it was cut.
+    cut: Option<usize>,
+    withheld: bool,
+}
+
+#[derive(Template)]
+#[template(path = "approvals/request.html")]
+struct Detail<'a> {
+    style: &'a str,
+    base: &'a str,
+    who: Option<String>,
+    id: &'a str,
+    tool: &'a str,
+    title: &'a str,
+    text: &'a str,
+    caller: String,
+    asked: String,
+    expires: String,
+    arguments: Vec<Argument>,
+    csrf: &'a str,
+}
+
+fn html(status: StatusCode, body: Result<String, askama::Error>) -> Response {
+    match body {
+        Ok(body) => (
+            status,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            body,
+        )
+            .into_response(),
+        Err(error) => {
+            tracing::error!(%error, "approvals page: a template failed");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+impl Page {
+    /// A page of one message, with its exact status.
+    fn message(
+        &self,
+        status: StatusCode,
+        who: Option<&Identity>,
+        heading: &str,
+        line: &str,
+    ) -> Response {
+        let page = Message {
+            style: STYLE,
+            base: &self.config.path,
+            who: who.map(shown_identity),
+            status: status.as_u16(),
+            heading,
+            line,
+            back: who.is_some(),
+        };
+        html(status, page.render())
+    }
+
+    fn not_signed_in(&self) -> Response {
+        self.message(
+            StatusCode::UNAUTHORIZED,
+            None,
+            "Not signed in",
+            "You are not signed in to the approvals page: open the sign-in link your \
+             operator gave you.",
+        )
+    }
+
+    fn not_a_decider(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::FORBIDDEN,
+            Some(identity),
+            "Not an approver",
+            &format!(
+                "{} may not decide approval requests on this server.",
+                shown_identity(identity)
+            ),
+        )
+    }
+
+    fn no_such_request(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::NOT_FOUND,
+            Some(identity),
+            "No such approval request",
+            "No such approval request.",
+        )
+    }
+
+    fn store_failed(&self, identity: Option<&Identity>, error: &StoreError) -> Response {
+        tracing::error!(%error, "approvals page: the approval store failed");
+        self.message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            identity,
+            "The approval store failed",
+            "The approval store could not be reached; nothing was changed. Try again.",
+        )
+    }
+
+    /// The signed-in decider of `headers`' session, or the page that says why not.
+    fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
+        let Some(session) = cookie(headers)
+            .and_then(|sealed| self.key.open(&sealed))
+            .and_then(|body| serde_json::from_value::<Session>(body).ok())
+            .filter(|s| s.purpose == SESSION_PURPOSE && s.expires_at > unix_now())
+        else {
+            return Err(self.not_signed_in());
+        };
+        if !self.config.may_decide(&session.identity) {
+            return Err(self.not_a_decider(&session.identity));
+        }
+        Ok(session)
+    }
+
+    /// `request` when `identity` may see it: a request decided out of band (it has a
+    /// review) of a caller of its tenant.
+    async fn visible(
+        &self,
+        id: &str,
+        identity: &Identity,
+    ) -> Result<(ApprovalRequest, Review), Response> {
+        match self.store.get(id).await {
+            Ok(Some(mut request))
+                if in_tenant(&request.caller, identity.tenant.as_deref())
+                    && request.tool != SIGN_IN_TOOL =>
+            {
+                match request.review.take() {
+                    Some(review) => Ok((request, review)),
+                    None => Err(self.no_such_request(identity)),
+                }
+            }
+            Ok(_) => Err(self.no_such_request(identity)),
+            Err(error) => Err(self.store_failed(Some(identity), &error)),
+        }
+    }
+
+    /// The page of a request that can no longer be decided: decided already (`409`) or
+    /// expired (`410`).
+    fn settled(&self, identity: &Identity, request: &ApprovalRequest) -> Option<Response> {
+        let line = match &request.decision {
+            Decision::Pending if request.expired() => {
+                return Some(self.expired(identity));
+            }
+            Decision::Pending => return None,
+            Decision::Approved { approver, .. } => {
+                format!("This approval request was decided already: approved by {approver}.")
+            }
+            Decision::Used { approver, .. } => format!(
+                "This approval request was decided already: approved by {approver}, and used."
+            ),
+            Decision::Rejected { approver, reason } => format!(
+                "This approval request was decided already: rejected by {approver} ({reason})."
+            ),
+        };
+        Some(self.message(
+            StatusCode::CONFLICT,
+            Some(identity),
+            "Decided already",
+            &line,
+        ))
+    }
+
+    fn expired(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::GONE,
+            Some(identity),
+            "Expired",
+            "This approval request expired; nothing was changed. The caller may ask again.",
+        )
+    }
+}
+
+const SESSION_PURPOSE: &str = "mcp-result/approvals-session";
+
+/// A session of the page, sealed in its cookie.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Session {
+    purpose: String,
+    identity: Identity,
+    /// The CSRF token of this session's forms.
+    csrf: String,
+    expires_at: u64,
+}
+
+/// The session cookie's value, if the request has one.
+fn cookie(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// Whether the request's `Host` is a loopback host (no `Secure` cookie there: plain HTTP).
+fn on_loopback(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `tenant:subject` as people read it: `alice (acme)`.
+fn shown_identity(identity: &Identity) -> String {
+    match &identity.tenant {
+        Some(tenant) => format!("{} ({tenant})", identity.subject),
+        None => identity.subject.clone(),
+    }
+}
+
+/// A caller key (`tenant:subject`, encoded) as people read it.
+fn shown_caller(caller: &str) -> String {
+    let decode = |part: &str| part.replace("%3A", ":").replace("%25", "%");
+    match caller.split_once(':') {
+        Some((tenant, subject)) => format!("{} ({})", decode(subject), decode(tenant)),
+        None => decode(caller),
+    }
+}
+
+/// A Unix time as `2026-12-15 10:04:05 UTC`.
+fn shown_time(at: u64) -> String {
+    i64::try_from(at)
+        .ok()
+        .and_then(|at| chrono::DateTime::from_timestamp(at, 0))
+        .map_or_else(
+            || at.to_string(),
+            |t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+        )
+}
+
+/// An expiry with how far away it is.
+fn shown_expiry(at: u64) -> String {
+    let now = unix_now();
+    if at <= now {
+        return format!("{} (expired)", shown_time(at));
+    }
+    let minutes = (at - now).div_ceil(60);
+    format!("{} (in {minutes} min)", shown_time(at))
+}
+
+/// The arguments of a review as table rows: each top-level argument (strings as they are,
+/// other values as JSON, cut past [`SHOWN_CHARS`] characters with their length stated),
+/// then each withheld secret.
+fn argument_rows(review: &Review) -> Vec<Argument> {
+    let mut rows = Vec::new();
+    if let Value::Object(arguments) = &review.arguments {
+        for (name, value) in arguments {
+            let text = match value {
+                Value::String(text) => text.clone(),
+                other => serde_json::to_string_pretty(other).unwrap_or_default(),
+            };
+            let length = text.chars().count();
+            let (value, cut) = if length > SHOWN_CHARS {
+                let shown: String = text.chars().take(SHOWN_CHARS).collect();
+                (format!("{shown}…"), Some(length))
+            } else {
+                (text, None)
+            };
+            rows.push(Argument {
+                name: name.clone(),
+                value,
+                cut,
+                withheld: false,
+            });
+        }
+    }
+    for pointer in &review.withheld {
+        let name = pointer
+            .strip_prefix('/')
+            .unwrap_or(pointer)
+            .replace("~1", "/")
+            .replace("~0", "~");
+        rows.push(Argument {
+            name,
+            value: String::new(),
+            cut: None,
+            withheld: true,
+        });
+    }
+    rows
+}
+
+/// `GET /approvals/sign-in?token=...`: uses the link once and opens a session.
+async fn sign_in(Extract(page): Extract<Arc<Page>>, headers: HeaderMap, uri: Uri) -> Response {
+    let token = uri
+        .query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()))
+        .and_then(|mut pairs| pairs.find(|(name, _)| name == "token"))
+        .map(|(_, token)| token.into_owned())
+        .unwrap_or_default();
+    let invalid = || {
+        page.message(
+            StatusCode::FORBIDDEN,
+            None,
+            "Not a sign-in link",
+            "This sign-in link is not valid: ask your operator for a new one.",
+        )
+    };
+    if token.is_empty() || token.len() > 100 {
+        return invalid();
+    }
+    let used = Decision::Used {
+        approval_id: String::new(),
+        approver: String::new(),
+    };
+    let identity = match page.store.decide(&token_id(&token), used).await {
+        Ok(Ok(record)) if record.tool == SIGN_IN_TOOL => {
+            match serde_json::from_str::<Identity>(&record.text) {
+                Ok(identity) => identity,
+                Err(_) => return invalid(),
+            }
+        }
+        Ok(Ok(_) | Err(Refusal::Unknown)) => return invalid(),
+        Ok(Err(Refusal::Expired)) => {
+            return page.message(
+                StatusCode::GONE,
+                None,
+                "Sign-in link expired",
+                "This sign-in link expired: ask your operator for a new one.",
+            )
+        }
+        Ok(Err(_)) => {
+            return page.message(
+                StatusCode::GONE,
+                None,
+                "Sign-in link used",
+                "This sign-in link was used already; each link signs in once.",
+            )
+        }
+        Err(error) => return page.store_failed(None, &error),
+    };
+    if !page.config.may_decide(&identity) {
+        return page.not_a_decider(&identity);
+    }
+    let mut csrf = [0u8; 32];
+    getrandom::fill(&mut csrf).expect("the operating system's random source");
+    let session = Session {
+        purpose: SESSION_PURPOSE.to_owned(),
+        identity,
+        csrf: base64_url(&csrf),
+        expires_at: unix_now() + SESSION_TTL.as_secs(),
+    };
+    let sealed = page.key.seal(&serde_json::to_value(&session).unwrap_or_default());
+    let secure = if on_loopback(&headers) { "" } else { "; Secure" };
+    let cookie = format!(
+        "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{secure}",
+        page.config.path,
+        SESSION_TTL.as_secs()
+    );
+    let mut response = (
+        StatusCode::SEE_OTHER,
+        [(header::LOCATION, page.config.path.clone())],
+    )
+        .into_response();
+    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+/// `GET /approvals`: the pending requests of the decider's tenant.
+async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) -> Response {
+    let session = match page.session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let pending = match page.store.pending(identity.tenant.as_deref(), LISTED).await {
+        Ok(pending) => pending,
+        Err(error) => return page.store_failed(Some(identity), &error),
+    };
+    let rows = pending
+        .into_iter()
+        .map(|request| Row {
+            title: page
+                .titles
+                .get(&request.tool)
+                .cloned()
+                .unwrap_or_else(|| request.tool.clone()),
+            asked: request
+                .review
+                .as_ref()
+                .map(|r| shown_time(r.asked_at))
+                .unwrap_or_default(),
+            expires: shown_expiry(request.expires_at),
+            caller: shown_caller(&request.caller),
+            text: request.text,
+            id: request.id,
+        })
+        .collect();
+    let list = List {
+        style: STYLE,
+        base: &page.config.path,
+        who: Some(shown_identity(identity)),
+        rows,
+    };
+    html(StatusCode::OK, list.render())
+}
+
+/// `GET /approvals/requests/{id}`: one request and the forms that decide it.
+async fn request(
+    Extract(page): Extract<Arc<Page>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let session = match page.session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let (request, review) = match page.visible(&id, identity).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    if let Some(settled) = page.settled(identity, &request) {
+        return settled;
+    }
+    let title = page
+        .titles
+        .get(&request.tool)
+        .map_or(request.tool.as_str(), String::as_str);
+    let detail = Detail {
+        style: STYLE,
+        base: &page.config.path,
+        who: Some(shown_identity(identity)),
+        id: &request.id,
+        tool: &request.tool,
+        title,
+        text: &request.text,
+        caller: shown_caller(&request.caller),
+        asked: shown_time(review.asked_at),
+        expires: shown_expiry(request.expires_at),
+        arguments: argument_rows(&review),
+        csrf: &session.csrf,
+    };
+    html(StatusCode::OK, detail.render())
+}
+
+/// Whether `a` and `b` are equal, in time independent of where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |diff, (x, y)| diff | (x ^ y))
+            == 0
+}
+
+/// Whether a form's `Origin`, when the browser sent one, is the page's own (the `Host` it
+/// was sent to).
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let authority = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, authority)| authority);
+    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
+}
+
+/// `POST /approvals/requests/{id}`: the decision, recorded once with the approver.
+async fn decide(
+    Extract(page): Extract<Arc<Page>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let session = match page.session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let form: HashMap<String, String> = form_urlencoded::parse(&body).into_owned().collect();
+    let csrf_ok = form
+        .get("csrf")
+        .is_some_and(|token| same(token, &session.csrf));
+    if !csrf_ok || !same_origin(&headers) {
+        return page.message(
+            StatusCode::FORBIDDEN,
+            Some(identity),
+            "Refused",
+            "The form's CSRF token is missing or wrong (or it came from another site); \
+             nothing was changed. Open the request again and decide from its page.",
+        );
+    }
+    let (request, _review) = match page.visible(&id, identity).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    if let Some(settled) = page.settled(identity, &request) {
+        return settled;
+    }
+    let approver = identity.key();
+    let (decision, done) = match form.get("decision").map(String::as_str) {
+        Some("approve") => {
+            let approval_id = uuid::Uuid::now_v7().to_string();
+            let done = format!(
+                "Approved: the caller's next call with this request runs once, under \
+                 approval {approval_id}."
+            );
+            (
+                Decision::Approved {
+                    approval_id,
+                    approver,
+                },
+                done,
+            )
+        }
+        Some("reject") => {
+            let reason = form
+                .get("reason")
+                .map(|r| r.trim())
+                .unwrap_or_default()
+                .chars()
+                .take(500)
+                .collect::<String>();
+            if reason.is_empty() {
+                return page.message(
+                    StatusCode::BAD_REQUEST,
+                    Some(identity),
+                    "A reason is needed",
+                    "A rejection needs a reason; nothing was changed.",
+                );
+            }
+            let done = format!("Rejected: the write never runs under this request ({reason}).");
+            (Decision::Rejected { approver, reason }, done)
+        }
+        _ => {
+            return page.message(
+                StatusCode::BAD_REQUEST,
+                Some(identity),
+                "No decision",
+                "The form said neither approve nor reject; nothing was changed.",
+            )
+        }
+    };
+    match page.store.decide(&request.id, decision).await {
+        Ok(Ok(_)) => {
+            let heading = if done.starts_with("Approved") {
+                "Approved"
+            } else {
+                "Rejected"
+            };
+            page.message(StatusCode::OK, Some(identity), heading, &done)
+        }
+        Ok(Err(Refusal::Expired)) => page.expired(identity),
+        Ok(Err(Refusal::Unknown)) => page.no_such_request(identity),
+        Ok(Err(_)) => match page.store.get(&request.id).await {
+            Ok(Some(now)) => page.settled(identity, &now).unwrap_or_else(|| {
+                page.message(
+                    StatusCode::CONFLICT,
+                    Some(identity),
+                    "Decided already",
+                    "This approval request was decided already.",
+                )
+            }),
+            Ok(None) => page.no_such_request(identity),
+            Err(error) => page.store_failed(Some(identity), &error),
+        },
+        Err(error) => page.store_failed(Some(identity), &error),
+    }
+}
