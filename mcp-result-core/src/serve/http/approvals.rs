@@ -122,8 +122,7 @@ impl ApprovalsPage {
     /// `MCP_RESULT_IDENTITY` form, [`Identity::parse`]).
     #[must_use]
     pub fn deciders<I: IntoIterator<Item = impl Into<String>>>(mut self, identities: I) -> Self {
-        self.deciders
-            .extend(identities.into_iter().map(Into::into));
+        self.deciders.extend(identities.into_iter().map(Into::into));
         self
     }
 
@@ -690,8 +689,14 @@ async fn sign_in(Extract(page): Extract<Arc<Page>>, headers: HeaderMap, uri: Uri
         csrf: base64_url(&csrf),
         expires_at: unix_now() + SESSION_TTL.as_secs(),
     };
-    let sealed = page.key.seal(&serde_json::to_value(&session).unwrap_or_default());
-    let secure = if on_loopback(&headers) { "" } else { "; Secure" };
+    let sealed = page
+        .key
+        .seal(&serde_json::to_value(&session).unwrap_or_default());
+    let secure = if on_loopback(&headers) {
+        ""
+    } else {
+        "; Secure"
+    };
     let cookie = format!(
         "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{secure}",
         page.config.path,

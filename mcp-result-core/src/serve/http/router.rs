@@ -166,7 +166,11 @@ where
     if let Some(page) = &options.approvals_page {
         page.check(&options.path)
             .unwrap_or_else(|error| panic!("{error}"));
-        return app.merge(super::approvals::routes(page, &options.state, registry.tools()));
+        return app.merge(super::approvals::routes(
+            page,
+            &options.state,
+            registry.tools(),
+        ));
     }
     app
 }

@@ -22,8 +22,7 @@ use crate::{
     },
     write::{
         approval::{
-            approval_text, ApprovalRequest, ApprovalStore, Decision, Refusal, Review,
-            APPROVAL_TTL,
+            approval_text, ApprovalRequest, ApprovalStore, Decision, Refusal, Review, APPROVAL_TTL,
         },
         audit::attempt::{audit_failed, Audit},
     },

@@ -1,0 +1,575 @@
+//! The approvals page (issue 40, first slice): a person decides, in a browser, the approval
+//! request of a write whose caller could not be asked. A server written as the README
+//! teaches, served by `serve_http` on a real TCP port with the page beside `/mcp`; the MCP
+//! calls are raw POSTs of a client that cannot elicit (so the write is blocked with an
+//! `approvalRequestId`), the browser is reqwest with the session cookie carried by hand.
+//!
+//! Each refusal is asserted with its exact status and a line of its page: a used or forged
+//! sign-in link, no session, a missing or forged CSRF token, a second decision, another
+//! tenant's request, an expired request, a rejection without a reason; and the framing
+//! headers of every page.
+
+use std::{
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use mcp_result::{
+    approval::{ApprovalRequest, ApprovalStore, Decision, MemoryApprovals, Review},
+    extract::WriteContext,
+    http::{serve_http, ApprovalsPage, HttpOptions, StaticTokens},
+    mcp_handler, mcp_tools,
+    rmcp::ServerHandler,
+    AuditEventId, Identity, Secret, State, Status, ToolError, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Clone)]
+struct Desk {
+    closed: Arc<AtomicUsize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct CloseArgs {
+    ticket_id: String,
+    /// The note left on the ticket.
+    note: String,
+    /// Credentials for the ticketing upstream.
+    token: Secret<String>,
+}
+
+/// Closed.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Closed {
+    ticket_id: String,
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+    approval_id: Option<String>,
+}
+
+#[mcp_tools]
+impl Desk {
+    /// Closes a ticket, once a human approved.
+    #[mcp_tool(title = "Close a ticket", approval = "Close ticket {ticketId}")]
+    async fn close_ticket(
+        &self,
+        args: CloseArgs,
+        write: WriteContext,
+    ) -> Result<Closed, ToolError> {
+        let _ = args.token;
+        let _ = args.note;
+        self.closed.fetch_add(1, Ordering::SeqCst);
+        Ok(Closed {
+            ticket_id: args.ticket_id,
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: None,
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
+
+const SECRET: &str = "s3cret-upstream-credential";
+
+struct Served {
+    address: String,
+    page: ApprovalsPage,
+    approvals: MemoryApprovals,
+    closed: Arc<AtomicUsize>,
+}
+
+/// The desk on a free loopback port, its approvals page deciders `acme:carol`; callers
+/// `alice-token` (acme:alice) and `bob-token` (globex:bob).
+async fn serve() -> Served {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let tokens = StaticTokens::new()
+        .with("alice-token", Identity::new("alice").with_tenant("acme"))
+        .with("bob-token", Identity::new("bob").with_tenant("globex"));
+    let approvals = MemoryApprovals::default();
+    let page = ApprovalsPage::new().deciders(["acme:carol"]);
+    let options = HttpOptions {
+        state: State::new().with_approval_store(Arc::new(approvals.clone())),
+        ..HttpOptions::default()
+    }
+    .with_approvals_page(page.clone());
+    let closed = Arc::new(AtomicUsize::new(0));
+    let desk = Desk {
+        closed: Arc::clone(&closed),
+    };
+    tokio::spawn(async move {
+        serve_http(
+            desk,
+            listener,
+            Arc::new(tokens),
+            options,
+            std::future::pending(),
+        )
+        .await
+        .unwrap();
+    });
+    Served {
+        address,
+        page,
+        approvals,
+        closed,
+    }
+}
+
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// `close_ticket` of `ticket` as the holder of `token` (a client that cannot elicit), with
+/// `request` as its approval request id: the result.
+async fn close(address: &str, token: &str, ticket: &str, request: Option<&str>) -> Value {
+    let mut arguments = json!({"ticketId": ticket, "note": "n".repeat(300), "token": SECRET});
+    if let Some(id) = request {
+        arguments["approvalRequestId"] = json!(id);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "close_ticket", "arguments": arguments}});
+    let response = reqwest::Client::new()
+        .post(format!("http://{address}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .bearer_auth(token)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    answer["result"].clone()
+}
+
+/// A call blocked for approval: its `approvalRequestId`.
+async fn blocked(address: &str, token: &str, ticket: &str) -> String {
+    let result = close(address, token, ticket, None).await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["status"], "blocked", "{result}");
+    result["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .expect("an approvalRequestId")
+        .to_owned()
+}
+
+/// Signs in with a fresh link for `who`: the session cookie (`name=value`).
+async fn sign_in(served: &Served, who: &str) -> String {
+    let link = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse(who).unwrap())
+        .await
+        .unwrap();
+    let response = browser()
+        .get(format!("http://{}{link}", served.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 303);
+    assert_eq!(response.headers()["location"], "/approvals");
+    let cookie = response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+/// A page: its status, its headers and its HTML.
+async fn page(request: reqwest::RequestBuilder) -> (u16, reqwest::header::HeaderMap, String) {
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.text().await.unwrap())
+}
+
+async fn get(served: &Served, path: &str, cookie: Option<&str>) -> (u16, String) {
+    let mut request = browser().get(format!("http://{}{path}", served.address));
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    let (status, headers, body) = page(request).await;
+    assert_framed(&headers, path);
+    (status, body)
+}
+
+async fn post(served: &Served, id: &str, cookie: &str, form: &[(&str, &str)]) -> (u16, String) {
+    let request = browser()
+        .post(format!("http://{}/approvals/requests/{id}", served.address))
+        .header("cookie", cookie)
+        .header("origin", format!("http://{}", served.address))
+        .form(form);
+    let (status, headers, body) = page(request).await;
+    assert_framed(&headers, id);
+    (status, body)
+}
+
+/// The framing headers every page response carries.
+fn assert_framed(headers: &reqwest::header::HeaderMap, what: &str) {
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    for directive in [
+        "default-src 'none'",
+        "style-src 'sha256-",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{what}: {csp}");
+    }
+    assert_eq!(headers["x-frame-options"], "DENY", "{what}");
+    assert_eq!(headers["referrer-policy"], "no-referrer", "{what}");
+    assert_eq!(headers["cache-control"], "no-store", "{what}");
+}
+
+/// The CSRF token of a request's page.
+fn csrf(html: &str) -> String {
+    let at = html.find(r#"name="csrf" value=""#).expect("a CSRF field") + 19;
+    html[at..].split('"').next().unwrap().to_owned()
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[tokio::test]
+async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
+    let served = serve().await;
+    let id = blocked(&served.address, "alice-token", "T-1").await;
+
+    // The link signs in once: a session cookie (HttpOnly, SameSite=Strict; on loopback, no
+    // Secure: plain HTTP), then a clear 410.
+    let link = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse("acme:carol").unwrap())
+        .await
+        .unwrap();
+    assert!(link.starts_with("/approvals/sign-in?token="), "{link}");
+    let (status, headers, _) =
+        page(browser().get(format!("http://{}{link}", served.address))).await;
+    assert_eq!(status, 303);
+    assert_framed(&headers, "sign-in");
+    let set = headers["set-cookie"].to_str().unwrap();
+    assert!(set.starts_with("mcp_result_approvals="), "{set}");
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/approvals"] {
+        assert!(set.contains(attribute), "{set}");
+    }
+    assert!(!set.contains("Secure"), "{set}");
+    let cookie = set.split(';').next().unwrap().to_owned();
+    let (status, body) = get(&served, &link, None).await;
+    assert_eq!(status, 410, "{body}");
+    assert!(
+        body.contains("This sign-in link was used already"),
+        "{body}"
+    );
+
+    // The list shows the request.
+    let (status, body) = get(&served, "/approvals", Some(&cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Pending approval requests"), "{body}");
+    assert!(
+        body.contains(&format!("/approvals/requests/{id}")),
+        "{body}"
+    );
+    assert!(body.contains("Close ticket T-1"), "{body}");
+    assert!(body.contains("alice (acme)"), "{body}");
+
+    // The request: its title, text, arguments (the secret withheld, the long note cut with
+    // its length), who asked.
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<h1>Close a ticket</h1>"), "{body}");
+    assert!(body.contains("Close ticket T-1"), "{body}");
+    assert!(body.contains("<code>token</code>"), "{body}");
+    assert!(body.contains("withheld (secret)"), "{body}");
+    assert!(!body.contains(SECRET), "{body}");
+    assert!(body.contains("cut: 300 characters in all"), "{body}");
+    assert!(body.contains("alice (acme)"), "{body}");
+    assert!(body.contains("signed in as carol (acme)"), "{body}");
+    let token = csrf(&body);
+
+    // No CSRF token, a forged one: 403, nothing changed.
+    let (status, body) = post(&served, &id, &cookie, &[("decision", "approve")]).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("CSRF token is missing or wrong"), "{body}");
+    let forged = "A".repeat(token.len());
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[("csrf", &forged), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("CSRF token is missing or wrong"), "{body}");
+    // Without a session: 401.
+    let (status, body) = get(&served, "/approvals", None).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.contains("You are not signed in"), "{body}");
+    let still = served.approvals.get(&id).await.unwrap().unwrap();
+    assert_eq!(still.decision, Decision::Pending);
+
+    // Approve: recorded once, with the approver's identity.
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[("csrf", &token), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<h1>Approved</h1>"), "{body}");
+    let decided = served.approvals.get(&id).await.unwrap().unwrap();
+    let Decision::Approved {
+        approval_id,
+        approver,
+    } = decided.decision
+    else {
+        panic!("{:?}", decided.decision)
+    };
+    assert_eq!(approver, "acme:carol");
+
+    // A second decision: 409, nothing changed.
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[("csrf", &token), ("decision", "reject"), ("reason", "late")],
+    )
+    .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body.contains("decided already: approved by acme:carol"),
+        "{body}"
+    );
+
+    // The MCP call's retry runs once, under the approval.
+    let result = close(&served.address, "alice-token", "T-1", Some(&id)).await;
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(
+        result["structuredContent"]["approvalId"],
+        json!(approval_id)
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+    let again = close(&served.address, "alice-token", "T-1", Some(&id)).await;
+    assert_eq!(again["isError"], true, "{again}");
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+    // Used: its page says so.
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("approved by acme:carol, and used"), "{body}");
+}
+
+#[tokio::test]
+async fn a_rejection_with_its_reason_answers_the_retry_as_a_declined_approval() {
+    let served = serve().await;
+    let id = blocked(&served.address, "alice-token", "T-2").await;
+    let cookie = sign_in(&served, "acme:carol").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    let token = csrf(&body);
+
+    // A rejection needs a reason.
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[("csrf", &token), ("decision", "reject"), ("reason", "  ")],
+    )
+    .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("A rejection needs a reason"), "{body}");
+
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[
+            ("csrf", &token),
+            ("decision", "reject"),
+            ("reason", "not <b>this</b> week"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<h1>Rejected</h1>"), "{body}");
+    // Escaped, as every value.
+    assert!(
+        body.contains("not &#60;b&#62;this&#60;/b&#62; week")
+            || body.contains("not &lt;b&gt;this&lt;/b&gt; week"),
+        "{body}"
+    );
+    let decided = served.approvals.get(&id).await.unwrap().unwrap();
+    assert_eq!(
+        decided.decision,
+        Decision::Rejected {
+            approver: "acme:carol".into(),
+            reason: "not <b>this</b> week".into()
+        }
+    );
+
+    // The retry: refused with the reason, nothing runs.
+    let result = close(&served.address, "alice-token", "T-2", Some(&id)).await;
+    assert_eq!(result["isError"], true, "{result}");
+    let message = result["structuredContent"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("The approval request was rejected: not <b>this</b> week."),
+        "{result}"
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 0);
+
+    // The list no longer shows it.
+    let (status, body) = get(&served, "/approvals", Some(&cookie)).await;
+    assert_eq!(status, 200);
+    assert!(!body.contains(&id), "{body}");
+    assert!(
+        body.contains("No approval request is waiting for you."),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn another_tenants_and_expired_requests_get_clear_pages_and_change_nothing() {
+    let served = serve().await;
+    let theirs = blocked(&served.address, "bob-token", "T-3").await;
+    let cookie = sign_in(&served, "acme:carol").await;
+
+    // Another tenant's request: not listed, 404 to see or decide.
+    let (_, body) = get(&served, "/approvals", Some(&cookie)).await;
+    assert!(!body.contains(&theirs), "{body}");
+    let (status, body) = get(
+        &served,
+        &format!("/approvals/requests/{theirs}"),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("No such approval request."), "{body}");
+
+    // An expired request of the decider's tenant.
+    let expired = ApprovalRequest {
+        id: "01930000-0000-7000-8000-000000000001".into(),
+        tool: "close_ticket".into(),
+        text: "Close ticket T-4".into(),
+        caller: "acme:alice".into(),
+        fingerprints: vec!["f".into()],
+        expires_at: now() - 1,
+        decision: Decision::Pending,
+        review: Some(Review::of(&json!({"ticketId": "T-4"}), |_| false)),
+    };
+    served.approvals.create(&expired).await.unwrap();
+    let (status, body) = get(
+        &served,
+        &format!("/approvals/requests/{}", expired.id),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(status, 410, "{body}");
+    assert!(body.contains("This approval request expired"), "{body}");
+    let (_, body) = get(&served, "/approvals", Some(&cookie)).await;
+    assert!(!body.contains(&expired.id), "{body}");
+
+    // Deciding either, with a valid CSRF token (from a pending request's page): 404, 410.
+    let mine = blocked(&served.address, "alice-token", "T-5").await;
+    let (_, body) = get(
+        &served,
+        &format!("/approvals/requests/{mine}"),
+        Some(&cookie),
+    )
+    .await;
+    let token = csrf(&body);
+    let approve = [("csrf", token.as_str()), ("decision", "approve")];
+    let (status, body) = post(&served, &theirs, &cookie, &approve).await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("No such approval request."), "{body}");
+    let (status, body) = post(&served, &expired.id, &cookie, &approve).await;
+    assert_eq!(status, 410, "{body}");
+    assert!(body.contains("This approval request expired"), "{body}");
+    for id in [&theirs, &expired.id] {
+        let request = served.approvals.get(id).await.unwrap().unwrap();
+        assert_eq!(request.decision, Decision::Pending, "{id}");
+    }
+
+    // A CSRF token is bound to its session: another session's is refused.
+    let other = sign_in(&served, "acme:carol").await;
+    let (status, body) = post(&served, &mine, &other, &approve).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("CSRF token is missing or wrong"), "{body}");
+}
+
+#[tokio::test]
+async fn sign_in_links_are_single_use_bound_and_cookies_secure_off_loopback() {
+    let served = serve().await;
+    // Forged: 403.
+    let (status, body) = get(&served, "/approvals/sign-in?token=forged", None).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("This sign-in link is not valid"), "{body}");
+    // Not a decider: no link.
+    let refused = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse("acme:mallory").unwrap())
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("may not decide"), "{refused}");
+    // Expired: 410 (a link's record, by its token's SHA-256, made past its time).
+    let token = "an-expired-sign-in-token";
+    let id = {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(token.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let link = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse("acme:carol").unwrap())
+        .await
+        .unwrap();
+    let fresh = link.split("token=").nth(1).unwrap();
+    let fresh_id = {
+        use sha2::Digest as _;
+        sha2::Sha256::digest(fresh.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let mut record = served
+        .approvals
+        .get(&fresh_id)
+        .await
+        .unwrap()
+        .expect("the link's record, by its token's hash");
+    assert_eq!(record.caller, "acme:carol");
+    assert!(record.review.is_none(), "a link is no request to decide");
+    record.id = id;
+    record.expires_at = now() - 1;
+    served.approvals.create(&record).await.unwrap();
+    let (status, body) = get(&served, &format!("/approvals/sign-in?token={token}"), None).await;
+    assert_eq!(status, 410, "{body}");
+    assert!(body.contains("This sign-in link expired"), "{body}");
+    // Off loopback the cookie is Secure.
+    let response = browser()
+        .get(format!("http://{}{link}", served.address))
+        .header("host", "approvals.example.com")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 303);
+    let set = response.headers()["set-cookie"].to_str().unwrap();
+    assert!(set.contains("; Secure"), "{set}");
+}
