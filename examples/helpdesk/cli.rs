@@ -16,6 +16,10 @@ Usage:
   helpdesk approve --store URL ID APPROVER
   helpdesk reject --store URL ID APPROVER REASON
                                    decide a pending approval request through the store
+  helpdesk sign-in-link --store URL [--http ADDRESS] IDENTITY
+                                   print a one-time link (10 minutes) that signs IDENTITY
+                                   (tenant:subject, one of the --approver) in to the
+                                   approvals page of the server on that store
   helpdesk --help                  this text
 
 Flags:
@@ -29,6 +33,9 @@ Flags:
   --resource URL           authorization server for this resource URI (feature oauth)
   --introspect CLIENT_ID verify opaque tokens by introspection (MCP_RESULT_CLIENT_SECRET)
   --allow-origin ORIGIN  let a browser page of ORIGIN call (CORS; repeatable)
+  --approver IDENTITY    who may decide on the approvals page that --http serves at
+                         /approvals (tenant:subject; repeatable; feature approvals-page);
+                         without it the demo identities acme:alice and globex:bob
 
 Environment:
   MCP_RESULT_SERVER_KEY  the server key shared by every instance (base64, 32 bytes or more)
@@ -83,6 +90,62 @@ pub(crate) async fn decide(
     Err("approve and reject need a shared store: cargo run --features sqlite --example helpdesk -- approve --store sqlite:desk.db ID APPROVER".into())
 }
 
+/// The approvals page `--http` serves: its deciders the `--approver` identities, else the
+/// demo identities.
+#[cfg(feature = "approvals-page")]
+pub(crate) fn approvals_page(approvers: &[String]) -> mcp_result::http::ApprovalsPage {
+    let page = mcp_result::http::ApprovalsPage::new();
+    if approvers.is_empty() {
+        page.deciders(["acme:alice", "globex:bob"])
+    } else {
+        page.deciders(approvers)
+    }
+}
+
+/// `sign-in-link --store URL [--http ADDRESS] IDENTITY`: a one-time sign-in link to the
+/// approvals page of the server on that store (its record kept in the store's approvals, so
+/// the server, another process, finds it), printed.
+#[cfg(all(
+    feature = "approvals-page",
+    any(feature = "sqlite", feature = "postgres")
+))]
+pub(crate) async fn sign_in_link(
+    store: Option<&str>,
+    http: Option<&str>,
+    approvers: &[String],
+    args: &[String],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let usage = "usage: helpdesk sign-in-link --store URL [--http ADDRESS] IDENTITY";
+    let (Some(store), [identity]) = (store, args) else {
+        return Err(usage.into());
+    };
+    let identity = mcp_result::Identity::parse(identity)?;
+    let approvals = mcp_result::sql::SqlStores::connect(store)
+        .await?
+        .approvals();
+    let link = approvals_page(approvers)
+        .sign_in_link(&approvals, &identity)
+        .await?;
+    match http {
+        Some(address) => println!("http://{address}{link}"),
+        None => println!("{link}"),
+    }
+    Ok(())
+}
+
+#[cfg(not(all(
+    feature = "approvals-page",
+    any(feature = "sqlite", feature = "postgres")
+)))]
+pub(crate) async fn sign_in_link(
+    _store: Option<&str>,
+    _http: Option<&str>,
+    _approvers: &[String],
+    _args: &[String],
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    Err("sign-in-link needs the approvals page and a shared store: cargo run --features approvals-page,sqlite --example helpdesk -- sign-in-link --store sqlite:desk.db acme:alice".into())
+}
+
 /// Removes every `--flag VALUE` from `args`: the values.
 pub(crate) fn take_flags(
     args: &mut Vec<String>,
@@ -104,6 +167,8 @@ pub(crate) struct Access {
     pub(crate) resource: Option<String>,
     pub(crate) introspect: Option<String>,
     pub(crate) origins: Vec<String>,
+    /// `--approver IDENTITY`: who may decide on the approvals page.
+    pub(crate) approvers: Vec<String>,
 }
 
 /// Removes `--flag VALUE` from `args`: the value, if the flag is there.

@@ -16,7 +16,10 @@
 //!   with `MCP_RESULT_CLIENT_SECRET` verifies opaque tokens by introspection instead), and
 //!   `--allow-origin ORIGIN` lets a browser page of that origin call it (CORS). `approve --store URL ID APPROVER` and
 //!   `reject --store URL ID APPROVER REASON` decide an approval request from another
-//!   process.
+//!   process. With the `approvals-page` feature, `--http` also serves the approvals page at
+//!   `/approvals` (deciders: `--approver IDENTITY`, else the demo identities), and
+//!   `sign-in-link --store URL [--http ADDRESS] IDENTITY` prints a one-time link that signs
+//!   that approver in.
 //!
 //! With `--store`, `add_internal_note` writes its note in the write's transaction
 //! (`mcp_result::Tx`): the note, its idempotency key and its audit records commit together,
@@ -42,7 +45,7 @@ pub mod tools;
 use mcp_result::audit::JsonLinesSink;
 
 use crate::{
-    cli::{decide, docs, take_flag, take_flags, Access, HELP},
+    cli::{decide, docs, sign_in_link, take_flag, take_flags, Access, HELP},
     desk::Helpdesk,
     serve::serve_http,
 };
@@ -69,6 +72,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         resource: take_flag(&mut args, "--resource")?,
         introspect: take_flag(&mut args, "--introspect")?,
         origins: take_flags(&mut args, "--allow-origin")?,
+        approvers: take_flags(&mut args, "--approver")?,
     };
     match args.first().map(String::as_str) {
         None | Some("serve") => {
@@ -82,10 +86,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         Some(decision @ ("approve" | "reject")) => {
             decide(store.as_deref(), decision, &args[1..]).await
         }
+        Some("sign-in-link") => {
+            sign_in_link(
+                store.as_deref(),
+                http.as_deref(),
+                &access.approvers,
+                &args[1..],
+            )
+            .await
+        }
         Some("docs") => docs(args.into_iter().skip(1)),
         Some(other) => Err(format!(
-            "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve` or \
-             `reject` (`--help` says more)"
+            "unknown command `{other}`: expected `serve`, `demo`, `docs`, `approve`, \
+             `reject` or `sign-in-link` (`--help` says more)"
         )
         .into()),
     }

@@ -92,6 +92,16 @@ pub(crate) async fn serve_http(
     if let Some(sql) = &desk.sql {
         options.state = options.state.with_cancel_bus(sql.cancel_bus().await?);
     }
+    // The approvals page at /approvals, deciding the requests of the desk's approval store
+    // (`sign-in-link` prints an approver's link).
+    #[cfg(feature = "approvals-page")]
+    {
+        options.state = options
+            .state
+            .with_approval_store(Arc::clone(&desk.approvals));
+        options = options.with_approvals_page(crate::cli::approvals_page(&access.approvers));
+        tracing::info!("approvals page at http://{local}/approvals");
+    }
     let verifier: Arc<dyn TokenVerifier> = match (&access.issuer, &access.resource) {
         (Some(issuer), Some(resource)) => {
             let (verifier, resource) =
