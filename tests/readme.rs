@@ -21,6 +21,19 @@ fn block<'a>(doc: &'a str, heading: &str, info: &str) -> &'a str {
     &doc[start..=end]
 }
 
+/// The host triple of this toolchain (`rustc -vV`'s `host:`), which trybuild passes as
+/// `--target` (its builds go to `target/tests/trybuild/<triple>/`) and names in
+/// `target.<triple>.rustflags`.
+fn host_triple() -> String {
+    let rustc = std::env::var_os("RUSTC").unwrap_or("rustc".into());
+    let out = Command::new(rustc).arg("-vV").output().expect("rustc runs");
+    let text = String::from_utf8(out.stdout).expect("rustc -vV is UTF-8");
+    text.lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .expect("rustc -vV names its host")
+        .to_owned()
+}
+
 /// Builds `main` as `src/main.rs` of a fresh crate with `manifest` (its `mcp-result = "0.1"`
 /// or `version = "0.1"` pointed at this checkout) under `target/tests/<dir>`, offline from
 /// this workspace's lockfile, and returns the binary.
@@ -45,10 +58,19 @@ fn build_fresh_crate(dir: &str, manifest: &str, main: &str, binary: &str) -> Pat
     std::fs::write(dir.join("Cargo.toml"), format!("{manifest}\n[workspace]\n")).unwrap();
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
     std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    // trybuild's own flags (`--cfg trybuild`, ...), its `--target`, and no incremental state,
+    // so the crates the compile-fail suite (`ui/`: default features and `client`) built there
+    // are reused, not built a second time.
+    let triple = host_triple();
+    let rustflags = r#"["--cfg", "trybuild", "--verbose", "-A", "dead_code"]"#;
     let build = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "--quiet"])
+        .args(["build", "--offline", "--quiet", "--target", &triple])
+        .arg(format!("--config=build.rustflags={rustflags}"))
+        .arg(format!("--config=target.{triple}.rustflags={rustflags}"))
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_INCREMENTAL", "0")
+        .env_remove("RUSTFLAGS")
         .output()
         .expect("cargo runs");
     assert!(
@@ -57,7 +79,7 @@ fn build_fresh_crate(dir: &str, manifest: &str, main: &str, binary: &str) -> Pat
         dir.display(),
         String::from_utf8_lossy(&build.stderr)
     );
-    target.join("debug").join(binary)
+    target.join(&triple).join("debug").join(binary)
 }
 
 #[tokio::test]
