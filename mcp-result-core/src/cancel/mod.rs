@@ -18,6 +18,10 @@
 //!   runs, and a write that runs goes to its end and reports its outcome.
 //!
 //! A cancel from another caller, or for an id that runs nowhere, matches nothing.
+//!
+//! Without the feature `http` no call registers and nothing cancels: the bus is the inert
+//! default every [`State`](crate::State) carries.
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
 
 #[cfg(feature = "postgres")]
 mod postgres;
