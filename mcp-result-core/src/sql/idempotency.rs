@@ -11,7 +11,11 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::{column, failed, int, keyed, placeholders, Db, SqlAuditLog, Transaction, COMPLETE};
+use super::{
+    column, failed, int, keyed, placeholders,
+    writer::{RELEASE, SAVEPOINT},
+    Db, SqlAuditLog, Transaction, COMPLETE,
+};
 use crate::{
     store::{clock::unix_ms, StoreError, StoreFuture},
     write::{
@@ -114,11 +118,10 @@ impl SqlIdempotencyStore {
         } else {
             "claimed"
         };
-        // PostgreSQL: the claim and the intent in one statement (a data-modifying `WITH`),
-        // one round trip and one commit; SQLite (in process, no round trips to save): a
-        // transaction.
-        let one_statement =
-            intent.is_some() && !keep && self.db.dialect == super::Dialect::Postgres;
+        // The claim and the intent in one call: PostgreSQL, one statement (a data-modifying
+        // `WITH`), one round trip and one commit; SQLite, the two statements in a savepoint
+        // (the intent inserted when the claim changed a row), one job of the writer.
+        let one_statement = intent.is_some() && !keep;
         let fingerprints_at = if one_statement { 14 } else { 10 };
         // The caller's quota is counted in the claim's own statement (its index: caller,
         // expiry), so a claim stays one round trip; concurrent claims of one caller may pass
@@ -142,15 +145,19 @@ impl SqlIdempotencyStore {
              RETURNING token",
             placeholders(fingerprints_at, fingerprints.len())
         );
-        let sql = if one_statement {
-            format!(
+        let sql = match self.db.dialect {
+            _ if !one_statement => claim,
+            super::Dialect::Postgres => format!(
                 "WITH claimed AS ({claim}), \
                  intent AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
                             SELECT $10, $11, $12, $13 FROM claimed) \
                  SELECT token FROM claimed"
-            )
-        } else {
-            claim
+            ),
+            super::Dialect::Sqlite => format!(
+                "{SAVEPOINT}; {claim}; \
+                 INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
+                 SELECT $10, $11, $12, $13 WHERE changes() = 1; {RELEASE}"
+            ),
         };
         let intent_row = match (one_statement, intent) {
             (true, Some(intent)) => {
@@ -174,34 +181,6 @@ impl SqlIdempotencyStore {
         };
         let mut kept = None;
         let won = match intent {
-            _ if one_statement => {
-                self.db
-                    .write(false, move |connection| {
-                        Box::pin(async move {
-                            Ok(claim
-                                .query()
-                                .fetch_optional(connection)
-                                .await
-                                .map_err(failed("claiming an idempotency key with its intent"))?
-                                .is_some())
-                        })
-                    })
-                    .await?
-            }
-            None => {
-                self.db
-                    .write(false, move |connection| {
-                        Box::pin(async move {
-                            Ok(claim
-                                .query()
-                                .fetch_optional(connection)
-                                .await
-                                .map_err(failed("claiming an idempotency key"))?
-                                .is_some())
-                        })
-                    })
-                    .await?
-            }
             Some(intent) if keep => {
                 let mut tx = self.begin_write().await?;
                 if self.db.dialect == super::Dialect::Postgres {
@@ -239,23 +218,22 @@ impl SqlIdempotencyStore {
                 }
                 won
             }
-            Some(intent) => {
-                // One transaction: the claim, and its intent when it won (not won, nothing
-                // was written).
-                let intent = intent.clone();
+            _ => {
+                let what = if one_statement {
+                    "claiming an idempotency key with its intent"
+                } else {
+                    "claiming an idempotency key"
+                };
+                // All rows: on SQLite the call is several statements, each run to its end.
                 self.db
-                    .write(true, move |connection| {
+                    .write(false, move |connection| {
                         Box::pin(async move {
-                            let won = claim
+                            Ok(!claim
                                 .query()
-                                .fetch_optional(&mut *connection)
+                                .fetch_all(connection)
                                 .await
-                                .map_err(failed("claiming an idempotency key"))?
-                                .is_some();
-                            if won {
-                                super::audit::insert(&mut *connection, &intent, None).await?;
-                            }
-                            Ok(won)
+                                .map_err(failed(what))?
+                                .is_empty())
                         })
                     })
                     .await?
@@ -496,45 +474,34 @@ impl IdempotencyStore for SqlIdempotencyStore {
                 return complete_recorded_in_turn(self, scope, token, result, audit, outcome).await;
             }
             let text = serde_json::to_string(result)?;
-            let (scope, outcome) = (scope.clone(), outcome.clone());
-            if self.db.dialect == super::Dialect::Postgres {
-                // One statement: the result stored and the outcome recorded (each whether or
-                // not the other matched a row), one round trip and one commit.
-                let (phase, at_ms, json) = super::audit::row_of(&outcome)?;
-                let sql = format!(
-                    "WITH done AS ({COMPLETE}), \
-                     outcome AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
-                                 VALUES ($6, $7, $8, $9)) \
-                     SELECT 1"
-                );
-                return self
-                    .db
-                    .write(false, move |connection| {
-                        Box::pin(async move {
-                            keyed(&sql, &scope, token)
-                                .bind(text)
-                                .bind(outcome.event_id)
-                                .bind(phase)
-                                .bind(at_ms)
-                                .bind(json)
-                                .execute(connection)
-                                .await
-                                .map_err(failed("storing a result with its outcome"))?;
-                            Ok(())
-                        })
-                    })
-                    .await;
-            }
-            // SQLite: one transaction (a job of the writer's group).
+            let scope = scope.clone();
+            let (phase, at_ms, json) = super::audit::row_of(outcome)?;
+            let event_id = outcome.event_id.clone();
+            // One call: the result stored and the outcome recorded (each whether or not the
+            // other matched a row): PostgreSQL, one statement, one round trip and one commit;
+            // SQLite, the two statements in a savepoint, one job of the writer.
+            const OUTCOME: &str = "INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
+                                   VALUES ($6, $7, $8, $9)";
+            let sql = match self.db.dialect {
+                super::Dialect::Postgres => {
+                    format!("WITH done AS ({COMPLETE}), outcome AS ({OUTCOME}) SELECT 1")
+                }
+                super::Dialect::Sqlite => {
+                    format!("{SAVEPOINT}; {COMPLETE}; {OUTCOME}; {RELEASE}")
+                }
+            };
             self.db
-                .write(true, move |connection| {
+                .write(false, move |connection| {
                     Box::pin(async move {
-                        keyed(COMPLETE, &scope, token)
+                        keyed(&sql, &scope, token)
                             .bind(text)
-                            .execute(&mut *connection)
+                            .bind(event_id)
+                            .bind(phase)
+                            .bind(at_ms)
+                            .bind(json)
+                            .execute(connection)
                             .await
-                            .map_err(failed("storing a result"))?;
-                        super::audit::insert(&mut *connection, &outcome, None).await?;
+                            .map_err(failed("storing a result with its outcome"))?;
                         Ok(())
                     })
                 })

@@ -456,10 +456,11 @@ impl Db {
     }
 
     /// One write: `job`'s statements, committed when this returns. On a SQLite file, a job
-    /// of the writer's next group (in a savepoint of its own, so that its error undoes its
-    /// statements and no one else's); elsewhere on a pool connection, in a transaction when
-    /// `atomic` (the job has several statements that must commit together), else each
-    /// statement in autocommit.
+    /// of the writer's next group (in a savepoint, so that its error undoes its statements
+    /// and no one else's); elsewhere on a pool connection, in a transaction when `atomic`
+    /// (the job makes several calls that must commit together), else in autocommit. A job
+    /// that is not atomic is one statement, or one call of several statements that wraps
+    /// them in `SAVEPOINT mcp_result_job` ... `RELEASE mcp_result_job` itself (SQLite).
     async fn write<T, F>(&self, atomic: bool, job: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -468,7 +469,7 @@ impl Db {
             + 'static,
     {
         if let Some(writer) = &self.writer {
-            return writer.run(job).await;
+            return writer.run(atomic, job).await;
         }
         if atomic {
             let mut tx = Transaction::on_pool(&self.pool, self.dialect.begin_write())
@@ -483,7 +484,13 @@ impl Db {
             .acquire()
             .await
             .map_err(failed("acquiring a connection"))?;
-        job(&mut *connection).await
+        let done = job(&mut *connection).await;
+        if done.is_err() && self.dialect == Dialect::Sqlite {
+            // A call that wrapped its statements in a savepoint and failed in between leaves
+            // it open: undone (an error when there is none).
+            let _ = connection.execute(writer::UNDO).await;
+        }
+        done
     }
 
     /// A write transaction opened with `begin` (SQLite: the writer's connection, leased

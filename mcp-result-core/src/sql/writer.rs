@@ -34,13 +34,18 @@ use crate::store::StoreError;
 /// The most jobs one commit covers: 64.
 pub const GROUP_MAX: usize = 64;
 
-/// Where each job of a group starts, and where a failed one is rolled back to.
-const SAVEPOINT: &str = "SAVEPOINT mcp_result_job";
-const RELEASE: &str = "RELEASE mcp_result_job";
-const ROLLBACK_TO: &str = "ROLLBACK TO mcp_result_job";
+/// The savepoint a job runs in (the writer's, around an atomic job; a job's own, around
+/// the statements of one call).
+pub(super) const SAVEPOINT: &str = "SAVEPOINT mcp_result_job";
+/// A job's statements kept.
+pub(super) const RELEASE: &str = "RELEASE mcp_result_job";
+/// A job's statements undone.
+pub(super) const UNDO: &str = "ROLLBACK TO mcp_result_job; RELEASE mcp_result_job";
 
 /// A job's statements, run on the writer's connection inside the group's transaction.
 trait Job: Send {
+    /// Whether the writer opens a savepoint around it (its statements are several calls).
+    fn atomic(&self) -> bool;
     /// Runs the statements; what they did, to answer once the group's commit is known.
     fn run<'c>(self: Box<Self>, connection: &'c mut AnyConnection) -> BoxFuture<'c, Ran>;
     /// Answers the caller without running (the writer could not begin).
@@ -56,6 +61,7 @@ struct Ran {
 
 /// A job of a caller awaiting `reply`.
 struct Pending<T, F> {
+    atomic: bool,
     job: F,
     reply: oneshot::Sender<Result<T, StoreError>>,
 }
@@ -67,9 +73,13 @@ where
         + Send
         + 'static,
 {
+    fn atomic(&self) -> bool {
+        self.atomic
+    }
+
     fn run<'c>(self: Box<Self>, connection: &'c mut AnyConnection) -> BoxFuture<'c, Ran> {
         Box::pin(async move {
-            let Pending { job, reply } = *self;
+            let Pending { job, reply, .. } = *self;
             if reply.is_closed() {
                 // Its caller is gone (cancelled before its turn): nothing runs.
                 return Ran {
@@ -184,8 +194,10 @@ impl Writer {
     }
 
     /// Runs `job` in the next group: its statements committed (with the group's) before
-    /// this returns its value; on its error, none of them stays.
-    pub(super) async fn run<T, F>(&self, job: F) -> Result<T, StoreError>
+    /// this returns its value; on its error, none of them stays. An `atomic` job runs in a
+    /// savepoint of the writer's; any other is one statement, or one call whose statements
+    /// are wrapped in [`SAVEPOINT`] ... [`RELEASE`].
+    pub(super) async fn run<T, F>(&self, atomic: bool, job: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: for<'c> FnOnce(&'c mut AnyConnection) -> BoxFuture<'c, Result<T, StoreError>>
@@ -194,7 +206,7 @@ impl Writer {
     {
         let (reply, answer) = oneshot::channel();
         self.queue
-            .send(Message::Job(Box::new(Pending { job, reply })))
+            .send(Message::Job(Box::new(Pending { atomic, job, reply })))
             .map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
@@ -316,13 +328,27 @@ fn refuse(message: Message, error: &str) {
     }
 }
 
-/// One group: `BEGIN IMMEDIATE`, each job in its savepoint, one `COMMIT`, then the answers.
-/// Whether the connection is still fit to use, and the jobs not run when the group broke.
+/// One group: `BEGIN IMMEDIATE`, the jobs, one `COMMIT`, then the answers. Whether the
+/// connection is still fit to use, and the jobs not run (the group broke, or ended early).
+///
+/// An atomic job runs in a savepoint the writer opens; the statements between two jobs go
+/// in one call (`RELEASE` the last job's savepoint, or roll back to it; open the next one's;
+/// after the last job, `COMMIT`). A job that is not atomic is one statement, or one call
+/// that wraps its statements in `SAVEPOINT mcp_result_job` ... `RELEASE mcp_result_job`
+/// itself: no call of the writer's around it. When it fails, its savepoint (if any) is
+/// rolled back and the group ends there: its commit also proves that SQLite did not roll
+/// the whole transaction back (as it may on some errors); the jobs after it go to the next
+/// group.
 async fn commit_group(
     connection: &mut AnyConnection,
     group: Vec<Box<dyn Job>>,
 ) -> (bool, Vec<Box<dyn Job>>) {
-    if let Err(error) = connection.execute("BEGIN IMMEDIATE").await {
+    let begin = if group[0].atomic() {
+        "BEGIN IMMEDIATE; SAVEPOINT mcp_result_job"
+    } else {
+        "BEGIN IMMEDIATE"
+    };
+    if let Err(error) = connection.execute(begin).await {
         let error = format!("beginning a group of writes: {error}");
         for job in group {
             job.fail(error.clone());
@@ -330,56 +356,61 @@ async fn commit_group(
         return (false, Vec::new());
     }
     let mut ran: Vec<Ran> = Vec::with_capacity(group.len());
-    let mut jobs = group.into_iter();
+    let mut jobs = group.into_iter().peekable();
     let mut broken = None;
-    for job in jobs.by_ref() {
-        if let Err(error) = connection.execute(SAVEPOINT).await {
-            job.fail(format!("opening a write: {error}"));
-            broken = Some(error);
+    let mut commit_now = false;
+    while let Some(job) = jobs.next() {
+        let atomic = job.atomic();
+        let done = job.run(connection).await;
+        let ok = done.ok;
+        ran.push(done);
+        if !atomic && !ok {
+            let _ = connection.execute(UNDO).await;
+            commit_now = true;
             break;
         }
-        let done = job.run(connection).await;
-        let end = if done.ok {
-            connection.execute(RELEASE).await
-        } else {
-            // Its statements go; the group's stay.
-            match connection.execute(ROLLBACK_TO).await {
-                Ok(_) => connection.execute(RELEASE).await,
-                Err(error) => Err(error),
-            }
-        };
-        ran.push(done);
-        if let Err(error) = end {
-            // The transaction is in no known state (SQLite may have rolled it all back).
-            broken = Some(error);
+        let mut step: Vec<&str> = Vec::with_capacity(2);
+        if atomic {
+            // A job that failed: its statements go, the group's stay.
+            step.push(if ok { RELEASE } else { UNDO });
+        }
+        match jobs.peek() {
+            Some(next) if next.atomic() => step.push(SAVEPOINT),
+            Some(_) => {}
+            None => step.push("COMMIT"),
+        }
+        if step.is_empty() {
+            continue;
+        }
+        if let Err(error) = connection.execute(step.join("; ").as_str()).await {
+            // The transaction is in no known state (SQLite may have rolled it all back), or
+            // its commit failed.
+            broken = Some((error, jobs.peek().is_none()));
             break;
+        }
+    }
+    if commit_now {
+        if let Err(error) = connection.execute("COMMIT").await {
+            broken = Some((error, true));
         }
     }
     let unrun: Vec<Box<dyn Job>> = jobs.collect();
-    if let Some(error) = broken {
-        let _ = connection.execute("ROLLBACK").await;
-        let error = format!("a group of writes broke, nothing of it was committed: {error}");
+    let Some((error, at_commit)) = broken else {
         for done in ran {
-            (done.answer)(Some(&error));
+            (done.answer)(None);
         }
-        return (false, unrun);
+        return (true, unrun);
+    };
+    let _ = connection.execute("ROLLBACK").await;
+    let error = if at_commit {
+        format!("committing: {error}")
+    } else {
+        format!("a group of writes broke, nothing of it was committed: {error}")
+    };
+    for done in ran {
+        (done.answer)(Some(&error));
     }
-    match connection.execute("COMMIT").await {
-        Ok(_) => {
-            for done in ran {
-                (done.answer)(None);
-            }
-            (true, unrun)
-        }
-        Err(error) => {
-            let _ = connection.execute("ROLLBACK").await;
-            let error = error.to_string();
-            for done in ran {
-                (done.answer)(Some(&error));
-            }
-            (false, unrun)
-        }
-    }
+    (false, unrun)
 }
 
 /// Hands `connection` to the caller of `reply` and waits for it to come back; `None` when it
