@@ -601,6 +601,52 @@ async fn an_approval_is_used_exactly_once_under_concurrency(store: Store) {
     );
 }
 
+/// The approvals page's listing (`ApprovalStore::pending`): one tenant's undecided,
+/// unexpired requests that carry a review (a sign-in link's record and an input-required
+/// round's have none), in id order, at most `limit`; a tenant's prefix never matches
+/// another tenant whose name starts the same, and `None` lists the callers of no tenant.
+async fn the_pending_listing_is_one_tenants_reviewed_undecided_requests(store: Store) {
+    use mcp_result::approval::Review;
+    let a = &store.approvals;
+    let reviewed = |id: &str, caller: &str, expires_in: i64| {
+        let mut r = request(id, expires_in);
+        r.caller = caller.into();
+        r.review = Some(Review::of(&json!({"ticketId": id}), |_| false));
+        r
+    };
+    for r in [
+        reviewed("q-3", "acme:alice", 3600),
+        reviewed("q-1", "acme:bob", 3600),
+        reviewed("q-2", "acme:alice", 3600),
+        reviewed("q-decided", "acme:alice", 3600),
+        reviewed("q-short", "acme:alice", 1),
+        reviewed("q-other", "acmeco:alice", 3600),
+        reviewed("q-colon", "ac%3Ame:alice", 3600),
+        reviewed("q-none", "alice", 3600),
+        request("q-unreviewed", 3600),
+    ] {
+        a.create(&r).await.unwrap();
+    }
+    let mut unreviewed = request("q-acme-unreviewed", 3600);
+    unreviewed.caller = "acme:alice".into();
+    a.create(&unreviewed).await.unwrap();
+    a.decide("q-decided", approve("ap-q")).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let ids = |listed: Vec<ApprovalRequest>| listed.into_iter().map(|r| r.id).collect::<Vec<_>>();
+    let acme = a.pending(Some("acme"), 200).await.unwrap();
+    assert_eq!(
+        acme.first().and_then(|r| r.review.as_ref()).map(|r| &r.arguments),
+        Some(&json!({"ticketId": "q-1"})),
+        "a listed request keeps its review"
+    );
+    assert_eq!(ids(acme), ["q-1", "q-2", "q-3"]);
+    assert_eq!(ids(a.pending(Some("acme"), 2).await.unwrap()), ["q-1", "q-2"]);
+    assert_eq!(ids(a.pending(Some("acmeco"), 200).await.unwrap()), ["q-other"]);
+    assert_eq!(ids(a.pending(Some("ac:me"), 200).await.unwrap()), ["q-colon"]);
+    assert_eq!(ids(a.pending(None, 200).await.unwrap()), ["q-none"]);
+    assert!(a.pending(Some("globex"), 200).await.unwrap().is_empty());
+}
+
 async fn an_expired_approval_is_refused(store: Store) {
     let a = &store.approvals;
     // Expiry is in whole seconds: 2 s from now is 1 to 2 s away.
@@ -989,6 +1035,7 @@ suite!(
         an_expired_record_is_forgotten,
         an_approval_is_used_exactly_once_under_concurrency,
         an_expired_approval_is_refused,
+        the_pending_listing_is_one_tenants_reviewed_undecided_requests,
         artifacts_past_a_bound_are_refused_whole,
         concurrent_puts_never_pass_a_quota,
         artifacts_expire_and_free_their_quota,
