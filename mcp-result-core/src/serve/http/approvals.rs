@@ -23,6 +23,16 @@
 //! one it was meant for, so the page's identity is a verified sign-in, never a value a form
 //! carries.
 //!
+//! **Callers confirming their own requests** ([`ApprovalsPage::callers_confirm`], with the
+//! `elicitation` feature): a gated write of a client that declared URL-mode elicitation
+//! (and not form mode) sends it, during the call, an `elicitation/create` of mode `url`
+//! whose link is a one-time sign-in bound to the caller's identity and to that request
+//! ([`SIGN_IN_TTL`]); the session it opens sees and decides that request only (`403`
+//! "Not your request" for any other), the call waits for the decision, sends
+//! `notifications/elicitation/complete` and uses it as an out-of-band approval. The link's
+//! base is [`ApprovalsPage::public_url`], else the MCP request's `Host` when it is a
+//! loopback host.
+//!
 //! **Protections.** Server-rendered HTML (askama templates, every value HTML-escaped), no
 //! JavaScript. Every form carries a CSRF token bound to the session and checked on every
 //! POST. Every response has `Content-Security-Policy: default-src 'none'; style-src
@@ -66,6 +76,10 @@ const SHOWN_CHARS: usize = 200;
 /// its name, so no request of a call is one.
 const SIGN_IN_TOOL: &str = "mcp-result/approvals-sign-in";
 
+/// The tool name of a caller's sign-in link's record (URL-mode elicitation,
+/// [`ApprovalsPage::callers_confirm`]): it signs in to one request, as its caller.
+const CALLER_SIGN_IN_TOOL: &str = "mcp-result/approvals-caller-sign-in";
+
 /// The session cookie's name.
 const COOKIE: &str = "mcp_result_approvals";
 
@@ -92,6 +106,8 @@ pub struct ApprovalsPage {
     path: String,
     deciders: Vec<String>,
     scope: Option<String>,
+    public_url: Option<String>,
+    callers_confirm: bool,
 }
 
 impl Default for ApprovalsPage {
@@ -108,6 +124,8 @@ impl ApprovalsPage {
             path: "/approvals".to_owned(),
             deciders: Vec::new(),
             scope: None,
+            public_url: None,
+            callers_confirm: false,
         }
     }
 
@@ -131,6 +149,39 @@ impl ApprovalsPage {
     pub fn decider_scope(mut self, scope: impl Into<String>) -> Self {
         self.scope = Some(scope.into());
         self
+    }
+
+    /// The server's external base URL, as browsers reach it (`https://mcp.example.com`,
+    /// with the prefix a proxy strips if any): what the links of URL-mode elicitation
+    /// ([`Self::callers_confirm`]) start with. Without it, they start with
+    /// `http://{Host}` of the MCP request when that `Host` is a loopback host (a server
+    /// used locally), and a server reached under any other `Host` asks out of band (a
+    /// `Host` header is the client's word, never a base for a link sent to a person).
+    #[must_use]
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into().trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// Callers confirm their own approval requests on the page (opt-in; feature
+    /// `elicitation` too). A caller whose client declared URL-mode elicitation
+    /// (`{"elicitation": {"url": {}}}`, MCP 2025-11-25) and whose call can be answered
+    /// during the call (streamable HTTP with [`HttpOptions::sessions`](super::HttpOptions))
+    /// is sent, for a gated write, an `elicitation/create` of mode `url` whose link signs
+    /// it in, once, to that one request's page, as itself: it may approve or reject that
+    /// request and no other, whoever the deciders are. This is self-approval, as a form
+    /// elicitation is (the approver recorded is the caller); a write that needs a second
+    /// person must not enable it. A client that declared form mode is asked with a form,
+    /// as without the page.
+    #[must_use]
+    pub fn callers_confirm(mut self) -> Self {
+        self.callers_confirm = true;
+        self
+    }
+
+    /// Whether callers confirm their own requests here ([`Self::callers_confirm`]).
+    pub fn confirms_callers(&self) -> bool {
+        self.callers_confirm
     }
 
     /// Where the page is served.
@@ -171,9 +222,25 @@ impl ApprovalsPage {
             Identity::parse(decider)
                 .map_err(|error| format!("approvals page decider `{decider}`: {error}"))?;
         }
-        if self.deciders.is_empty() && self.scope.is_none() {
+        if let Some(url) = &self.public_url {
+            let parsed = url.parse::<http::Uri>().ok();
+            let usable = parsed.as_ref().is_some_and(|uri| {
+                matches!(uri.scheme_str(), Some("https" | "http"))
+                    && uri.authority().is_some()
+                    && uri.query().is_none()
+                    && !url.contains('#')
+            });
+            if !usable {
+                return Err(format!(
+                    "the approvals page's public URL `{url}` must be an absolute http(s) URL \
+                     without query or fragment, such as `https://mcp.example.com`"
+                ));
+            }
+        }
+        if self.deciders.is_empty() && self.scope.is_none() && !self.callers_confirm {
             return Err("an approvals page nobody may decide on: name its deciders \
-                        (`ApprovalsPage::deciders`) or their scope (`decider_scope`)"
+                        (`ApprovalsPage::deciders`) or their scope (`decider_scope`), or \
+                        let callers confirm their own requests (`callers_confirm`)"
                 .to_owned());
         }
         Ok(())
@@ -445,10 +512,34 @@ impl Page {
         else {
             return Err(self.not_signed_in());
         };
-        if !self.config.may_decide(&session.identity) {
+        let allowed = if session.request.is_some() {
+            self.config.callers_confirm
+        } else {
+            self.config.may_decide(&session.identity)
+        };
+        if !allowed {
             return Err(self.not_a_decider(&session.identity));
         }
         Ok(session)
+    }
+
+    /// A caller's session opens its own request only: any other is refused `403`, and so
+    /// is a request whose caller is not the signed-in identity (identity equality:
+    /// [`Identity::key`], tenant and subject).
+    fn own(&self, session: &Session, request: &ApprovalRequest) -> Result<(), Response> {
+        let Some(only) = &session.request else {
+            return Ok(());
+        };
+        if *only == request.id && request.caller == session.identity.key() {
+            return Ok(());
+        }
+        Err(self.message(
+            StatusCode::FORBIDDEN,
+            Some(&session.identity),
+            "Not your request",
+            "This approval request is not the one you were signed in to confirm; only its \
+             caller may confirm it, and only from the link its client was sent.",
+        ))
     }
 
     /// `request` when `identity` may see it: a request decided out of band (it has a
@@ -461,7 +552,8 @@ impl Page {
         match self.store.get(id).await {
             Ok(Some(mut request))
                 if in_tenant(&request.caller, identity.tenant.as_deref())
-                    && request.tool != SIGN_IN_TOOL =>
+                    && request.tool != SIGN_IN_TOOL
+                    && request.tool != CALLER_SIGN_IN_TOOL =>
             {
                 match request.review.take() {
                     Some(review) => Ok((request, review)),
@@ -520,6 +612,17 @@ struct Session {
     /// The CSRF token of this session's forms.
     csrf: String,
     expires_at: u64,
+    /// A caller's session (URL-mode elicitation): the one request, of this identity, it
+    /// may see and decide. `None`: a decider's session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request: Option<String>,
+}
+
+/// What a caller's sign-in link's record holds: who it signs in, to which request.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CallerLink {
+    identity: Identity,
+    request: String,
 }
 
 /// The session cookie's value, if the request has one.
@@ -652,11 +755,21 @@ async fn sign_in(Extract(page): Extract<Arc<Page>>, headers: HeaderMap, uri: Uri
         approval_id: String::new(),
         approver: String::new(),
     };
-    let identity = match page.store.decide(&token_id(&token), used).await {
+    let (identity, request) = match page.store.decide(&token_id(&token), used).await {
         Ok(Ok(record)) if record.tool == SIGN_IN_TOOL => {
             match serde_json::from_str::<Identity>(&record.text) {
-                Ok(identity) => identity,
+                Ok(identity) => (identity, None),
                 Err(_) => return invalid(),
+            }
+        }
+        Ok(Ok(record)) if record.tool == CALLER_SIGN_IN_TOOL && page.config.callers_confirm => {
+            match serde_json::from_str::<CallerLink>(&record.text) {
+                // The record's caller is the identity's key: a link signs in as the one
+                // identity it was minted for.
+                Ok(link) if link.identity.key() == record.caller => {
+                    (link.identity, Some(link.request))
+                }
+                _ => return invalid(),
             }
         }
         Ok(Ok(_) | Err(Refusal::Unknown)) => return invalid(),
@@ -678,16 +791,26 @@ async fn sign_in(Extract(page): Extract<Arc<Page>>, headers: HeaderMap, uri: Uri
         }
         Err(error) => return page.store_failed(None, &error),
     };
-    if !page.config.may_decide(&identity) {
+    if request.is_none() && !page.config.may_decide(&identity) {
         return page.not_a_decider(&identity);
     }
+    let location = match &request {
+        Some(id) => format!("{}/requests/{id}", page.config.path),
+        None => page.config.path.clone(),
+    };
     let mut csrf = [0u8; 32];
     getrandom::fill(&mut csrf).expect("the operating system's random source");
     let session = Session {
         purpose: SESSION_PURPOSE.to_owned(),
         identity,
         csrf: base64_url(&csrf),
-        expires_at: unix_now() + SESSION_TTL.as_secs(),
+        expires_at: unix_now()
+            + if request.is_some() {
+                SIGN_IN_TTL.as_secs()
+            } else {
+                SESSION_TTL.as_secs()
+            },
+        request,
     };
     let sealed = page
         .key
@@ -700,12 +823,9 @@ async fn sign_in(Extract(page): Extract<Arc<Page>>, headers: HeaderMap, uri: Uri
     let cookie = format!(
         "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{secure}",
         page.config.path,
-        SESSION_TTL.as_secs()
+        session.expires_at.saturating_sub(unix_now())
     );
-    let mut response = (
-        StatusCode::SEE_OTHER,
-        [(header::LOCATION, page.config.path.clone())],
-    )
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)])
         .into_response();
     if let Ok(cookie) = HeaderValue::from_str(&cookie) {
         response.headers_mut().insert(header::SET_COOKIE, cookie);
@@ -726,6 +846,12 @@ async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) -> Response
     };
     let rows = pending
         .into_iter()
+        .filter(|request| {
+            session
+                .request
+                .as_ref()
+                .is_none_or(|only| *only == request.id && request.caller == identity.key())
+        })
         .map(|request| Row {
             title: page
                 .titles
@@ -767,6 +893,9 @@ async fn request(
         Ok(found) => found,
         Err(refused) => return refused,
     };
+    if let Err(refused) = page.own(&session, &request) {
+        return refused;
+    }
     if let Some(settled) = page.settled(identity, &request) {
         return settled;
     }
@@ -844,6 +973,9 @@ async fn decide(
         Ok(found) => found,
         Err(refused) => return refused,
     };
+    if let Err(refused) = page.own(&session, &request) {
+        return refused;
+    }
     if let Some(settled) = page.settled(identity, &request) {
         return settled;
     }
@@ -851,10 +983,17 @@ async fn decide(
     let (decision, done) = match form.get("decision").map(String::as_str) {
         Some("approve") => {
             let approval_id = uuid::Uuid::now_v7().to_string();
-            let done = format!(
-                "Approved: the caller's next call with this request runs once, under \
-                 approval {approval_id}."
-            );
+            let done = if session.request.is_some() {
+                format!(
+                    "Approved: go back to your client; the call that asked runs the write \
+                     once, under approval {approval_id}."
+                )
+            } else {
+                format!(
+                    "Approved: the caller's next call with this request runs once, under \
+                     approval {approval_id}."
+                )
+            };
             (
                 Decision::Approved {
                     approval_id,
@@ -916,4 +1055,200 @@ async fn decide(
         },
         Err(error) => page.store_failed(Some(identity), &error),
     }
+}
+
+/// URL-mode elicitation to the page ([`ApprovalsPage::callers_confirm`]): put in the MCP
+/// endpoint's requests by the router, so a gated write of such a request may send its
+/// caller to the page.
+#[cfg(feature = "elicitation")]
+#[derive(Debug, Clone)]
+pub(crate) struct UrlConfirmation(Arc<ApprovalsPage>);
+
+#[cfg(feature = "elicitation")]
+impl UrlConfirmation {
+    pub(crate) fn new(page: &ApprovalsPage) -> Self {
+        Self(Arc::new(page.clone()))
+    }
+}
+
+/// How a URL-mode confirmation ended.
+#[cfg(feature = "elicitation")]
+pub(crate) enum Confirmed {
+    /// The request was decided on the page (approved or rejected) or expired: the gate
+    /// uses it as an out-of-band approval is used.
+    Decided,
+    /// The client declined or cancelled the elicitation: the request is rejected.
+    Declined(&'static str),
+    /// The call was cancelled while it waited: the request is rejected.
+    Cancelled,
+    /// No decision within the wait, or the client failed: the request stays pending, for
+    /// a decider (or the caller, still signed in) and a later call with its id.
+    Undecided,
+}
+
+/// The method of the notification that tells the client a URL-mode elicitation is done
+/// (MCP 2025-11-25 "Elicitation"; rmcp 3.11 has no type for it: sent as a custom
+/// notification).
+#[cfg(feature = "elicitation")]
+pub(crate) const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+
+/// How often the waiting call looks at the store for the page's decision.
+#[cfg(feature = "elicitation")]
+const POLL: Duration = Duration::from_millis(200);
+
+/// Sends the caller of `request` (pending, in `store`) to its page by URL-mode
+/// elicitation, when the call can: the page lets callers confirm and the router put it in
+/// this request, the client declared URL mode (and not form mode, which asks with a form
+/// instead), requests reach it during the call, the caller is the request's, and the page
+/// has a public base URL (or the MCP request's `Host` is a loopback host). `None` when not:
+/// the request is left to a decider, out of band.
+///
+/// The link is a one-time sign-in (as [`ApprovalsPage::sign_in_link`]) bound to the
+/// caller's identity and to this request, usable within [`SIGN_IN_TTL`], sent only in
+/// this elicitation (to the caller's own authenticated session). After the client's
+/// `accept` the call waits, until `policy.wait` from the start, for the page's decision;
+/// once decided it sends `notifications/elicitation/complete`.
+#[cfg(feature = "elicitation")]
+pub(crate) async fn confirm_by_url(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    store: &dyn ApprovalStore,
+    request: &ApprovalRequest,
+    policy: crate::call::client::AskPolicy,
+) -> Option<Confirmed> {
+    use crate::call::client::{elicits_forms, request_during_call, Unanswered};
+    use rmcp::model::{
+        ClientResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitationAction,
+        ServerNotification, ServerRequest,
+    };
+
+    let parts = context.extensions.get::<http::request::Parts>()?;
+    let UrlConfirmation(page) = parts.extensions.get::<UrlConfirmation>()?;
+    let capabilities = context.client_capabilities()?;
+    let declared_url = capabilities
+        .elicitation
+        .as_ref()
+        .is_some_and(|modes| modes.url.is_some());
+    if !page.callers_confirm || !declared_url || elicits_forms(&capabilities) {
+        return None;
+    }
+    // Before MCP 2026-07-28 only (a request during the call); over a connection that
+    // carries the answer back.
+    if crate::call::client::asks_by_round(context)
+        || !crate::call::client::requests_reach_the_client(context)
+    {
+        return None;
+    }
+    let caller = Identity::of(context).filter(|c| c.key() == request.caller)?;
+    let base = match &page.public_url {
+        Some(url) => url.clone(),
+        None if on_loopback(&parts.headers) => {
+            let host = parts.headers.get(header::HOST)?.to_str().ok()?;
+            format!("http://{host}")
+        }
+        None => {
+            tracing::debug!(
+                "URL-mode elicitation not sent: the approvals page has no public URL and \
+                 the request's Host is not a loopback host"
+            );
+            return None;
+        }
+    };
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the operating system's random source");
+    let token = base64_url(&bytes);
+    let link = CallerLink {
+        identity: caller.clone(),
+        request: request.id.clone(),
+    };
+    let record = ApprovalRequest {
+        id: token_id(&token),
+        tool: CALLER_SIGN_IN_TOOL.to_owned(),
+        text: serde_json::to_string(&link).ok()?,
+        caller: caller.key(),
+        fingerprints: Vec::new(),
+        expires_at: unix_now() + SIGN_IN_TTL.as_secs(),
+        decision: Decision::Pending,
+        review: None,
+    };
+    if let Err(error) = store.create(&record).await {
+        tracing::warn!(%error, "URL-mode elicitation not sent: its sign-in link was not stored");
+        return None;
+    }
+    let url = format!("{base}{}/sign-in?token={token}", page.path);
+    let message = format!(
+        "Approve this write? {} Open the link to review and confirm it, signed in as {}.",
+        request.text,
+        shown_identity(&caller)
+    );
+    let asked = ServerRequest::ElicitRequest(ElicitRequest::new(
+        ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message,
+            url,
+            elicitation_id: request.id.clone(),
+        },
+    ));
+    let started = tokio::time::Instant::now();
+    let waiting = format!("Waiting for the user to confirm on the page: {}", request.text);
+    let reject = |reason: &str| Decision::Rejected {
+        approver: caller.key(),
+        reason: reason.to_owned(),
+    };
+    match request_during_call(context, asked, policy, &waiting).await {
+        Ok(ClientResult::ElicitResult(answer)) if answer.action == ElicitationAction::Accept => {}
+        Ok(ClientResult::ElicitResult(_)) => {
+            let _ = store
+                .decide(&request.id, reject("declined by the user"))
+                .await;
+            return Some(Confirmed::Declined("declined by the user"));
+        }
+        Ok(_) | Err(Unanswered::TimedOut(_)) => return Some(Confirmed::Undecided),
+        Err(Unanswered::Failed(error)) => {
+            tracing::debug!(%error, "URL-mode elicitation failed: asking out of band");
+            return Some(Confirmed::Undecided);
+        }
+        Err(Unanswered::Cancelled) => {
+            let _ = store
+                .decide(&request.id, reject("the call was cancelled"))
+                .await;
+            return Some(Confirmed::Cancelled);
+        }
+    }
+    // Accepted: the user opened the link. The decision is the page's, in the store.
+    let deadline = started + policy.wait;
+    loop {
+        match store.get(&request.id).await {
+            Ok(Some(now)) if now.decision != Decision::Pending || now.expired() => break,
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+            Err(error) => {
+                tracing::warn!(%error, "approval store failed while a call waited for the page");
+            }
+        }
+        if tokio::time::Instant::now() + POLL > deadline {
+            return Some(Confirmed::Undecided);
+        }
+        tokio::select! {
+            biased;
+            () = context.ct.cancelled() => {
+                let _ = store
+                    .decide(&request.id, reject("the call was cancelled"))
+                    .await;
+                return Some(Confirmed::Cancelled);
+            }
+            () = tokio::time::sleep(POLL) => {}
+        }
+    }
+    let complete = CustomNotification::new(
+        ELICITATION_COMPLETE,
+        Some(serde_json::json!({ "elicitationId": request.id })),
+    );
+    if let Err(error) = context
+        .peer
+        .send_notification(ServerNotification::CustomNotification(complete))
+        .await
+    {
+        tracing::debug!(%error, "notifications/elicitation/complete not sent");
+    }
+    Some(Confirmed::Decided)
 }

@@ -60,6 +60,8 @@ mod sessions;
 
 #[cfg(feature = "approvals-page")]
 pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
+#[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+pub(crate) use approvals::{confirm_by_url, Confirmed};
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;
 pub use options::{HttpLimits, HttpOptions};

@@ -136,6 +136,16 @@ where
             }),
             authenticate,
         ));
+    // URL-mode elicitation to the approvals page: the page a gated write may send its
+    // caller to (`ApprovalsPage::callers_confirm`).
+    #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+    if let Some(page) = options
+        .approvals_page
+        .as_ref()
+        .filter(|page| page.confirms_callers())
+    {
+        mcp = mcp.route_layer(axum::Extension(super::approvals::UrlConfirmation::new(page)));
+    }
     if let Some(resource) = &options.resource {
         let document = Arc::new(resource.document(&declared));
         let serve = move || {

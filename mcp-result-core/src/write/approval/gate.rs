@@ -411,6 +411,35 @@ pub(crate) async fn gate(
                 }
                 Err(error) => return Err(audit_failed(&error).into()),
             }
+            // A client that declared URL-mode elicitation is sent to the request's page,
+            // where its user confirms it (`ApprovalsPage::callers_confirm`); the page's
+            // decision is then used as an out-of-band one is.
+            #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+            match crate::http::confirm_by_url(context, &*store, &request, policy).await {
+                Some(crate::http::Confirmed::Decided) => {
+                    return match store
+                        .consume(&request.id, &audit.record.caller, fingerprints)
+                        .await
+                    {
+                        Ok(Ok(approved)) => Ok(approved),
+                        Ok(Err(refusal)) => Err(audit
+                            .refuse(ToolError::conflict(refusal.message()))
+                            .await
+                            .into()),
+                        Err(error) => Err(audit_failed(&error).into()),
+                    };
+                }
+                Some(crate::http::Confirmed::Declined(reason)) => {
+                    return Err(audit.refuse(ToolError::policy_blocked(reason)).await.into());
+                }
+                Some(crate::http::Confirmed::Cancelled) => {
+                    return Err(audit
+                        .refuse(ToolError::cancelled_before_running())
+                        .await
+                        .into());
+                }
+                Some(crate::http::Confirmed::Undecided) | None => {}
+            }
             let mut answer = audit
                 .refuse(ToolError::approval_required(request.id.clone(), &text))
                 .await;
