@@ -38,14 +38,15 @@
 //! # Round trips and commits
 //!
 //! On PostgreSQL each call is one statement in autocommit unless said otherwise. On a SQLite
-//! file the same statements of a write run as one job of the writer (next section): in a
-//! savepoint of its group's transaction, committed with the group. Reads run on the pool.
+//! file the same statements of a write run as one job of the writer (next section), one
+//! call to SQLite where they can: in a savepoint of its group's transaction, committed with
+//! the group. Reads run on the pool, on both.
 //!
 //! | call | statements | commits, PostgreSQL | on a SQLite file |
 //! |---|---|---|---|
 //! | `claim` won | 1 (`INSERT ... ON CONFLICT DO UPDATE ... WHERE <retakable> RETURNING`) | 1 | a job |
-//! | `claim_started` won, with this database's audit log | PostgreSQL 1 (a data-modifying `WITH`: the claim, made started, and the intent); SQLite 2 (the claim, the intent) | 1 | a job |
-//! | `complete_recorded`, with this database's audit log | PostgreSQL 1 (`WITH`: the result, the outcome); SQLite 2 | 1 | a job |
+//! | `claim_started` won, with this database's audit log | PostgreSQL 1 (a data-modifying `WITH`: the claim, made started, and the intent); SQLite, one call of 2 (the claim; the intent, inserted when the claim changed a row) in a savepoint of its own | 1 | a job |
+//! | `complete_recorded`, with this database's audit log | PostgreSQL 1 (`WITH`: the result, the outcome); SQLite, one call of 2 in a savepoint | 1 | a job |
 //! | `claim` replayed, refused or waiting | 2 (the upsert, then the row it met) | 1 | a job, then a read |
 //! | `start`, `complete`, `release` | 1 | 1 | a job |
 //! | `peek` | 1 | – | a read |
@@ -64,9 +65,10 @@
 //! PostgreSQL: the claim with its intent and start, then the answer with its outcome
 //! (`tests/commits.rs` counts them); an unkeyed one two as well (intent, outcome); a write
 //! gated by a human approval four (the claim comes before the question). On a SQLite file the
-//! same write is two jobs, each sharing one commit with the jobs queued beside it: with `n`
-//! writes at once, about `2/n` commits a write, down to `2/`[`GROUP_MAX`]. Plus, once a minute
-//! per store, one `DELETE` of expired rows (a job on SQLite).
+//! same write is two jobs, two calls to SQLite, each sharing one commit with the jobs queued
+//! beside it: with `n` writes at once, about `2/n` commits a write, down to `2/`[`GROUP_MAX`]
+//! (`tests/sqlite_writer.rs`). Plus, once a minute per store, one `DELETE` of expired rows (a
+//! job on SQLite).
 //!
 //! # SQLite: one writer, group commits
 //!
@@ -74,11 +76,15 @@
 //! writer: a connection of its own, on a thread of its own, serving a queue of jobs in
 //! arrival order. It takes the first waiting job and every job queued behind it, up to
 //! [`GROUP_MAX`], opens one `BEGIN IMMEDIATE` transaction, runs each job in a `SAVEPOINT` of
-//! its own — a job whose statement fails is rolled back to its savepoint, so it fails alone
-//! and its group goes on — and commits once: one `fsync` (`synchronous = FULL` stays) for the
-//! whole group. Each caller is answered after that commit; when the commit fails, every
-//! caller of the group gets the error. The stores' writes do not contend for the file's lock,
-//! they queue, and never meet `database is locked`.
+//! its own — a job whose statement fails is rolled back to its savepoint, so it fails alone —
+//! and commits once: one `fsync` (`synchronous = FULL` stays) for the whole group. A job that
+//! is one call (one statement, or statements that open and release their savepoint
+//! themselves) needs no call of the writer's around it; when it fails, its group ends there
+//! and commits what ran before it (that commit also proves SQLite did not roll the whole
+//! transaction back, as it may on some errors), and the jobs behind it make the next group.
+//! Each caller is answered after its group's commit; when the commit fails, every caller of
+//! the group gets the error. The stores' writes do not contend for the file's lock, they
+//! queue, and never meet `database is locked`.
 //!
 //! A write that holds a transaction open across other code — a [`Tx`](crate::Tx) write,
 //! [`SqlAuditLog::archive_before`], an artifact put — leases the writer's connection for its
@@ -475,7 +481,7 @@ impl Db {
             let mut tx = Transaction::on_pool(&self.pool, self.dialect.begin_write())
                 .await
                 .map_err(failed("beginning a write"))?;
-            let value = job(&mut *tx).await?;
+            let value = job(&mut tx).await?;
             tx.commit().await.map_err(failed("committing a write"))?;
             return Ok(value);
         }
@@ -484,7 +490,7 @@ impl Db {
             .acquire()
             .await
             .map_err(failed("acquiring a connection"))?;
-        let done = job(&mut *connection).await;
+        let done = job(&mut connection).await;
         if done.is_err() && self.dialect == Dialect::Sqlite {
             // A call that wrapped its statements in a savepoint and failed in between leaves
             // it open: undone (an error when there is none).

@@ -7,10 +7,11 @@
 //! served) served by one task on a thread of its own, which owns the one writing
 //! connection. It takes the first waiting job and every job queued behind it (up to
 //! [`GROUP_MAX`]), opens one `BEGIN IMMEDIATE` transaction, runs each job in a `SAVEPOINT` of
-//! its own — a job that fails is rolled back to its savepoint, so it fails alone and its
-//! group goes on — and commits once: one `fsync` (`synchronous = FULL`) for the whole group.
-//! Callers are answered only after that commit; when it fails, every job of the group gets
-//! the error.
+//! its own — a job that fails is rolled back to its savepoint, so it fails alone — and
+//! commits once: one `fsync` (`synchronous = FULL`) for the whole group. Callers are answered
+//! only after that commit; when it fails, every job of the group gets the error. (A job that
+//! is one call wraps its statements itself and ends its group when it fails: see
+//! `commit_group`.)
 //!
 //! A write that must hold a transaction open across the application's own statements
 //! ([`Tx`](crate::Tx), the audit log's archive, an artifact put) leases the connection
@@ -56,8 +57,11 @@ trait Job: Send {
 /// group's commit error if any.
 struct Ran {
     ok: bool,
-    answer: Box<dyn FnOnce(Option<&str>) + Send>,
+    answer: Answer,
 }
+
+/// Answers a job's caller, given its group's commit error if any.
+type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
 
 /// A job of a caller awaiting `reply`.
 struct Pending<T, F> {
@@ -516,7 +520,7 @@ impl Deref for Transaction {
     type Target = AnyConnection;
     fn deref(&self) -> &AnyConnection {
         match &self.0 {
-            Inner::Pool(transaction) => &**transaction,
+            Inner::Pool(transaction) => transaction,
             Inner::Lease(lease) => lease
                 .connection
                 .as_ref()
@@ -528,7 +532,7 @@ impl Deref for Transaction {
 impl DerefMut for Transaction {
     fn deref_mut(&mut self) -> &mut AnyConnection {
         match &mut self.0 {
-            Inner::Pool(transaction) => &mut **transaction,
+            Inner::Pool(transaction) => transaction,
             Inner::Lease(lease) => lease.connection(),
         }
     }
