@@ -7,6 +7,8 @@
 //!   audit records).
 //! - transactional writes (`Tx`) and plain keyed writes interleaved on one file: all
 //!   commit, none sees `database is locked`.
+//! - a write that gets no turn within the busy timeout (a `Tx` holds the writer) fails,
+//!   saying why, and never runs.
 //! - a process killed (SIGKILL) while its writers commit: on reopening, every key either
 //!   committed whole (its claim with its intent; its result with its outcome) or not at all,
 //!   and every write answered before the kill is there.
@@ -434,6 +436,54 @@ fn writer_child() {
 /// SIGKILL once it has answered 300. Reopened: every write it answered is there whole; every
 /// key in the file is whole (completed with its intent and outcome, or started with its
 /// intent alone: the kill came between its two commits); no intent without its key.
+/// A store write that waits for a transactional write holding the writer (as one made from
+/// inside that write's `Tx` on the same stores would, waiting for itself) fails after
+/// `SQLITE_BUSY_TIMEOUT` with a message that says why, instead of waiting forever, and
+/// nothing of it ran: once the writer is free, its key is claimed fresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_that_gets_no_turn_within_the_busy_timeout_fails_and_never_runs() {
+    let dir = TempDir::new("no-turn");
+    let stores = SqlStores::connect(&dir.url()).await.unwrap();
+    let idempotency = stores.idempotency();
+    let audit = stores.audit();
+    let hold = record("e-hold", Phase::Intent);
+    let Some(Opened::Open(held)) = idempotency
+        .open_transaction(None, &audit, &hold)
+        .await
+        .unwrap()
+    else {
+        panic!("the SQL stores open a transaction");
+    };
+    let started = std::time::Instant::now();
+    let error = keyed_write(&idempotency, &audit, "k-waits", "e-waits")
+        .await
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert_eq!(
+        error,
+        "SQL stores: waiting for the SQLite writer: no turn within 10 s: a transactional \
+         write (`Tx`) held the writer all that time (a store written from inside a `Tx` on \
+         the same stores waits for itself); nothing of this write ran"
+    );
+    assert!(
+        waited >= mcp_result::sql::SQLITE_BUSY_TIMEOUT,
+        "{waited:?}"
+    );
+    held.commit(&json!({}), &record("e-hold", Phase::Outcome), false)
+        .await
+        .unwrap();
+    // Nothing of it ran: the key is free, and its intent was never recorded.
+    keyed_write(&idempotency, &audit, "k-waits", "e-waits-again")
+        .await
+        .unwrap();
+    let (intents,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM mcp_result_audit WHERE event_id = 'e-waits'")
+            .fetch_one(stores.pool())
+            .await
+            .unwrap();
+    assert_eq!(intents, 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_kill_during_group_commits_leaves_whole_writes_or_none() {
     let dir = TempDir::new("kill");

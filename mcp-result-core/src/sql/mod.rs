@@ -151,7 +151,9 @@ pub const POOL_SIZE: u32 = 32;
 /// How long a SQLite connection waits for another writer before failing: 10 s. The stores'
 /// own writes never wait for each other (they go through one writer, [`GROUP_MAX`]); this
 /// bounds the wait for another process on the file, or the application's own writes through
-/// [`SqlStores::pool`].
+/// [`SqlStores::pool`]. It also bounds a store write's wait for its turn at the writer: one
+/// that waited that long (a transactional write held the writer all the while) fails, and
+/// nothing of it ran.
 pub const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The pragmas of every SQLite connection: WAL, `synchronous = FULL` (a write the store

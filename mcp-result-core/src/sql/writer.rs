@@ -24,16 +24,27 @@ use std::{
     collections::VecDeque,
     fmt,
     ops::{Deref, DerefMut},
+    sync::{
+        atomic::{AtomicU8, Ordering},
+        Arc,
+    },
 };
 
 use futures::future::BoxFuture;
 use sqlx::{AnyConnection, Connection as _, Executor as _};
 use tokio::sync::{mpsc, oneshot};
 
+use super::SQLITE_BUSY_TIMEOUT;
 use crate::store::StoreError;
 
 /// The most jobs one commit covers: 64.
 pub const GROUP_MAX: usize = 64;
+
+/// A job's turn: still queued, taken by the writer (it runs; its caller waits for the
+/// answer whatever the time), or given up by its caller (it never runs).
+const QUEUED: u8 = 0;
+const TAKEN: u8 = 1;
+const GIVEN_UP: u8 = 2;
 
 /// The savepoint a job runs in (the writer's, around an atomic job; a job's own, around
 /// the statements of one call).
@@ -68,6 +79,7 @@ struct Pending<T, F> {
     atomic: bool,
     job: F,
     reply: oneshot::Sender<Result<T, StoreError>>,
+    turn: Arc<AtomicU8>,
 }
 
 impl<T, F> Job for Pending<T, F>
@@ -83,9 +95,15 @@ where
 
     fn run<'c>(self: Box<Self>, connection: &'c mut AnyConnection) -> BoxFuture<'c, Ran> {
         Box::pin(async move {
-            let Pending { job, reply, .. } = *self;
-            if reply.is_closed() {
-                // Its caller is gone (cancelled before its turn): nothing runs.
+            let Pending {
+                job, reply, turn, ..
+            } = *self;
+            let taken = turn
+                .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok();
+            if !taken || reply.is_closed() {
+                // Its caller is gone (cancelled before its turn, or gave up waiting for it):
+                // nothing runs.
                 return Ran {
                     ok: true,
                     answer: Box::new(|_| {}),
@@ -136,6 +154,20 @@ pub(super) struct Writer {
 impl fmt::Debug for Writer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Writer").finish_non_exhaustive()
+    }
+}
+
+/// A write that waited [`SQLITE_BUSY_TIMEOUT`] for its turn and did not run.
+fn no_turn() -> StoreError {
+    StoreError::Database {
+        what: "waiting for the SQLite writer",
+        source: format!(
+            "no turn within {} s: a transactional write (`Tx`) held the writer all that time \
+             (a store written from inside a `Tx` on the same stores waits for itself); \
+             nothing of this write ran",
+            SQLITE_BUSY_TIMEOUT.as_secs()
+        )
+        .into(),
     }
 }
 
@@ -201,6 +233,11 @@ impl Writer {
     /// this returns its value; on its error, none of them stays. An `atomic` job runs in a
     /// savepoint of the writer's; any other is one statement, or one call whose statements
     /// are wrapped in [`SAVEPOINT`] ... [`RELEASE`].
+    ///
+    /// # Errors
+    /// Besides the job's own: no turn within [`SQLITE_BUSY_TIMEOUT`] (the writer is leased
+    /// to a transactional write all that time, e.g. one whose tool writes to the same stores
+    /// from inside its `Tx`, which would otherwise wait for itself): the job never runs.
     pub(super) async fn run<T, F>(&self, atomic: bool, job: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
@@ -209,21 +246,46 @@ impl Writer {
             + 'static,
     {
         let (reply, answer) = oneshot::channel();
+        let turn = Arc::new(AtomicU8::new(QUEUED));
         self.queue
-            .send(Message::Job(Box::new(Pending { atomic, job, reply })))
+            .send(Message::Job(Box::new(Pending {
+                atomic,
+                job,
+                reply,
+                turn: turn.clone(),
+            })))
             .map_err(|_| stopped())?;
-        answer.await.map_err(|_| stopped())?
+        let mut answer = std::pin::pin!(answer);
+        match tokio::time::timeout(SQLITE_BUSY_TIMEOUT, answer.as_mut()).await {
+            Ok(answer) => answer.map_err(|_| stopped())?,
+            Err(_) => {
+                let given_up = turn
+                    .compare_exchange(QUEUED, GIVEN_UP, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok();
+                if given_up {
+                    Err(no_turn())
+                } else {
+                    // The writer took it meanwhile: its answer is on the way.
+                    answer.await.map_err(|_| stopped())?
+                }
+            }
+        }
     }
 
     /// The writer's connection, for one transaction of the caller's, once the writes queued
     /// before it are committed. It comes back when the lease drops.
+    ///
+    /// # Errors
+    /// No turn within [`SQLITE_BUSY_TIMEOUT`], as [`Writer::run`]: a lease handed over after
+    /// its caller gave up comes back at once, unused.
     pub(super) async fn lease(&self) -> Result<Lease, StoreError> {
         let (reply, lease) = oneshot::channel();
         self.queue
             .send(Message::Lease(reply))
             .map_err(|_| stopped())?;
-        lease
+        tokio::time::timeout(SQLITE_BUSY_TIMEOUT, lease)
             .await
+            .map_err(|_| no_turn())?
             .map_err(|_| stopped())?
             .map_err(|error| StoreError::Database {
                 what: "connecting the SQLite writer",
