@@ -66,6 +66,7 @@ impl TestDatabase {
     }
 
     /// Its name.
+    #[allow(dead_code)] // not every test that includes this file asks
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -307,17 +308,42 @@ fn random_suffix() -> String {
 }
 
 /// `pg_stat_database.xact_commit` of the database at `url`: the transactions it committed
-/// so far (this reading's own connection opens, reads and closes around it).
+/// so far, once every other connection to it has ended (a backend publishes its counters as
+/// it exits, and leaves `pg_stat_activity` only after: so no ended connection's commits are
+/// still on their way), waiting up to 10 s for them. The reading is one transaction of its
+/// own, however long it waits (`pg_stat_clear_snapshot` between looks), so it adds the same
+/// one commit to the next reading each time.
 #[cfg(feature = "postgres")]
 #[allow(dead_code)]
 pub async fn xact_commit(url: &str) -> i64 {
+    use mcp_result::sql::sqlx;
     let stores = mcp_result::sql::SqlStores::open(url).await.unwrap();
-    let commits = mcp_result::sql::sqlx::query_scalar(
+    let mut tx = stores.pool().begin().await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        sqlx::query("SELECT pg_stat_clear_snapshot()")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        let others: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pg_stat_activity \
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .unwrap();
+        if others == 0 || std::time::Instant::now() > deadline {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let commits = sqlx::query_scalar(
         "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
     )
-    .fetch_one(stores.pool())
+    .fetch_one(&mut *tx)
     .await
     .unwrap();
+    tx.commit().await.unwrap();
     stores.close().await;
     commits
 }
