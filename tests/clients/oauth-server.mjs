@@ -41,6 +41,14 @@
 //                            with `header`; a field given as null is removed (e.g. {"kid":null});
 //                            `alg` cannot be changed.  -> {"token":"..."}
 //   GET  /test/jwks-fetches  number of GET requests served on the jwks_uri so far. -> {"count":N}
+//
+// People signing in (the approvals page, tests/approval_oauth.rs): with the environment variable
+// OAUTH_APPROVALS_REDIRECT_URI set, the confidential client mcp-approvals / approvals-secret
+// (authorization_code, PKCE, that one redirect URI) is registered too, and oidc-provider's
+// development interactions are on: GET /auth -> /interaction/UID, a login form (any login and
+// password; the login is the account id, `sub`), then a consent form, then the redirect with the
+// code. People's tenants (the `tenant` claim of their access tokens): alice, carol -> acme;
+// eve -> globex.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -75,6 +83,22 @@ const CLIENTS = [
   // client_secret_basic (and the other way round).
   token_endpoint_auth_method: 'client_secret_basic',
 }));
+
+/** The approvals page's client, when the test gives its redirect URI. */
+const APPROVALS_REDIRECT_URI = process.env.OAUTH_APPROVALS_REDIRECT_URI;
+if (APPROVALS_REDIRECT_URI) {
+  CLIENTS.push({
+    client_id: 'mcp-approvals',
+    client_secret: 'approvals-secret',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: [APPROVALS_REDIRECT_URI],
+    token_endpoint_auth_method: 'client_secret_basic',
+  });
+}
+
+/** The `tenant` claim of people's access tokens, by account id (the login typed). */
+const ACCOUNT_TENANTS = { alice: 'acme', carol: 'acme', eve: 'globex' };
 
 /** The client whose tokens are opaque (for introspection tests). */
 const OPAQUE_CLIENT = 'mcp-opaque';
@@ -168,13 +192,17 @@ function buildProvider(issuer, signingKey) {
     clients: CLIENTS,
     jwks: { keys: [signingKey] },
     scopes: ['openid', ...RESOURCE_SCOPE.split(' ')],
-    // No implicit grant in the metadata; no client of this server uses the authorization endpoint.
+    // No implicit grant in the metadata; only the approvals page's client (mcp-approvals) uses the authorization endpoint.
     responseTypes: ['code'],
     clientDefaults: { id_token_signed_response_alg: 'ES256' },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     ttl: { AccessToken: ACCESS_TOKEN_TTL, ClientCredentials: ACCESS_TOKEN_TTL },
+    findAccount: async (ctx, id) => ({
+      accountId: id,
+      claims: async () => ({ sub: id }),
+    }),
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: Boolean(APPROVALS_REDIRECT_URI) },
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
@@ -218,6 +246,10 @@ function buildProvider(issuer, signingKey) {
     // `sub` makes introspection answer a subject for client_credentials tokens too (the JWT
     // format sets sub = client_id by itself); `tenant` is the custom claim of the tests.
     extraTokenClaims: async (ctx, token) => {
+      // A person's token (authorization code): `sub` is the account, the tenant is theirs.
+      if (token.accountId) {
+        return ACCOUNT_TENANTS[token.accountId] ? { tenant: ACCOUNT_TENANTS[token.accountId] } : {};
+      }
       const claims = { sub: token.clientId };
       if (TENANTS[token.clientId]) claims.tenant = TENANTS[token.clientId];
       return claims;

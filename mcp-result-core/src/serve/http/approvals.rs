@@ -54,6 +54,10 @@ use axum::{
 };
 use serde_json::Value;
 
+#[cfg(feature = "oauth")]
+mod authorize;
+
+use super::{metadata::ProtectedResource, TokenVerifier};
 use crate::{
     store::{clock::unix_now, key::ServerKey, StoreError},
     wire::identity::Identity,
@@ -108,6 +112,8 @@ pub struct ApprovalsPage {
     scope: Option<String>,
     public_url: Option<String>,
     callers_confirm: bool,
+    #[cfg(feature = "oauth")]
+    oauth: Option<crate::oauth::ClientCredentials>,
 }
 
 impl Default for ApprovalsPage {
@@ -126,7 +132,50 @@ impl ApprovalsPage {
             scope: None,
             public_url: None,
             callers_confirm: false,
+            #[cfg(feature = "oauth")]
+            oauth: None,
         }
+    }
+
+    /// People sign in through the server's authorization server (feature `oauth`; the
+    /// server is an OAuth resource server, [`HttpOptions::resource`](super::HttpOptions)):
+    /// `{page}/login` sends them there, authorization code with PKCE (`S256`), `state` and
+    /// `nonce` checked, this server a confidential client registered there as `client_id`
+    /// with `client_secret` and the redirect URI `{base}{page}/callback` (the base is
+    /// [`Self::public_url`], else a loopback `Host`). The code is exchanged at the token
+    /// endpoint the discovery finds, for an access token of this server's resource
+    /// (RFC 8707) that the MCP endpoint's verifier checks: the person is the identity an MCP
+    /// call with that token would be (issuer, subject, tenant and scopes, through the same
+    /// claims mapping), and decides if that identity may ([`Self::deciders`],
+    /// [`Self::decider_scope`], which is asked for too).
+    #[cfg(feature = "oauth")]
+    #[must_use]
+    pub fn oauth_client(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.oauth = Some(crate::oauth::ClientCredentials::new(
+            client_id,
+            client_secret,
+        ));
+        self
+    }
+
+    /// Whether the page's OAuth sign-in ([`Self::oauth_client`]) can work with `resource`,
+    /// the server's protected resource: it needs an authorization server.
+    pub(crate) fn check_sign_in(&self, resource: Option<&ProtectedResource>) -> Result<(), String> {
+        #[cfg(feature = "oauth")]
+        if self.oauth.is_some() && resource.is_none_or(|r| r.authorization_servers.is_empty()) {
+            return Err(
+                "the approvals page signs in with OAuth (`ApprovalsPage::oauth_client`) \
+                        but the server names no authorization server: set \
+                        `HttpOptions::resource`"
+                    .to_owned(),
+            );
+        }
+        let _ = resource;
+        Ok(())
     }
 
     /// Served at `path` (an absolute path, not the MCP endpoint's) instead.
@@ -304,6 +353,9 @@ struct Page {
     /// Each tool's title, by name.
     titles: HashMap<String, String>,
     csp: HeaderValue,
+    /// The OAuth sign-in ([`ApprovalsPage::oauth_client`]).
+    #[cfg(feature = "oauth")]
+    oauth: Option<authorize::OAuthSignIn>,
 }
 
 /// The page's routes, outside the MCP endpoint's layers (its own headers and checks).
@@ -311,7 +363,14 @@ pub(super) fn routes(
     config: &ApprovalsPage,
     state: &crate::state::State,
     tools: &[rmcp::model::Tool],
+    verifier: &Arc<dyn TokenVerifier>,
+    resource: Option<&ProtectedResource>,
 ) -> axum::Router {
+    #[cfg(feature = "oauth")]
+    let oauth = authorize::OAuthSignIn::new(config, resource, Arc::clone(verifier))
+        .unwrap_or_else(|error| panic!("{error}"));
+    #[cfg(not(feature = "oauth"))]
+    let _ = (verifier, resource);
     use sha2::Digest as _;
     let titles = tools
         .iter()
@@ -338,9 +397,20 @@ pub(super) fn routes(
         key: Arc::clone(state.server_key()),
         titles,
         csp: HeaderValue::from_str(&csp).expect("a header value"),
+        #[cfg(feature = "oauth")]
+        oauth,
     });
     let base = &config.path;
-    axum::Router::new()
+    let routes = axum::Router::new();
+    #[cfg(feature = "oauth")]
+    let routes = if page.oauth.is_some() {
+        routes
+            .route(&format!("{base}/login"), get(authorize::login))
+            .route(&format!("{base}/callback"), get(authorize::callback))
+    } else {
+        routes
+    };
+    routes
         .route(base, get(list))
         .route(&format!("{base}/sign-in"), get(sign_in))
         .route(
@@ -381,6 +451,8 @@ struct Message<'a> {
     heading: &'a str,
     line: &'a str,
     back: bool,
+    /// Where to sign in, on a `401` of a page that signs in with OAuth.
+    sign_in: Option<String>,
 }
 
 struct Row {
@@ -458,11 +530,26 @@ impl Page {
             heading,
             line,
             back: who.is_some(),
+            sign_in: None,
         };
         html(status, page.render())
     }
 
     fn not_signed_in(&self) -> Response {
+        #[cfg(feature = "oauth")]
+        if self.oauth.is_some() {
+            let page = Message {
+                style: STYLE,
+                base: &self.config.path,
+                who: None,
+                status: 401,
+                heading: "Not signed in",
+                line: "You are not signed in to the approvals page.",
+                back: false,
+                sign_in: Some(format!("{}/login", self.config.path)),
+            };
+            return html(StatusCode::UNAUTHORIZED, page.render());
+        }
         self.message(
             StatusCode::UNAUTHORIZED,
             None,
@@ -470,6 +557,54 @@ impl Page {
             "You are not signed in to the approvals page: open the sign-in link your \
              operator gave you.",
         )
+    }
+
+    /// `/login` and `/callback` of a page without OAuth sign-in (never routed).
+    #[cfg(feature = "oauth")]
+    fn no_oauth(&self) -> Response {
+        self.message(
+            StatusCode::NOT_FOUND,
+            None,
+            "Not found",
+            "This approvals page does not sign in through an authorization server.",
+        )
+    }
+
+    /// Opens a session of `identity` (a caller's of `request` only, when given): its
+    /// sealed cookie set on `response`.
+    fn open_session(
+        &self,
+        headers: &HeaderMap,
+        identity: Identity,
+        request: Option<String>,
+        response: &mut Response,
+    ) {
+        let mut csrf = [0u8; 32];
+        getrandom::fill(&mut csrf).expect("the operating system's random source");
+        let session = Session {
+            purpose: SESSION_PURPOSE.to_owned(),
+            identity,
+            csrf: base64_url(&csrf),
+            expires_at: unix_now()
+                + if request.is_some() {
+                    SIGN_IN_TTL.as_secs()
+                } else {
+                    SESSION_TTL.as_secs()
+                },
+            request,
+        };
+        let sealed = self
+            .key
+            .seal(&serde_json::to_value(&session).unwrap_or_default());
+        let cookie = format!(
+            "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{}",
+            self.config.path,
+            session.expires_at.saturating_sub(unix_now()),
+            secure(headers)
+        );
+        if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, cookie);
+        }
     }
 
     fn not_a_decider(&self, identity: &Identity) -> Response {
@@ -627,13 +762,27 @@ struct CallerLink {
 
 /// The session cookie's value, if the request has one.
 fn cookie(headers: &HeaderMap) -> Option<String> {
+    cookie_named(headers, COOKIE)
+}
+
+/// `; Secure` for a cookie, unless the request's `Host` is a loopback host (plain HTTP).
+fn secure(headers: &HeaderMap) -> &'static str {
+    if on_loopback(headers) {
+        ""
+    } else {
+        "; Secure"
+    }
+}
+
+/// The value of the cookie `name`, if the request has one.
+fn cookie_named(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(found, _)| *found == name)
         .map(|(_, value)| value.to_owned())
 }
 
@@ -798,38 +947,8 @@ async fn sign_in(Extract(page): Extract<Arc<Page>>, headers: HeaderMap, uri: Uri
         Some(id) => format!("{}/requests/{id}", page.config.path),
         None => page.config.path.clone(),
     };
-    let mut csrf = [0u8; 32];
-    getrandom::fill(&mut csrf).expect("the operating system's random source");
-    let session = Session {
-        purpose: SESSION_PURPOSE.to_owned(),
-        identity,
-        csrf: base64_url(&csrf),
-        expires_at: unix_now()
-            + if request.is_some() {
-                SIGN_IN_TTL.as_secs()
-            } else {
-                SESSION_TTL.as_secs()
-            },
-        request,
-    };
-    let sealed = page
-        .key
-        .seal(&serde_json::to_value(&session).unwrap_or_default());
-    let secure = if on_loopback(&headers) {
-        ""
-    } else {
-        "; Secure"
-    };
-    let cookie = format!(
-        "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{secure}",
-        page.config.path,
-        session.expires_at.saturating_sub(unix_now())
-    );
-    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)])
-        .into_response();
-    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, cookie);
-    }
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
+    page.open_session(&headers, identity, request, &mut response);
     response
 }
 
@@ -1189,7 +1308,10 @@ pub(crate) async fn confirm_by_url(
         },
     ));
     let started = tokio::time::Instant::now();
-    let waiting = format!("Waiting for the user to confirm on the page: {}", request.text);
+    let waiting = format!(
+        "Waiting for the user to confirm on the page: {}",
+        request.text
+    );
     let reject = |reason: &str| Decision::Rejected {
         approver: caller.key(),
         reason: reason.to_owned(),

@@ -131,7 +131,7 @@ where
         .route_layer(axum::Extension(options.state.clone()))
         .route_layer(axum::middleware::from_fn_with_state(
             Arc::new(Authenticator {
-                verifier,
+                verifier: Arc::clone(&verifier),
                 challenge,
             }),
             authenticate,
@@ -180,6 +180,8 @@ where
             page,
             &options.state,
             registry.tools(),
+            &verifier,
+            options.resource.as_ref(),
         ));
     }
     app
@@ -219,6 +221,7 @@ where
     #[cfg(feature = "approvals-page")]
     if let Some(page) = &options.approvals_page {
         page.check(&options.path)?;
+        page.check_sign_in(options.resource.as_ref())?;
     }
     let app = router(server, verifier, &options);
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;

@@ -18,6 +18,11 @@ pub struct AuthorizationServer {
     pub introspection_endpoint: Option<String>,
     /// `scopes_supported`.
     pub scopes_supported: Vec<String>,
+    /// `authorization_endpoint`: where the approvals page sends a person to sign in
+    /// (authorization code with PKCE).
+    pub authorization_endpoint: Option<String>,
+    /// `token_endpoint`: where the approvals page exchanges the sign-in's code.
+    pub token_endpoint: Option<String>,
 }
 
 impl AuthorizationServer {
@@ -62,6 +67,8 @@ impl AuthorizationServer {
             issuer: stated,
             jwks_uri: text("jwks_uri"),
             introspection_endpoint: text("introspection_endpoint"),
+            authorization_endpoint: text("authorization_endpoint"),
+            token_endpoint: text("token_endpoint"),
             scopes_supported: document
                 .get("scopes_supported")
                 .and_then(Value::as_array)

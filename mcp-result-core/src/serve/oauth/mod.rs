@@ -18,7 +18,7 @@
 
 mod claims;
 mod discovery;
-mod fetch;
+pub(crate) mod fetch;
 mod introspection;
 mod jwks;
 mod jwt;

@@ -1,0 +1,553 @@
+//! The approvals page of an OAuth resource server signs people in through the same
+//! authorization server (issue 40, third slice): authorization code with PKCE (`S256`),
+//! the page a confidential client, `state` and `nonce` checked, the person the identity an
+//! MCP call with the resulting access token would be.
+//!
+//! The authorization server is real: `oidc-provider` (`tests/clients/oauth-server.mjs`,
+//! pinned), with the page's client registered and its development interactions on (a login
+//! form taking any login, then a consent form). reqwest is the browser: it follows the
+//! redirects, carries the authorization server's cookies and submits its forms as a person
+//! would.
+
+mod common;
+
+use std::{
+    collections::HashMap,
+    io::{BufRead, BufReader},
+    path::Path,
+    process::Stdio,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+};
+
+use common::pinned::{command, install_npm, KillOnDrop, CLIENTS_DIR};
+use mcp_result::{
+    extract::WriteContext,
+    http::{serve_http, ApprovalsPage, HttpOptions, ProtectedResource},
+    mcp_handler, mcp_tools,
+    oauth::JwtVerifier,
+    rmcp::ServerHandler,
+    AuditEventId, Secret, Status, ToolError, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Clone)]
+struct Desk {
+    closed: Arc<AtomicUsize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct CloseArgs {
+    ticket_id: String,
+    /// Credentials for the ticketing upstream.
+    token: Secret<String>,
+}
+
+/// Closed.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Closed {
+    ticket_id: String,
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+}
+
+#[mcp_tools]
+impl Desk {
+    /// Closes a ticket, once a human approved.
+    #[mcp_tool(title = "Close a ticket", approval = "Close ticket {ticketId}")]
+    async fn close_ticket(
+        &self,
+        args: CloseArgs,
+        write: WriteContext,
+    ) -> Result<Closed, ToolError> {
+        let _ = args.token;
+        self.closed.fetch_add(1, Ordering::SeqCst);
+        Ok(Closed {
+            ticket_id: args.ticket_id,
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
+
+const SECRET: &str = "s3cret-upstream-credential";
+
+/// The authorization server, and the desk served behind it with its approvals page.
+struct Setup {
+    issuer: String,
+    /// `127.0.0.1:PORT` of the desk.
+    address: String,
+    closed: Arc<AtomicUsize>,
+    _server: KillOnDrop,
+}
+
+impl Setup {
+    /// The desk as the resource `http://ADDRESS/mcp` of a fresh authorization server, its
+    /// page signing in with the client `mcp-approvals`; deciders `acme:alice` and
+    /// `globex:eve`.
+    async fn start() -> Setup {
+        install_npm().expect("npm ci in tests/clients");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let mut node = command("node", &["oauth-server.mjs"], Path::new(CLIENTS_DIR));
+        node.env(
+            "OAUTH_APPROVALS_REDIRECT_URI",
+            format!("http://{address}/approvals/callback"),
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut node, 0);
+        let mut child = node.spawn().expect("start oauth-server.mjs");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("the authorization server's ready line");
+        let server = KillOnDrop(child);
+        let ready: Value = serde_json::from_str(&line).expect("a JSON ready line");
+        let issuer = ready["issuer"].as_str().unwrap().to_owned();
+        let resource = format!("http://{address}/mcp");
+        let verifier = JwtVerifier::discover(&issuer, resource.clone())
+            .await
+            .expect("the authorization server's metadata");
+        let page = ApprovalsPage::new()
+            .deciders(["acme:alice", "globex:eve"])
+            .oauth_client("mcp-approvals", "approvals-secret");
+        let options = HttpOptions {
+            resource: Some(ProtectedResource::new(resource, [issuer.clone()])),
+            ..HttpOptions::default()
+        }
+        .with_approvals_page(page);
+        let closed = Arc::new(AtomicUsize::new(0));
+        let desk = Desk {
+            closed: Arc::clone(&closed),
+        };
+        tokio::spawn(async move {
+            serve_http(
+                desk,
+                listener,
+                Arc::new(verifier),
+                options,
+                std::future::pending(),
+            )
+            .await
+            .unwrap();
+        });
+        Setup {
+            issuer,
+            address,
+            closed,
+            _server: server,
+        }
+    }
+
+    /// A client credentials token of `mcp-client` (tenant `acme`) for the desk.
+    async fn caller_token(&self) -> String {
+        let answer: Value = reqwest::Client::new()
+            .post(format!("{}/token", self.issuer))
+            .basic_auth("mcp-client", Some("client-secret"))
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("resource", &format!("http://{}/mcp", self.address)),
+            ])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer["access_token"].as_str().expect("a token").to_owned()
+    }
+
+    /// `close_ticket` of `ticket` as `token` (a client that cannot elicit): the result.
+    async fn close(&self, token: &str, ticket: &str, request: Option<&str>) -> Value {
+        let mut arguments = json!({"ticketId": ticket, "token": SECRET});
+        if let Some(id) = request {
+            arguments["approvalRequestId"] = json!(id);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "close_ticket", "arguments": arguments}});
+        let response = reqwest::Client::new()
+            .post(format!("http://{}/mcp", self.address))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .bearer_auth(token)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let answer: Value = response.json().await.unwrap();
+        answer["result"].clone()
+    }
+
+    fn page_url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+}
+
+fn browser() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// The `name=value` of each `Set-Cookie` of `response`.
+fn set_cookies(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter_map(|v| v.split(';').next()?.split_once('='))
+        .map(|(name, value)| (name.trim().to_owned(), value.trim().to_owned()))
+        .collect()
+}
+
+/// A browser's cookies for one site, by name (the authorization server's are few and
+/// distinctly named, so paths are not tracked).
+#[derive(Default)]
+struct Jar(HashMap<String, String>);
+
+impl Jar {
+    fn take(&mut self, headers: &reqwest::header::HeaderMap) {
+        for (name, value) in set_cookies(headers) {
+            if value.is_empty() {
+                self.0.remove(&name);
+            } else {
+                self.0.insert(name, value);
+            }
+        }
+    }
+
+    fn header(&self) -> String {
+        self.0
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// The value of `name="..."` in `tag`.
+fn attribute<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    tag[at..].split('"').next()
+}
+
+/// The first form of `html`: its action and its fields, `login` and `password` filled in
+/// with `login`, every other input with its value.
+fn form(html: &str, login: &str) -> (String, Vec<(String, String)>) {
+    let start = html.find("<form").expect("a form");
+    let end = html[start..].find("</form>").expect("the form's end") + start;
+    let body = &html[start..end];
+    let action = attribute(&body[..body.find('>').unwrap()], "action")
+        .expect("the form's action")
+        .replace("&amp;", "&");
+    let mut fields = Vec::new();
+    for input in body.split("<input").skip(1) {
+        let tag = &input[..input.find('>').unwrap()];
+        let Some(name) = attribute(tag, "name") else {
+            continue;
+        };
+        let value = match name {
+            "login" | "password" => login.to_owned(),
+            _ => attribute(tag, "value").unwrap_or_default().to_owned(),
+        };
+        fields.push((name.to_owned(), value));
+    }
+    (action, fields)
+}
+
+/// Starts a sign-in on the page: the authorization request's URL and the page's sign-in
+/// cookie (`name=value`).
+async fn start_sign_in(setup: &Setup) -> (String, String) {
+    let response = browser()
+        .get(setup.page_url("/approvals/login"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 303);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let cookie = set_cookies(response.headers())
+        .into_iter()
+        .find(|(name, _)| name == "mcp_result_approvals_login")
+        .map(|(name, value)| format!("{name}={value}"))
+        .expect("the sign-in cookie");
+    (location, cookie)
+}
+
+/// Signs `login` in at the authorization server from `authorize` (its login form, then its
+/// consent form, following every redirect): the URL it sends the browser back to.
+async fn at_the_authorization_server(setup: &Setup, authorize: &str, login: &str) -> String {
+    let callback = setup.page_url("/approvals/callback");
+    let http = browser();
+    let mut jar = Jar::default();
+    let mut next = http.get(authorize);
+    for _ in 0..20 {
+        let response = next.header("cookie", jar.header()).send().await.unwrap();
+        jar.take(response.headers());
+        let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let location = response.headers()["location"].to_str().unwrap().to_owned();
+            if location.starts_with(&callback) {
+                return location;
+            }
+            let location = if location.starts_with('/') {
+                format!("{}{location}", setup.issuer)
+            } else {
+                location
+            };
+            next = http.get(location);
+            continue;
+        }
+        let html = response.text().await.unwrap();
+        assert_eq!(status, 200, "{html}");
+        let (action, fields) = form(&html, login);
+        let action = if action.starts_with('/') {
+            format!("{}{action}", setup.issuer)
+        } else {
+            action
+        };
+        next = http.post(action).form(&fields);
+    }
+    panic!("the authorization server never sent the browser back");
+}
+
+/// A page of the desk: its status and its HTML (and headers).
+async fn get(
+    setup: &Setup,
+    path: &str,
+    cookie: Option<&str>,
+) -> (u16, reqwest::header::HeaderMap, String) {
+    let mut request = browser().get(setup.page_url(path));
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    (status, headers, response.text().await.unwrap())
+}
+
+/// Signs `login` in, the whole way: the page's session cookie (`name=value`).
+async fn sign_in(setup: &Setup, login: &str) -> String {
+    let (authorize, login_cookie) = start_sign_in(setup).await;
+    let back = at_the_authorization_server(setup, &authorize, login).await;
+    let path = back.strip_prefix(&setup.page_url("")).unwrap();
+    let (status, headers, body) = get(setup, path, Some(&login_cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(headers["refresh"], "0; url=/approvals");
+    let cookies = set_cookies(&headers);
+    assert!(
+        cookies.contains(&("mcp_result_approvals_login".to_owned(), String::new())),
+        "the sign-in cookie is cleared: {cookies:?}"
+    );
+    let (name, value) = cookies
+        .into_iter()
+        .find(|(name, _)| name == "mcp_result_approvals")
+        .expect("the session cookie");
+    let set = headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .find(|v| v.starts_with("mcp_result_approvals="))
+        .unwrap();
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/approvals"] {
+        assert!(set.contains(attribute), "{set}");
+    }
+    format!("{name}={value}")
+}
+
+/// The query of `url`, by name.
+fn query(url: &str) -> HashMap<String, String> {
+    reqwest::Url::parse(url)
+        .expect("a URL")
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+#[tokio::test]
+async fn the_sign_in_redirect_carries_pkce_s256_state_and_nonce() {
+    let setup = Setup::start().await;
+
+    // Not signed in: 401, with where to sign in.
+    let (status, _, body) = get(&setup, "/approvals", None).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body.contains(r#"<a href="/approvals/login">Sign in</a>"#),
+        "{body}"
+    );
+
+    let response = browser()
+        .get(setup.page_url("/approvals/login"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 303);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        location.starts_with(&format!("{}/auth?", setup.issuer)),
+        "the discovered authorization endpoint: {location}"
+    );
+    let asked = query(&location);
+    assert_eq!(asked["response_type"], "code");
+    assert_eq!(asked["client_id"], "mcp-approvals");
+    assert_eq!(asked["redirect_uri"], setup.page_url("/approvals/callback"));
+    assert_eq!(asked["code_challenge_method"], "S256");
+    assert_eq!(asked["resource"], setup.page_url("/mcp"));
+    assert!(asked["scope"].split(' ').any(|s| s == "openid"));
+    // A SHA-256, base64url: 43 characters.
+    assert_eq!(asked["code_challenge"].len(), 43);
+    assert!(asked["state"].len() >= 43 && asked["nonce"].len() >= 43);
+    assert_ne!(asked["state"], asked["nonce"]);
+    let set = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|v| v.starts_with("mcp_result_approvals_login="))
+        .expect("the sign-in cookie");
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/approvals", "Max-Age=600"] {
+        assert!(set.contains(attribute), "{set}");
+    }
+
+    // Each sign-in its own state, nonce and verifier.
+    let (again, _) = start_sign_in(&setup).await;
+    let again = query(&again);
+    assert_ne!(again["state"], asked["state"]);
+    assert_ne!(again["nonce"], asked["nonce"]);
+    assert_ne!(again["code_challenge"], asked["code_challenge"]);
+}
+
+#[tokio::test]
+async fn a_callback_with_a_wrong_state_signs_nobody_in() {
+    let setup = Setup::start().await;
+    let (authorize, login_cookie) = start_sign_in(&setup).await;
+    let back = at_the_authorization_server(&setup, &authorize, "alice").await;
+    let returned = query(&back);
+    assert_eq!(returned["state"], query(&authorize)["state"]);
+    assert!(returned.contains_key("code"));
+
+    // The right code with another state: 400, no session.
+    let forged = reqwest::Url::parse_with_params(
+        &setup.page_url("/approvals/callback"),
+        &[
+            ("code", returned["code"].as_str()),
+            ("state", &format!("forged-{}", returned["state"])),
+            ("iss", &setup.issuer),
+        ],
+    )
+    .unwrap();
+    let path = format!("{}?{}", forged.path(), forged.query().unwrap());
+    let (status, headers, body) = get(&setup, &path, Some(&login_cookie)).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("<h1>Sign-in failed</h1>"), "{body}");
+    assert!(body.contains("<p class=\"status\">HTTP 400</p>"), "{body}");
+    assert!(
+        body.contains(
+            "<p>The sign-in&#39;s state is not the one this page sent; nobody was signed in. \
+             Sign in again.</p>"
+        ),
+        "{body}"
+    );
+    assert!(headers.get("set-cookie").is_none(), "{headers:?}");
+    assert_eq!(headers["cache-control"], "no-store");
+
+    // A callback without the sign-in cookie (not started in this browser): 400.
+    let (status, _, body) = get(&setup, &path, None).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("This sign-in was not started here"), "{body}");
+}
+
+#[tokio::test]
+async fn a_person_signs_in_at_the_authorization_server_and_decides() {
+    let setup = Setup::start().await;
+    let caller = setup.caller_token().await;
+    let blocked = setup.close(&caller, "T-7", None).await;
+    assert_eq!(
+        blocked["structuredContent"]["status"], "blocked",
+        "{blocked}"
+    );
+    let id = blocked["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // alice (tenant acme, the caller's) signs in: the list shows the request.
+    let alice = sign_in(&setup, "alice").await;
+    let (status, _, body) = get(&setup, "/approvals", Some(&alice)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("signed in as alice (acme)"), "{body}");
+    assert!(
+        body.contains(&format!("/approvals/requests/{id}")),
+        "{body}"
+    );
+    assert!(body.contains("Close ticket T-7"), "{body}");
+
+    // The request, its secret withheld; approved.
+    let (status, _, body) = get(&setup, &format!("/approvals/requests/{id}"), Some(&alice)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("withheld (secret)"), "{body}");
+    assert!(!body.contains(SECRET), "{body}");
+    let at = body.find(r#"name="csrf" value=""#).unwrap() + 19;
+    let csrf = body[at..].split('"').next().unwrap().to_owned();
+    let response = browser()
+        .post(setup.page_url(&format!("/approvals/requests/{id}")))
+        .header("cookie", &alice)
+        .header("origin", setup.page_url(""))
+        .form(&[("csrf", csrf.as_str()), ("decision", "approve")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+
+    // The caller's retry runs the write once.
+    let result = setup.close(&caller, "T-7", Some(&id)).await;
+    assert_eq!(
+        result["structuredContent"]["status"], "succeeded",
+        "{result}"
+    );
+    assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
+
+    // eve (tenant globex) signs in too: none of acme's requests, not even by its id.
+    let other = setup.close(&caller, "T-8", None).await;
+    let other_id = other["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let eve = sign_in(&setup, "eve").await;
+    let (status, _, body) = get(&setup, "/approvals", Some(&eve)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("signed in as eve (globex)"), "{body}");
+    assert!(!body.contains(&other_id), "{body}");
+    assert!(!body.contains("Close ticket T-8"), "{body}");
+    let (status, _, body) = get(
+        &setup,
+        &format!("/approvals/requests/{other_id}"),
+        Some(&eve),
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+
+    // mallory signs in at the authorization server but is no decider here: 403.
+    let (authorize, login_cookie) = start_sign_in(&setup).await;
+    let back = at_the_authorization_server(&setup, &authorize, "mallory").await;
+    let path = back.strip_prefix(&setup.page_url("")).unwrap();
+    let (status, headers, body) = get(&setup, path, Some(&login_cookie)).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("mallory may not decide"), "{body}");
+    assert!(headers.get("set-cookie").is_none(), "{headers:?}");
+}
