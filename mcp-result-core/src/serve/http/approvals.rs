@@ -9,6 +9,8 @@
 //! | `GET /approvals` | the pending requests of the signed-in person's tenant (`401` without a session) |
 //! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms |
 //! | `POST /approvals/requests/{id}` | the decision (`decision=approve`, or `decision=reject` with a `reason`), recorded once with the approver's identity |
+//! | `GET /approvals/login` | with [`ApprovalsPage::oauth_client`] (feature `oauth`): `303` to the authorization server, authorization code with PKCE |
+//! | `GET /approvals/callback?code=...&state=...` | the sign-in's return: the state checked (`400` otherwise), the code exchanged, the person signed in as the access token's identity |
 //!
 //! Every refusal is a page with its exact status: `401` not signed in; `403` not a decider,
 //! a missing or wrong CSRF token, or a form from another origin; `404` no such request (or
