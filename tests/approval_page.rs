@@ -573,3 +573,44 @@ async fn sign_in_links_are_single_use_bound_and_cookies_secure_off_loopback() {
     let set = response.headers()["set-cookie"].to_str().unwrap();
     assert!(set.contains("; Secure"), "{set}");
 }
+
+/// What browsers send with a form (Fetch Metadata): a form of another site is refused by its
+/// `Sec-Fetch-Site`; the `Origin: null` a browser sends for a form of this page (its
+/// `Referrer-Policy: no-referrer`) passes beside `Sec-Fetch-Site: same-origin` only.
+#[tokio::test]
+async fn forms_from_another_site_are_refused_by_their_fetch_metadata() {
+    let served = serve().await;
+    let id = blocked(&served.address, "alice-token", "T-9").await;
+    let cookie = sign_in(&served, "acme:carol").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    let token = csrf(&body);
+    let form = [("csrf", token.as_str()), ("decision", "approve")];
+    let send = |origin: &'static str, site: Option<&'static str>| {
+        let mut request = browser()
+            .post(format!("http://{}/approvals/requests/{id}", served.address))
+            .header("cookie", &cookie)
+            .header("origin", origin)
+            .form(&form);
+        if let Some(site) = site {
+            request = request.header("sec-fetch-site", site);
+        }
+        page(request)
+    };
+    for (origin, site) in [
+        ("null", Some("cross-site")),
+        ("null", Some("same-site")),
+        ("null", None),
+        ("https://evil.example", Some("same-origin")),
+    ] {
+        let (status, _, body) = send(origin, site).await;
+        assert_eq!(status, 403, "{origin} {site:?}: {body}");
+        assert!(body.contains("CSRF token is missing or wrong"), "{body}");
+    }
+    let still = served.approvals.get(&id).await.unwrap().unwrap();
+    assert_eq!(still.decision, Decision::Pending);
+
+    // The browser's own form: `Origin: null`, `Sec-Fetch-Site: same-origin`.
+    let (status, _, body) = send("null", Some("same-origin")).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<h1>Approved</h1>"), "{body}");
+}

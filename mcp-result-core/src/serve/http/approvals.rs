@@ -1050,12 +1050,22 @@ fn same(a: &str, b: &str) -> bool {
             == 0
 }
 
-/// Whether a form's `Origin`, when the browser sent one, is the page's own (the `Host` it
-/// was sent to).
+/// Whether a form comes from the page itself: its `Sec-Fetch-Site` (Fetch Metadata, sent
+/// by every current browser), when sent, is `same-origin`, and its `Origin`, when sent, is
+/// the page's own (the `Host` it was sent to). A browser sends `Origin: null` for a form of
+/// a page whose `Referrer-Policy` is `no-referrer` (this page's), even to its own origin:
+/// that stands only beside `Sec-Fetch-Site: same-origin`.
 fn same_origin(headers: &HeaderMap) -> bool {
+    let site = headers.get("sec-fetch-site");
+    if site.is_some_and(|site| site.as_bytes() != b"same-origin") {
+        return false;
+    }
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
+    if origin.as_bytes() == b"null" {
+        return site.is_some();
+    }
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let authority = origin
         .to_str()
