@@ -42,6 +42,8 @@ const WAIT_POLL_MAX: Duration = Duration::from_millis(250);
 /// How long a transactional claim waits for a key another running write holds before it
 /// waits outside its transaction instead: 100 ms.
 const LOCK_WAIT: Duration = Duration::from_millis(100);
+// `POSTGRES_OPEN` spells it.
+const _: () = assert!(LOCK_WAIT.as_millis() == 100);
 
 /// How many times a claim that met a row changing under it looks again.
 const CLAIM_ATTEMPTS: usize = 5;
@@ -110,7 +112,7 @@ impl SqlIdempotencyStore {
         (lease, ttl): (Duration, Duration),
         intent: Option<&AuditRecord>,
         keep: bool,
-    ) -> Result<Option<(Claim, Option<Transaction>)>, StoreError> {
+    ) -> Result<Option<(Claim, Option<Kept>)>, StoreError> {
         let now = unix_ms(SystemTime::now());
         let token = random_token()?;
         let state = if intent.is_some() {
@@ -120,9 +122,16 @@ impl SqlIdempotencyStore {
         };
         // The claim and the intent in one call: PostgreSQL, one statement (a data-modifying
         // `WITH`), one round trip and one commit; SQLite, the two statements in a savepoint
-        // (the intent inserted when the claim changed a row), one job of the writer.
-        let one_statement = intent.is_some() && !keep;
-        let fingerprints_at = if one_statement { 14 } else { 10 };
+        // (the intent inserted when the claim changed a row), one job of the writer. A
+        // transactional write (`keep`) on PostgreSQL also claims in one statement, which
+        // then lifts the claim's lock timeout for the tool's statements (`$14`).
+        let postgres = self.db.dialect == super::Dialect::Postgres;
+        let one_statement = intent.is_some() && (!keep || postgres);
+        let fingerprints_at = match (one_statement, keep) {
+            (true, true) => 15,
+            (true, false) => 14,
+            (false, _) => 10,
+        };
         // The caller's quota is counted in the claim's own statement (its index: caller,
         // expiry), so a claim stays one round trip; concurrent claims of one caller may pass
         // it by as many as run at once. A live key of its own (a lapsed claim to retake) is
@@ -151,7 +160,12 @@ impl SqlIdempotencyStore {
                 "WITH claimed AS ({claim}), \
                  intent AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
                             SELECT $10, $11, $12, $13 FROM claimed) \
-                 SELECT token FROM claimed"
+                 SELECT token{} FROM claimed",
+                if keep {
+                    ", set_config('lock_timeout', $14, true)"
+                } else {
+                    ""
+                }
             ),
             super::Dialect::Sqlite => format!(
                 "{SAVEPOINT}; {claim}; \
@@ -178,23 +192,21 @@ impl SqlIdempotencyStore {
                 int(self.limits.per_caller as u64),
             ],
             intent: intent_row,
+            lock_timeout: (keep && postgres).then(|| self.db.lock_timeout.clone()),
         };
         let mut kept = None;
         let won = match intent {
             Some(intent) if keep => {
-                let mut tx = self.begin_write().await?;
-                if self.db.dialect == super::Dialect::Postgres {
-                    // A claim that meets the key locked by a running transactional write does
-                    // not wait in its own transaction, holding a connection the running one
-                    // may need: it gives up at once and waits outside, polling the answer.
-                    sqlx::query(&format!(
-                        "SET LOCAL lock_timeout = '{}ms'",
-                        LOCK_WAIT.as_millis()
-                    ))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(failed("claiming an idempotency key"))?;
-                }
+                // PostgreSQL: a claim that meets the key locked by a running transactional
+                // write does not wait in its own transaction, holding a connection the
+                // running one may need: it gives up at once (`LOCK_WAIT`) and waits outside,
+                // polling the answer. The transaction opens with that lock timeout and the
+                // tool's savepoint in one round trip (the savepoint before the claim: a
+                // failed tool's rollback takes the claim again, `super::tx`).
+                let mut tx = match self.db.dialect {
+                    super::Dialect::Postgres => self.db.begin(POSTGRES_OPEN).await?,
+                    super::Dialect::Sqlite => self.begin_write().await?,
+                };
                 let won = match claim.query().fetch_optional(&mut *tx).await {
                     Ok(row) => row.is_some(),
                     Err(sqlx::Error::Database(error))
@@ -205,16 +217,13 @@ impl SqlIdempotencyStore {
                     }
                     Err(error) => return Err(failed("claiming an idempotency key")(error)),
                 };
-                if won && self.db.dialect == super::Dialect::Postgres {
-                    // The tool's own statements wait as long as they need.
-                    sqlx::query("SET LOCAL lock_timeout TO DEFAULT")
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(failed("claiming an idempotency key"))?;
-                }
-                if won {
+                if won && postgres {
+                    // The claim and the intent are written, the tool's statements wait as
+                    // long as they need (the claim's statement lifted the lock timeout).
+                    kept = Some((tx, Some(claim)));
+                } else if won {
                     super::tx::opened(&mut tx, intent).await?;
-                    kept = Some(tx);
+                    kept = Some((tx, None));
                 }
                 won
             }
@@ -310,7 +319,9 @@ impl SqlIdempotencyStore {
         let Some((scope, fingerprints, lease, ttl)) = key else {
             let mut tx = self.begin_write().await?;
             super::tx::opened(&mut tx, intent).await?;
-            return Ok(Opened::Open(Box::new(super::tx::SqlWrite::new(tx, None))));
+            return Ok(Opened::Open(Box::new(super::tx::SqlWrite::new(
+                tx, None, None,
+            ))));
         };
         if fingerprints.is_empty() {
             return Err(StoreError::Invalid(
@@ -323,10 +334,11 @@ impl SqlIdempotencyStore {
                 .try_claim_in(scope, fingerprints, (lease, ttl), Some(intent), true)
                 .await?
             {
-                Some((Claim::Claimed(token), Some(tx))) => {
+                Some((Claim::Claimed(token), Some((tx, redo)))) => {
                     return Ok(Opened::Open(Box::new(super::tx::SqlWrite::new(
                         tx,
                         Some((scope.clone(), token)),
+                        redo,
                     ))))
                 }
                 Some((claim, _)) => return Ok(Opened::Held(claim)),
@@ -370,8 +382,34 @@ impl SqlIdempotencyStore {
     }
 }
 
+/// The result stored and the outcome recorded in one call (each whether or not the other
+/// matched a row): PostgreSQL, one statement, one round trip; SQLite, the two statements in a
+/// savepoint, one job of the writer. `$1`..`$5` as [`COMPLETE`]'s, `$6`..`$9` the outcome's
+/// event id, phase, time and record.
+pub(super) fn complete_with_outcome(dialect: super::Dialect) -> String {
+    const OUTCOME: &str = "INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
+                           VALUES ($6, $7, $8, $9)";
+    match dialect {
+        super::Dialect::Postgres => {
+            format!("WITH done AS ({COMPLETE}), outcome AS ({OUTCOME}) SELECT 1")
+        }
+        super::Dialect::Sqlite => format!("{SAVEPOINT}; {COMPLETE}; {OUTCOME}; {RELEASE}"),
+    }
+}
+
+/// A won transactional claim: its transaction, and on PostgreSQL the claim's statement (with
+/// its intent), which a failed tool's rollback to the savepoint before it runs again.
+type Kept = (Transaction, Option<ClaimQuery>);
+
+/// How a transactional write's transaction opens on PostgreSQL, in one round trip (a simple
+/// query of three statements): the claim's lock timeout ([`LOCK_WAIT`]), then the savepoint
+/// a failed tool rolls back to (before the claim and the intent, which the claim's one
+/// statement writes next).
+const POSTGRES_OPEN: &str =
+    "BEGIN; SET LOCAL lock_timeout = '100ms'; SAVEPOINT mcp_result_tool";
+
 /// A claim's statement and its values, owned: it may run on SQLite's writer.
-struct ClaimQuery {
+pub(super) struct ClaimQuery {
     sql: String,
     scope: KeyScope,
     fingerprints: Vec<String>,
@@ -380,10 +418,13 @@ struct ClaimQuery {
     /// `$10`..`$13` (PostgreSQL's one statement): the intent's event id, phase, time and
     /// record.
     intent: Option<(String, &'static str, i64, String)>,
+    /// `$14` (PostgreSQL, a transactional claim): the lock timeout the claim's statement
+    /// restores for the tool's statements, the session's own.
+    lock_timeout: Option<std::sync::Arc<str>>,
 }
 
 impl ClaimQuery {
-    fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    pub(super) fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
         let mut query = sqlx::query(&self.sql)
             .bind(&self.scope.tool)
             .bind(&self.scope.caller)
@@ -394,6 +435,9 @@ impl ClaimQuery {
         }
         if let Some((event_id, phase, at_ms, json)) = &self.intent {
             query = query.bind(event_id).bind(*phase).bind(*at_ms).bind(json);
+        }
+        if let Some(lock_timeout) = &self.lock_timeout {
+            query = query.bind(&**lock_timeout);
         }
         for fingerprint in &self.fingerprints {
             query = query.bind(fingerprint);
@@ -477,19 +521,7 @@ impl IdempotencyStore for SqlIdempotencyStore {
             let scope = scope.clone();
             let (phase, at_ms, json) = super::audit::row_of(outcome)?;
             let event_id = outcome.event_id.clone();
-            // One call: the result stored and the outcome recorded (each whether or not the
-            // other matched a row): PostgreSQL, one statement, one round trip and one commit;
-            // SQLite, the two statements in a savepoint, one job of the writer.
-            const OUTCOME: &str = "INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
-                                   VALUES ($6, $7, $8, $9)";
-            let sql = match self.db.dialect {
-                super::Dialect::Postgres => {
-                    format!("WITH done AS ({COMPLETE}), outcome AS ({OUTCOME}) SELECT 1")
-                }
-                super::Dialect::Sqlite => {
-                    format!("{SAVEPOINT}; {COMPLETE}; {OUTCOME}; {RELEASE}")
-                }
-            };
+            let sql = complete_with_outcome(self.db.dialect);
             self.db
                 .write(false, move |connection| {
                     Box::pin(async move {

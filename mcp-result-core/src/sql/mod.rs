@@ -37,7 +37,9 @@
 //!
 //! # Round trips and commits
 //!
-//! On PostgreSQL each call is one statement in autocommit unless said otherwise. On a SQLite
+//! On PostgreSQL each call is one statement in autocommit unless said otherwise, and one round
+//! trip: sqlx prepares a statement once per connection and keeps it (its statement cache),
+//! then sends bind, execute and sync together. On a SQLite
 //! file the same statements of a write run as one job of the writer (next section), one
 //! call to SQLite where they can: in a savepoint of its group's transaction, committed with
 //! the group. Reads run on the pool, on both.
@@ -59,7 +61,8 @@
 //! | artifact `get` | 1 | – | a read |
 //! | task `create` | 1 (the caller's count inside the insert) | 1 | a job |
 //! | task `get`, `replace` | 1 (`replace`: `UPDATE ... WHERE version = `) | –, 1 | a read; a job |
-//! | a [`Tx`](crate::Tx) write; audit `archive_before` | one transaction | 1 | the writer leased, alone |
+//! | a keyed [`Tx`](crate::Tx) write, with this database's audit log | PostgreSQL 4 round trips besides the tool's statements: `BEGIN; SET LOCAL lock_timeout; SAVEPOINT` (one simple query), the claim with its intent (one `WITH`, which also restores the lock timeout), the answer with its outcome (one `WITH`), `COMMIT` (`tests/round_trips.rs` counts them on the wire; 9 before: each statement apart); a failed tool adds 2 (back to the savepoint, the claim again); SQLite: begin, the claim, the intent, the savepoint, the answer, the outcome, commit | 1 | the writer leased, alone |
+//! | an unkeyed [`Tx`](crate::Tx) write; audit `archive_before` | one transaction (unkeyed: begin, the intent, the savepoint, the outcome, commit) | 1 | the writer leased, alone |
 //!
 //! A keyed write whose audit log is the same [`SqlStores`]' makes two commits on
 //! PostgreSQL: the claim with its intent and start, then the answer with its outcome
@@ -147,6 +150,12 @@ pub const PURGE_EVERY: Duration = Duration::from_secs(60);
 /// sqlx's default, 10, queues callers behind the pool at 32 concurrent writes). On a SQLite
 /// file they are the readers: the writes go through one writer ([`GROUP_MAX`]).
 pub const POOL_SIZE: u32 = 32;
+
+/// How long a pooled PostgreSQL connection may have been idle and still be handed out
+/// without a ping (one round trip): 1 s. sqlx pings every connection as it goes back to the
+/// pool; one idle longer is pinged again when taken, so a connection the server closed
+/// meanwhile is replaced, not handed to a write.
+pub const PING_IDLE: Duration = Duration::from_secs(1);
 
 /// How long a SQLite connection waits for another writer before failing: 10 s. The stores'
 /// own writes never wait for each other (they go through one writer, [`GROUP_MAX`]); this
@@ -277,6 +286,10 @@ struct Db {
     /// database, whose pool is its one connection).
     writer: Option<Writer>,
     purges: Arc<Purges>,
+    /// PostgreSQL: the sessions' own `lock_timeout` (`pg_settings.reset_val`, read once),
+    /// which a transactional claim restores for the tool's statements after its own short
+    /// one, in its statement; empty on SQLite.
+    lock_timeout: Arc<str>,
 }
 
 impl Db {
@@ -343,6 +356,21 @@ impl SqlStores {
                 })
             });
         }
+        if dialect == Dialect::Postgres {
+            // sqlx pings a connection when it goes back to the pool (off the caller's path);
+            // pinging it again when taken, by default, is one more round trip on the
+            // caller's path of every call. Only a connection idle for a while is pinged.
+            options = options
+                .test_before_acquire(false)
+                .before_acquire(|connection, meta| {
+                    Box::pin(async move {
+                        if meta.idle_for >= PING_IDLE {
+                            sqlx::Connection::ping(connection).await?;
+                        }
+                        Ok(true)
+                    })
+                });
+        }
         let pool = options.connect(&url).await.map_err(|e| {
             StoreError::Invalid(format!("SQL stores: connecting to {}: {e}", redact(&url)))
         })?;
@@ -351,12 +379,22 @@ impl SqlStores {
             Dialect::Sqlite if !in_memory => Some(Writer::start(&url).await?),
             _ => None,
         };
+        let lock_timeout: String = match dialect {
+            Dialect::Postgres => sqlx::query_scalar(
+                "SELECT reset_val FROM pg_settings WHERE name = 'lock_timeout'",
+            )
+            .fetch_one(&pool)
+            .await
+            .map_err(failed("reading the lock timeout"))?,
+            Dialect::Sqlite => String::new(),
+        };
         Ok(Self {
             db: Db {
                 pool,
                 dialect,
                 writer,
                 purges: Arc::default(),
+                lock_timeout: lock_timeout.into(),
             },
         })
     }

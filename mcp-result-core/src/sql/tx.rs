@@ -9,7 +9,7 @@ use std::{
 use serde_json::Value;
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
-use super::{failed, keyed, Transaction, COMPLETE};
+use super::{failed, idempotency::ClaimQuery, keyed, Transaction, COMPLETE};
 use crate::{
     store::StoreError,
     write::{
@@ -21,7 +21,9 @@ use crate::{
 /// The transaction a write tool's statements and the framework's records share.
 type Shared = Mutex<Option<Transaction>>;
 
-/// Where the tool's statements start: after the claim and the intent.
+/// Where the tool's statements start: after the claim and the intent; on PostgreSQL, for a
+/// keyed write, before them (taken with `BEGIN` in one round trip; a failed tool's rollback
+/// then writes them again).
 const SAVEPOINT: &str = "mcp_result_tool";
 
 /// The intent written in `tx`, and the savepoint the tool's statements start after.
@@ -39,13 +41,22 @@ pub(super) async fn opened(tx: &mut Transaction, intent: &AuditRecord) -> Result
 pub(super) struct SqlWrite {
     shared: Arc<Shared>,
     key: Option<(KeyScope, u64)>,
+    /// PostgreSQL, keyed: the claim's statement (with the intent), written after the
+    /// savepoint; a failed tool's rollback runs it again. The answer and the outcome are
+    /// then one statement too.
+    redo: Option<ClaimQuery>,
 }
 
 impl SqlWrite {
-    pub(super) fn new(tx: Transaction, key: Option<(KeyScope, u64)>) -> Self {
+    pub(super) fn new(
+        tx: Transaction,
+        key: Option<(KeyScope, u64)>,
+        redo: Option<ClaimQuery>,
+    ) -> Self {
         Self {
             shared: Arc::new(Mutex::new(Some(tx))),
             key,
+            redo,
         }
     }
 }
@@ -102,19 +113,60 @@ impl WriteTransaction for SqlWrite {
                     .await
                     .map_err(failed("rolling a failed tool back"))
                     .map_err(before)?;
+                if let Some(claim) = &self.redo {
+                    // The savepoint came before the claim and the intent: both again (the
+                    // key was free for the moment between; a call that took it meanwhile
+                    // answers, and nothing of this write happened).
+                    let again = claim
+                        .query()
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .map_err(failed("claiming a failed write's key again"))
+                        .map_err(before)?;
+                    if again.is_none() {
+                        return Err(before(StoreError::Invalid(
+                            "SQL stores: the idempotency key was taken by another call while \
+                             a failed tool's statements rolled back; nothing of this write \
+                             happened"
+                                .into(),
+                        )));
+                    }
+                }
             }
-            if let Some((scope, token)) = &self.key {
-                let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
-                keyed(COMPLETE, scope, *token)
-                    .bind(text)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(failed("storing a result"))
-                    .map_err(before)?;
+            match (&self.key, &self.redo) {
+                (Some((scope, token)), Some(_)) => {
+                    // PostgreSQL: the answer and the outcome in one statement.
+                    let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
+                    let (phase, at_ms, json) =
+                        super::audit::row_of(outcome).map_err(before)?;
+                    let sql = super::idempotency::complete_with_outcome(super::Dialect::Postgres);
+                    keyed(&sql, scope, *token)
+                        .bind(text)
+                        .bind(&outcome.event_id)
+                        .bind(phase)
+                        .bind(at_ms)
+                        .bind(json)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(failed("storing a result with its outcome"))
+                        .map_err(before)?;
+                }
+                (key, _) => {
+                    if let Some((scope, token)) = key {
+                        let text =
+                            serde_json::to_string(result).map_err(|e| before(e.into()))?;
+                        keyed(COMPLETE, scope, *token)
+                            .bind(text)
+                            .execute(&mut *tx)
+                            .await
+                            .map_err(failed("storing a result"))
+                            .map_err(before)?;
+                    }
+                    super::audit::insert(&mut *tx, outcome, None)
+                        .await
+                        .map_err(before)?;
+                }
             }
-            super::audit::insert(&mut *tx, outcome, None)
-                .await
-                .map_err(before)?;
             // A failure of the commit itself is ambiguous: the database may have committed
             // before the answer was lost.
             tx.commit()
