@@ -1,0 +1,502 @@
+//! The page's handlers: signing in, the list, one request and its decision, and the
+//! pages they answer with.
+
+use super::*;
+
+impl Page {
+    /// A page of one message, with its exact status.
+    pub(super) fn message(
+        &self,
+        status: StatusCode,
+        who: Option<&Identity>,
+        heading: &str,
+        line: &str,
+    ) -> Response {
+        let page = Message {
+            style: STYLE,
+            base: &self.config.path,
+            who: who.map(shown_identity),
+            status: status.as_u16(),
+            heading,
+            line,
+            back: who.is_some(),
+            sign_in: None,
+        };
+        html(status, page.render())
+    }
+
+    fn not_signed_in(&self) -> Response {
+        #[cfg(feature = "oauth")]
+        if self.oauth.is_some() {
+            let page = Message {
+                style: STYLE,
+                base: &self.config.path,
+                who: None,
+                status: 401,
+                heading: "Not signed in",
+                line: "You are not signed in to the approvals page.",
+                back: false,
+                sign_in: Some(format!("{}/login", self.config.path)),
+            };
+            return html(StatusCode::UNAUTHORIZED, page.render());
+        }
+        self.message(
+            StatusCode::UNAUTHORIZED,
+            None,
+            "Not signed in",
+            "You are not signed in to the approvals page: open the sign-in link your \
+             operator gave you.",
+        )
+    }
+
+    /// `/login` and `/callback` of a page without OAuth sign-in (never routed).
+    #[cfg(feature = "oauth")]
+    pub(super) fn no_oauth(&self) -> Response {
+        self.message(
+            StatusCode::NOT_FOUND,
+            None,
+            "Not found",
+            "This approvals page does not sign in through an authorization server.",
+        )
+    }
+
+    /// Opens a session of `identity` (a caller's of `request` only, when given): its
+    /// sealed cookie set on `response`.
+    pub(super) fn open_session(
+        &self,
+        headers: &HeaderMap,
+        identity: Identity,
+        request: Option<String>,
+        response: &mut Response,
+    ) {
+        let mut csrf = [0u8; 32];
+        getrandom::fill(&mut csrf).expect("the operating system's random source");
+        let session = Session {
+            purpose: SESSION_PURPOSE.to_owned(),
+            identity,
+            csrf: base64_url(&csrf),
+            expires_at: unix_now()
+                + if request.is_some() {
+                    SIGN_IN_TTL.as_secs()
+                } else {
+                    SESSION_TTL.as_secs()
+                },
+            request,
+        };
+        let sealed = self
+            .key
+            .seal(&serde_json::to_value(&session).unwrap_or_default());
+        let cookie = format!(
+            "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{}",
+            self.config.path,
+            session.expires_at.saturating_sub(unix_now()),
+            secure(headers)
+        );
+        if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, cookie);
+        }
+    }
+
+    pub(super) fn not_a_decider(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::FORBIDDEN,
+            Some(identity),
+            "Not an approver",
+            &format!(
+                "{} may not decide approval requests on this server.",
+                shown_identity(identity)
+            ),
+        )
+    }
+
+    fn no_such_request(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::NOT_FOUND,
+            Some(identity),
+            "No such approval request",
+            "No such approval request.",
+        )
+    }
+
+    fn store_failed(&self, identity: Option<&Identity>, error: &StoreError) -> Response {
+        tracing::error!(%error, "approvals page: the approval store failed");
+        self.message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            identity,
+            "The approval store failed",
+            "The approval store could not be reached; nothing was changed. Try again.",
+        )
+    }
+
+    /// The signed-in decider of `headers`' session, or the page that says why not.
+    fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
+        let Some(session) = cookie(headers)
+            .and_then(|sealed| self.key.open(&sealed))
+            .and_then(|body| serde_json::from_value::<Session>(body).ok())
+            .filter(|s| s.purpose == SESSION_PURPOSE && s.expires_at > unix_now())
+        else {
+            return Err(self.not_signed_in());
+        };
+        let allowed = if session.request.is_some() {
+            self.config.callers_confirm
+        } else {
+            self.config.may_decide(&session.identity)
+        };
+        if !allowed {
+            return Err(self.not_a_decider(&session.identity));
+        }
+        Ok(session)
+    }
+
+    /// A caller's session opens its own request only: any other is refused `403`, and so
+    /// is a request whose caller is not the signed-in identity (identity equality:
+    /// [`Identity::key`], tenant and subject).
+    fn own(&self, session: &Session, request: &ApprovalRequest) -> Result<(), Response> {
+        let Some(only) = &session.request else {
+            return Ok(());
+        };
+        if *only == request.id && request.caller == session.identity.key() {
+            return Ok(());
+        }
+        Err(self.message(
+            StatusCode::FORBIDDEN,
+            Some(&session.identity),
+            "Not your request",
+            "This approval request is not the one you were signed in to confirm; only its \
+             caller may confirm it, and only from the link its client was sent.",
+        ))
+    }
+
+    /// `request` when `identity` may see it: a request decided out of band (it has a
+    /// review) of a caller of its tenant.
+    async fn visible(
+        &self,
+        id: &str,
+        identity: &Identity,
+    ) -> Result<(ApprovalRequest, Review), Response> {
+        match self.store.get(id).await {
+            Ok(Some(mut request))
+                if in_tenant(&request.caller, identity.tenant.as_deref())
+                    && request.tool != SIGN_IN_TOOL
+                    && request.tool != CALLER_SIGN_IN_TOOL =>
+            {
+                match request.review.take() {
+                    Some(review) => Ok((request, review)),
+                    None => Err(self.no_such_request(identity)),
+                }
+            }
+            Ok(_) => Err(self.no_such_request(identity)),
+            Err(error) => Err(self.store_failed(Some(identity), &error)),
+        }
+    }
+
+    /// The page of a request that can no longer be decided: decided already (`409`) or
+    /// expired (`410`).
+    fn settled(&self, identity: &Identity, request: &ApprovalRequest) -> Option<Response> {
+        let line = match &request.decision {
+            Decision::Pending if request.expired() => {
+                return Some(self.expired(identity));
+            }
+            Decision::Pending => return None,
+            Decision::Approved { approver, .. } => {
+                format!("This approval request was decided already: approved by {approver}.")
+            }
+            Decision::Used { approver, .. } => format!(
+                "This approval request was decided already: approved by {approver}, and used."
+            ),
+            Decision::Rejected { approver, reason } => format!(
+                "This approval request was decided already: rejected by {approver} ({reason})."
+            ),
+        };
+        Some(self.message(
+            StatusCode::CONFLICT,
+            Some(identity),
+            "Decided already",
+            &line,
+        ))
+    }
+
+    fn expired(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::GONE,
+            Some(identity),
+            "Expired",
+            "This approval request expired; nothing was changed. The caller may ask again.",
+        )
+    }
+}
+
+/// `GET /approvals/sign-in?token=...`: uses the link once and opens a session.
+pub(super) async fn sign_in(
+    Extract(page): Extract<Arc<Page>>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Response {
+    let token = uri
+        .query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()))
+        .and_then(|mut pairs| pairs.find(|(name, _)| name == "token"))
+        .map(|(_, token)| token.into_owned())
+        .unwrap_or_default();
+    let invalid = || {
+        page.message(
+            StatusCode::FORBIDDEN,
+            None,
+            "Not a sign-in link",
+            "This sign-in link is not valid: ask your operator for a new one.",
+        )
+    };
+    if token.is_empty() || token.len() > 100 {
+        return invalid();
+    }
+    let used = Decision::Used {
+        approval_id: String::new(),
+        approver: String::new(),
+    };
+    let (identity, request) = match page.store.decide(&token_id(&token), used).await {
+        Ok(Ok(record)) if record.tool == SIGN_IN_TOOL => {
+            match serde_json::from_str::<Identity>(&record.text) {
+                Ok(identity) => (identity, None),
+                Err(_) => return invalid(),
+            }
+        }
+        Ok(Ok(record)) if record.tool == CALLER_SIGN_IN_TOOL && page.config.callers_confirm => {
+            match serde_json::from_str::<CallerLink>(&record.text) {
+                // The record's caller is the identity's key: a link signs in as the one
+                // identity it was minted for.
+                Ok(link) if link.identity.key() == record.caller => {
+                    (link.identity, Some(link.request))
+                }
+                _ => return invalid(),
+            }
+        }
+        Ok(Ok(_) | Err(Refusal::Unknown)) => return invalid(),
+        Ok(Err(Refusal::Expired)) => {
+            return page.message(
+                StatusCode::GONE,
+                None,
+                "Sign-in link expired",
+                "This sign-in link expired: ask your operator for a new one.",
+            )
+        }
+        Ok(Err(_)) => {
+            return page.message(
+                StatusCode::GONE,
+                None,
+                "Sign-in link used",
+                "This sign-in link was used already; each link signs in once.",
+            )
+        }
+        Err(error) => return page.store_failed(None, &error),
+    };
+    if request.is_none() && !page.config.may_decide(&identity) {
+        return page.not_a_decider(&identity);
+    }
+    let location = match &request {
+        Some(id) => format!("{}/requests/{id}", page.config.path),
+        None => page.config.path.clone(),
+    };
+    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
+    page.open_session(&headers, identity, request, &mut response);
+    response
+}
+
+/// `GET /approvals`: the pending requests of the decider's tenant.
+pub(super) async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) -> Response {
+    let session = match page.session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let pending = match page.store.pending(identity.tenant.as_deref(), LISTED).await {
+        Ok(pending) => pending,
+        Err(error) => return page.store_failed(Some(identity), &error),
+    };
+    let rows = pending
+        .into_iter()
+        .filter(|request| {
+            session
+                .request
+                .as_ref()
+                .is_none_or(|only| *only == request.id && request.caller == identity.key())
+        })
+        .map(|request| Row {
+            title: page
+                .titles
+                .get(&request.tool)
+                .cloned()
+                .unwrap_or_else(|| request.tool.clone()),
+            asked: request
+                .review
+                .as_ref()
+                .map(|r| shown_time(r.asked_at))
+                .unwrap_or_default(),
+            expires: shown_expiry(request.expires_at),
+            caller: shown_caller(&request.caller),
+            text: request.text,
+            id: request.id,
+        })
+        .collect();
+    let list = List {
+        style: STYLE,
+        base: &page.config.path,
+        who: Some(shown_identity(identity)),
+        rows,
+    };
+    html(StatusCode::OK, list.render())
+}
+
+/// `GET /approvals/requests/{id}`: one request and the forms that decide it.
+pub(super) async fn request(
+    Extract(page): Extract<Arc<Page>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let session = match page.session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let (request, review) = match page.visible(&id, identity).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    if let Err(refused) = page.own(&session, &request) {
+        return refused;
+    }
+    if let Some(settled) = page.settled(identity, &request) {
+        return settled;
+    }
+    let title = page
+        .titles
+        .get(&request.tool)
+        .map_or(request.tool.as_str(), String::as_str);
+    let detail = Detail {
+        style: STYLE,
+        base: &page.config.path,
+        who: Some(shown_identity(identity)),
+        id: &request.id,
+        tool: &request.tool,
+        title,
+        text: &request.text,
+        caller: shown_caller(&request.caller),
+        asked: shown_time(review.asked_at),
+        expires: shown_expiry(request.expires_at),
+        arguments: argument_rows(&review),
+        csrf: &session.csrf,
+    };
+    html(StatusCode::OK, detail.render())
+}
+
+/// `POST /approvals/requests/{id}`: the decision, recorded once with the approver.
+pub(super) async fn decide(
+    Extract(page): Extract<Arc<Page>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let session = match page.session(&headers) {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let form: HashMap<String, String> = form_urlencoded::parse(&body).into_owned().collect();
+    let csrf_ok = form
+        .get("csrf")
+        .is_some_and(|token| same(token, &session.csrf));
+    if !csrf_ok || !same_origin(&headers) {
+        return page.message(
+            StatusCode::FORBIDDEN,
+            Some(identity),
+            "Refused",
+            "The form's CSRF token is missing or wrong (or it came from another site); \
+             nothing was changed. Open the request again and decide from its page.",
+        );
+    }
+    let (request, _review) = match page.visible(&id, identity).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    if let Err(refused) = page.own(&session, &request) {
+        return refused;
+    }
+    if let Some(settled) = page.settled(identity, &request) {
+        return settled;
+    }
+    let approver = identity.key();
+    let (decision, done) = match form.get("decision").map(String::as_str) {
+        Some("approve") => {
+            let approval_id = uuid::Uuid::now_v7().to_string();
+            let done = if session.request.is_some() {
+                format!(
+                    "Approved: go back to your client; the call that asked runs the write \
+                     once, under approval {approval_id}."
+                )
+            } else {
+                format!(
+                    "Approved: the caller's next call with this request runs once, under \
+                     approval {approval_id}."
+                )
+            };
+            (
+                Decision::Approved {
+                    approval_id,
+                    approver,
+                },
+                done,
+            )
+        }
+        Some("reject") => {
+            let reason = form
+                .get("reason")
+                .map(|r| r.trim())
+                .unwrap_or_default()
+                .chars()
+                .take(500)
+                .collect::<String>();
+            if reason.is_empty() {
+                return page.message(
+                    StatusCode::BAD_REQUEST,
+                    Some(identity),
+                    "A reason is needed",
+                    "A rejection needs a reason; nothing was changed.",
+                );
+            }
+            let done = format!("Rejected: the write never runs under this request ({reason}).");
+            (Decision::Rejected { approver, reason }, done)
+        }
+        _ => {
+            return page.message(
+                StatusCode::BAD_REQUEST,
+                Some(identity),
+                "No decision",
+                "The form said neither approve nor reject; nothing was changed.",
+            )
+        }
+    };
+    match page.store.decide(&request.id, decision).await {
+        Ok(Ok(_)) => {
+            let heading = if done.starts_with("Approved") {
+                "Approved"
+            } else {
+                "Rejected"
+            };
+            page.message(StatusCode::OK, Some(identity), heading, &done)
+        }
+        Ok(Err(Refusal::Expired)) => page.expired(identity),
+        Ok(Err(Refusal::Unknown)) => page.no_such_request(identity),
+        Ok(Err(_)) => match page.store.get(&request.id).await {
+            Ok(Some(now)) => page.settled(identity, &now).unwrap_or_else(|| {
+                page.message(
+                    StatusCode::CONFLICT,
+                    Some(identity),
+                    "Decided already",
+                    "This approval request was decided already.",
+                )
+            }),
+            Ok(None) => page.no_such_request(identity),
+            Err(error) => page.store_failed(Some(identity), &error),
+        },
+        Err(error) => page.store_failed(Some(identity), &error),
+    }
+}
