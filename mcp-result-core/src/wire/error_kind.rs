@@ -42,7 +42,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Whether an error of this kind is retry-safe unless said otherwise (the default of
-    /// [`ToolError::of_kind`] and of [`crate::ResultExt::or_tool_error`]). `retrySafe` answers
+    /// [`ToolError::of_kind`](crate::ToolError::of_kind) and of [`crate::ResultExt::or_tool_error`]). `retrySafe` answers
     /// one question, *is it safe to run the call again* (nothing ran, or nothing that can
     /// harm twice); whether an unchanged retry can *help* is what `errorKind`, `status`,
     /// `retryAfterMs` and the text say:
@@ -58,7 +58,7 @@ impl ErrorKind {
     /// tool has no effect to repeat. A write's time limit under an idempotency key is
     /// retry-safe too (the key returns the outcome). An error a write tool returns itself,
     /// without an idempotency key and not declared `idempotent`, is `false` unless the tool
-    /// said otherwise ([`ToolError::with_retry_safe`]): it ran, and may have done part of its
+    /// said otherwise ([`ToolError::with_retry_safe`](crate::ToolError::with_retry_safe)): it ran, and may have done part of its
     /// work.
     pub const fn default_retry_safe(self) -> bool {
         !matches!(
