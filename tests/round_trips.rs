@@ -238,10 +238,8 @@ async fn a_transactional_keyed_write_is_four_round_trips_besides_the_tools() {
                 .clone(),
         );
         let mut meta = RequestMetaObject::default();
-        meta.0.insert(
-            mcp_result::keys::IDEMPOTENCY_KEY_META.to_owned(),
-            json!(i),
-        );
+        meta.0
+            .insert(mcp_result::keys::IDEMPOTENCY_KEY_META.to_owned(), json!(i));
         request.meta = Some(meta);
         client.call_tool(request)
     };

@@ -405,8 +405,7 @@ type Kept = (Transaction, Option<ClaimQuery>);
 /// query of three statements): the claim's lock timeout ([`LOCK_WAIT`]), then the savepoint
 /// a failed tool rolls back to (before the claim and the intent, which the claim's one
 /// statement writes next).
-const POSTGRES_OPEN: &str =
-    "BEGIN; SET LOCAL lock_timeout = '100ms'; SAVEPOINT mcp_result_tool";
+const POSTGRES_OPEN: &str = "BEGIN; SET LOCAL lock_timeout = '100ms'; SAVEPOINT mcp_result_tool";
 
 /// A claim's statement and its values, owned: it may run on SQLite's writer.
 pub(super) struct ClaimQuery {

@@ -380,12 +380,12 @@ impl SqlStores {
             _ => None,
         };
         let lock_timeout: String = match dialect {
-            Dialect::Postgres => sqlx::query_scalar(
-                "SELECT reset_val FROM pg_settings WHERE name = 'lock_timeout'",
-            )
-            .fetch_one(&pool)
-            .await
-            .map_err(failed("reading the lock timeout"))?,
+            Dialect::Postgres => {
+                sqlx::query_scalar("SELECT reset_val FROM pg_settings WHERE name = 'lock_timeout'")
+                    .fetch_one(&pool)
+                    .await
+                    .map_err(failed("reading the lock timeout"))?
+            }
             Dialect::Sqlite => String::new(),
         };
         Ok(Self {

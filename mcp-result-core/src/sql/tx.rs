@@ -137,8 +137,7 @@ impl WriteTransaction for SqlWrite {
                 (Some((scope, token)), Some(_)) => {
                     // PostgreSQL: the answer and the outcome in one statement.
                     let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
-                    let (phase, at_ms, json) =
-                        super::audit::row_of(outcome).map_err(before)?;
+                    let (phase, at_ms, json) = super::audit::row_of(outcome).map_err(before)?;
                     let sql = super::idempotency::complete_with_outcome(super::Dialect::Postgres);
                     keyed(&sql, scope, *token)
                         .bind(text)
@@ -153,8 +152,7 @@ impl WriteTransaction for SqlWrite {
                 }
                 (key, _) => {
                     if let Some((scope, token)) = key {
-                        let text =
-                            serde_json::to_string(result).map_err(|e| before(e.into()))?;
+                        let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
                         keyed(COMPLETE, scope, *token)
                             .bind(text)
                             .execute(&mut *tx)
