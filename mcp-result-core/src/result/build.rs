@@ -398,11 +398,10 @@ fn assemble(
         )
     };
     let json = || text(crate::wire::text::json_one_line(&structured), json_style);
-    let summary = || text(summary.clone(), summary_style);
     let content = match mode {
-        ContentMode::SummaryThenJson => vec![summary(), json()],
-        ContentMode::JsonThenSummary => vec![json(), summary()],
-        ContentMode::Summary => vec![summary()],
+        ContentMode::SummaryThenJson => vec![text(summary, summary_style), json()],
+        ContentMode::JsonThenSummary => vec![json(), text(summary, summary_style)],
+        ContentMode::Summary => vec![text(summary, summary_style)],
         ContentMode::Json => vec![json()],
     };
     let mut result = if is_error {

@@ -51,13 +51,40 @@ pub(crate) struct Route<S> {
     pub(crate) call: CallFn<S>,
 }
 
+/// The routes by tool name. Hashed with FNV-1a, not SipHash: the keys are the server's own
+/// tool names, fixed at startup, so a caller's name can only be looked up, never inserted
+/// to collide; a name of a dozen bytes hashes in a few dozen instructions, and every call
+/// looks its tool up.
+pub(crate) type Routes<S> = HashMap<&'static str, Route<S>, std::hash::BuildHasherDefault<Fnv>>;
+
+/// FNV-1a, 64 bits ([`Routes`]).
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// The tools of one server type: the `tools/list` payload and a name index, built once.
 ///
 /// `tools/list` clones the stored list (schemas are `Arc`s); `tools/call` is one hash
 /// lookup, independent of the number of tools.
 pub struct ToolRegistry<S> {
     pub(crate) tools: Vec<Tool>,
-    pub(crate) routes: HashMap<&'static str, Route<S>>,
+    pub(crate) routes: Routes<S>,
     pub(crate) in_flight: Arc<InFlight>,
     /// The state of calls served without one (rmcp's own `serve`): one per server type.
     pub(crate) fallback: State,
@@ -95,7 +122,7 @@ impl<S> ToolRegistry<S> {
     pub fn from_blocks(blocks: Vec<ToolBlock<S>>) -> Result<Self, RegistryError> {
         let count = blocks.iter().map(|block| block.tools.len()).sum();
         let mut tools = Vec::with_capacity(count);
-        let mut routes: HashMap<&'static str, Route<S>> = HashMap::with_capacity(count);
+        let mut routes: Routes<S> = HashMap::with_capacity_and_hasher(count, Default::default());
         for (block, def) in blocks
             .iter()
             .flat_map(|block| block.tools.iter().map(move |def| (block, def)))

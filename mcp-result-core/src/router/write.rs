@@ -58,7 +58,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         let retry_safe = key.is_some() || route.idempotent;
         let mut audit = Audit {
             sink: services.audit_sink(&state),
-            record: AuditRecord::intent(
+            record: AuditRecord::unstamped(
                 new_event_id(),
                 route.name,
                 identity.key(),
@@ -197,8 +197,10 @@ impl<S: ToolSet> ToolRegistry<S> {
             .await
     }
 
-    /// A write: on its own task, run to its end whatever happens to the request; its
-    /// outcome audited, and stored under its idempotency key, if any, before it is answered.
+    /// A write: run to its end whatever happens to the request (on its own task as soon as
+    /// it waits; one that ends within its first poll, which nothing can interrupt, needs
+    /// none); its outcome audited, and stored under its idempotency key, if any, before it
+    /// is answered.
     async fn run_write(
         &self,
         route: &Route<S>,
@@ -220,9 +222,15 @@ impl<S: ToolSet> ToolRegistry<S> {
         let task_end = end.clone();
         let started = std::time::Instant::now();
         let future = Guarded((route.call)(server.clone_for_call(), call));
-        let final_audit = audit.clone();
-        let task = tokio::spawn(
-            async move {
+        // The outer call needs the attempt after the run starts only to answer a time limit
+        // or a rolled-back transaction; else the run takes it, and makes its outcome
+        // record from it in place.
+        let (mut final_audit, audit) = if transactional || route.timeout.is_some() {
+            (audit.clone(), Some(audit))
+        } else {
+            (audit, None)
+        };
+        let work = async move {
                 let answer = match AssertUnwindSafe(future).catch_unwind().await {
                     Ok(answer) => answer,
                     Err(panic) => error_result(&panicked(name, &*panic)).into(),
@@ -239,8 +247,8 @@ impl<S: ToolSet> ToolRegistry<S> {
                         ))
                     }
                 };
-                let outcome =
-                    final_audit.record_of(Phase::Outcome, Some((&recorded, started.elapsed())));
+                final_audit.stamp(Phase::Outcome, Some((&recorded, started.elapsed())));
+                let outcome = &final_audit.record;
                 if let Some(write) = open {
                     // One commit: the claim, the intent, the tool's statements (rolled back
                     // when it failed), the outcome and the stored answer. A question or a
@@ -257,7 +265,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                             }
                             let stored = serde_json::to_value(&result).unwrap_or_default();
                             let failed = result.is_error == Some(true);
-                            match write.commit(&stored, &outcome, failed).await {
+                            match write.commit(&stored, outcome, failed).await {
                                 Ok(()) => ToolAnswer::Result(result),
                                 Err(CommitFailure::Before(error)) => {
                                     tracing::error!(tool = name, %error, "a write rolled back before its commit");
@@ -279,10 +287,10 @@ impl<S: ToolSet> ToolRegistry<S> {
                 match (&answer, claimed) {
                     // The outcome and the stored answer, together where the stores can.
                     (ToolAnswer::Result(result), Some(claimed)) => {
-                        claimed.complete(name, result, &final_audit, &outcome).await
+                        claimed.complete(name, result, &final_audit, outcome).await
                     }
                     (_, claimed) => {
-                        if let Err(error) = final_audit.sink.record(&outcome).await {
+                        if let Err(error) = final_audit.sink.record(outcome).await {
                             tracing::error!(tool = name, %error, "audit sink failed to record an outcome");
                         }
                         release(claimed).await
@@ -291,82 +299,98 @@ impl<S: ToolSet> ToolRegistry<S> {
                 drop(running);
                 answer
             }
-            .in_current_span(),
-        );
-        let mut task = task;
-        if transactional {
-            // A transactional write stops at its time limit or when cancelled: aborted, its
-            // transaction drops and rolls back, and nothing of it happened.
-            let limit = route.timeout.unwrap_or(Duration::MAX);
-            let ended = tokio::select! {
-                joined = tokio::time::timeout(limit, &mut task) => match joined {
-                    Ok(joined) => Ok(joined),
-                    Err(_elapsed) => Err(Some(limit)),
-                },
-                () = cancelled.cancelled() => Err(None),
-            };
-            return match ended {
-                Ok(joined) => joined
-                    .unwrap_or_else(|error| {
-                        error_result(&ToolError::internal_logged(format_args!(
-                            "tool `{name}` task failed: {error}"
-                        )))
-                        .into()
-                    })
-                    .into_early(),
-                Err(limit) => {
-                    let committing = {
-                        let mut end = end.lock().unwrap_or_else(|e| e.into_inner());
-                        if *end == End::Committing {
-                            true
-                        } else {
-                            *end = End::RolledBack;
-                            false
-                        }
-                    };
-                    if committing {
-                        // The tool ended in time and its commit is under way: its answer.
-                        return task
-                            .await
-                            .unwrap_or_else(|error| {
-                                error_result(&ToolError::internal_logged(format_args!(
-                                    "tool `{name}` task failed: {error}"
-                                )))
-                                .into()
-                            })
-                            .into_early();
-                    }
-                    task.abort();
-                    if let (None, Some(mark)) = (limit, &nothing_ran) {
-                        mark.set();
-                    }
-                    tracing::warn!(tool = name, "transactional write stopped and rolled back");
-                    Ok(audit.refuse(ToolError::rolled_back(limit)).await)
-                }
-            };
-        }
-        let joined = match route.timeout {
-            Some(limit) => match tokio::time::timeout(limit, task).await {
-                Ok(joined) => joined,
-                Err(_elapsed) => {
-                    tracing::warn!(
-                        tool = name,
-                        limit_ms = limit.as_millis(),
-                        "write passed its time limit; it runs on"
-                    );
-                    return Ok(audit.refuse(ToolError::write_timeout(limit, has_key)).await);
-                }
-            },
-            None => task.await,
+            .in_current_span();
+        let deadline = route
+            .timeout
+            .and_then(|limit| tokio::time::Instant::now().checked_add(limit));
+        let task_failed = |error: &dyn std::fmt::Display| -> CallToolResult {
+            error_result(&ToolError::internal_logged(format_args!(
+                "tool `{name}` task failed: {error}"
+            )))
         };
-        joined
-            .unwrap_or_else(|error| {
-                error_result(&ToolError::internal_logged(format_args!(
-                    "tool `{name}` task failed: {error}"
-                )))
-                .into()
+        if !transactional {
+            // Polled once here first: a write that ends without waiting (nothing can stop
+            // it inside one poll) needs no task of its own. One that waits is moved onto
+            // its own task, to run to its end whatever happens to the request.
+            let mut work = Box::pin(work);
+            let first = std::future::poll_fn(|cx| {
+                std::task::Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    std::future::Future::poll(work.as_mut(), cx)
+                })))
             })
-            .into_early()
+            .await;
+            let task = match first {
+                Ok(std::task::Poll::Ready(answer)) => return answer.into_early(),
+                Ok(std::task::Poll::Pending) => tokio::spawn(work),
+                Err(panic) => {
+                    return Ok(task_failed(&crate::tool::panics::message(&*panic)));
+                }
+            };
+            let joined = match (deadline, &audit) {
+                (Some(deadline), Some(audit)) => {
+                    match tokio::time::timeout_at(deadline, task).await {
+                        Ok(joined) => joined,
+                        Err(_elapsed) => {
+                            let limit = route.timeout.unwrap_or_default();
+                            tracing::warn!(
+                                tool = name,
+                                limit_ms = limit.as_millis(),
+                                "write passed its time limit; it runs on"
+                            );
+                            return Ok(audit.refuse(ToolError::write_timeout(limit, has_key)).await);
+                        }
+                    }
+                }
+                _ => task.await,
+            };
+            return joined
+                .unwrap_or_else(|error| task_failed(&error).into())
+                .into_early();
+        }
+        let Some(audit) = audit else {
+            return Ok(task_failed(&"a transactional write lost its audit attempt"));
+        };
+        // A transactional write runs on its own task from the start: it stops at its time
+        // limit or when cancelled, aborted, its transaction dropped and rolled back, and
+        // nothing of it happened.
+        let mut task = tokio::spawn(work);
+        let limit = route.timeout.unwrap_or(Duration::MAX);
+        let ended = tokio::select! {
+            joined = tokio::time::timeout(limit, &mut task) => match joined {
+                Ok(joined) => Ok(joined),
+                Err(_elapsed) => Err(Some(limit)),
+            },
+            () = cancelled.cancelled() => Err(None),
+        };
+        match ended {
+            Ok(joined) => joined
+                .unwrap_or_else(|error| task_failed(&error).into())
+                .into_early(),
+            Err(limit) => {
+                let committing = {
+                    let mut end = end.lock().unwrap_or_else(|e| e.into_inner());
+                    if *end == End::Committing {
+                        true
+                    } else {
+                        *end = End::RolledBack;
+                        false
+                    }
+                };
+                if committing {
+                    // The tool ended in time and its commit is under way: its answer.
+                    return task
+                        .await
+                        .unwrap_or_else(|error| task_failed(&error).into())
+                        .into_early();
+                }
+                task.abort();
+                if let (None, Some(mark)) = (limit, &nothing_ran) {
+                    mark.set();
+                }
+                tracing::warn!(tool = name, "transactional write stopped and rolled back");
+                Ok(audit.refuse(ToolError::rolled_back(limit)).await)
+            }
+        }
     }
 }
 

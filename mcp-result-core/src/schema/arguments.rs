@@ -163,6 +163,12 @@ pub(crate) fn deserialize_with<T: DeserializeOwned>(
     is_secret: impl Fn(&str) -> bool,
 ) -> Result<T, ToolError> {
     normalize_integers(&mut arguments);
+    // Read first from the borrowed value, without tracking the path (which every field of
+    // every call would pay for): the arguments passed their schema, so this almost always
+    // succeeds. A failure is read again, tracking the path, for its pointer and message.
+    if let Ok(value) = T::deserialize(&arguments) {
+        return Ok(value);
+    }
     serde_path_to_error::deserialize(arguments).map_err(|error| {
         let pointer = pointer_of(error.path());
         let message = if is_secret(&pointer) {

@@ -133,27 +133,61 @@ impl<R> Lines<R> {
     }
 }
 
-/// Writes each queued line whole, then flushes, and tells who waits.
+/// The most lines written with one write and one flush.
+const BATCH: usize = 64;
+
+/// Writes each queued line whole, then flushes, and tells who waits. Lines that queued
+/// while the last were written go out together, in order, with one write and one flush
+/// (Tokio's stdout hands every write to a blocking thread): each waiter is told once its
+/// line is flushed.
 async fn writer<W: AsyncWrite + Unpin>(mut write: W, mut queue: mpsc::Receiver<Out>) {
-    while let Some(Out { line, written }) = queue.recv().await {
+    let mut batch: Vec<Out> = Vec::new();
+    let mut joined: Vec<u8> = Vec::new();
+    while let Some(first) = queue.recv().await {
+        batch.push(first);
+        while batch.len() < BATCH {
+            match queue.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        let bytes = match &batch[..] {
+            [one] => &one.line[..],
+            many => {
+                joined.clear();
+                for out in many {
+                    joined.extend_from_slice(&out.line);
+                }
+                &joined[..]
+            }
+        };
         let result = async {
-            write.write_all(&line).await?;
+            write.write_all(bytes).await?;
             write.flush().await
         }
         .await;
         let failed = result.is_err();
-        match written {
-            Some(waiting) => {
-                let _ = waiting.send(result);
-            }
-            None => {
-                if let Err(error) = result {
-                    tracing::debug!(%error, "an error answer was not written");
+        for Out { written, .. } in batch.drain(..) {
+            let result = match &result {
+                Ok(()) => Ok(()),
+                Err(error) => Err(std::io::Error::new(error.kind(), error.to_string())),
+            };
+            match written {
+                Some(waiting) => {
+                    let _ = waiting.send(result);
+                }
+                None => {
+                    if let Err(error) = result {
+                        tracing::debug!(%error, "an error answer was not written");
+                    }
                 }
             }
         }
         if failed {
             return;
+        }
+        if joined.capacity() > 1 << 20 {
+            joined = Vec::new(); // not kept at the size of a batch of large lines
         }
     }
     let _ = write.shutdown().await;
@@ -293,7 +327,10 @@ where
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let out = self.out.clone();
         async move {
-            let mut line = serde_json::to_vec(&item)?;
+            // A `tools/call` answer holds its result's JSON text twice (once escaped): 1 KiB
+            // holds most, allocated once instead of grown from serde_json's 128 bytes.
+            let mut line = Vec::with_capacity(1024);
+            serde_json::to_writer(&mut line, &item)?;
             line.push(b'\n');
             let (written, done) = oneshot::channel();
             let closed =

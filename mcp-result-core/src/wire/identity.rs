@@ -77,7 +77,13 @@ impl Identity {
     /// The string per-caller state is keyed by: `subject`, or `tenant:subject`, with `%` and
     /// `:` percent-encoded in both parts, so two different identities never share a key.
     pub fn key(&self) -> String {
-        let encode = |part: &str| part.replace('%', "%25").replace(':', "%3A");
+        let encode = |part: &str| {
+            if part.contains(['%', ':']) {
+                part.replace('%', "%25").replace(':', "%3A")
+            } else {
+                part.to_owned()
+            }
+        };
         match &self.tenant {
             None => encode(&self.subject),
             Some(tenant) => format!("{}:{}", encode(tenant), encode(&self.subject)),

@@ -16,6 +16,11 @@ pub(crate) const ECHO_CHARS: usize = 40;
 /// Appends `text` with every control character written as a visible escape (`\n`, `\r`,
 /// `\t`, `\u{1b}`), so it stays on one line. The runs between escapes are copied whole.
 pub(crate) fn push_escaped(out: &mut String, text: &str) {
+    // Printable ASCII only (most text): nothing to escape, copied whole after a byte scan.
+    if text.bytes().all(|byte| (b' '..=b'~').contains(&byte)) {
+        out.push_str(text);
+        return;
+    }
     let mut clean = 0;
     for (at, c) in text.char_indices() {
         let escape = match c {
@@ -57,6 +62,11 @@ pub(crate) fn json_one_line(value: &Value) -> String {
             writer: &mut W,
             fragment: &str,
         ) -> std::io::Result<()> {
+            // Most fragments are ASCII below DEL, which has nothing to escape: written
+            // whole after a byte scan, not decoded character by character.
+            if fragment.bytes().all(|byte| byte < 0x7f) {
+                return writer.write_all(fragment.as_bytes());
+            }
             let mut clean = 0;
             for (at, c) in fragment.char_indices() {
                 if (' '..='~').contains(&c) || !breaks_line(c) {
@@ -69,7 +79,8 @@ pub(crate) fn json_one_line(value: &Value) -> String {
             writer.write_all(fragment[clean..].as_bytes())
         }
     }
-    let mut out = Vec::with_capacity(128);
+    // A result's text is rarely under 256 bytes: one allocation instead of a few growths.
+    let mut out = Vec::with_capacity(256);
     let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
         &mut out, OneLine,
     ));
@@ -168,12 +179,12 @@ pub(crate) fn cap_message(message: &str) -> String {
 /// Lower-case hex of `bytes` (two characters a byte).
 pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(DIGITS[usize::from(byte >> 4)] as char);
-        text.push(DIGITS[usize::from(byte & 0xf)] as char);
+    let mut text = vec![0; bytes.len() * 2];
+    for (pair, byte) in text.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(byte >> 4)];
+        pair[1] = DIGITS[usize::from(byte & 0xf)];
     }
-    text
+    String::from_utf8(text).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -58,31 +58,23 @@ impl Audit {
         result: Option<(&CallToolResult, Duration)>,
     ) -> AuditRecord {
         let mut record = self.record.clone();
-        record.phase = phase;
-        record.time = now_rfc3339();
-        if let Some((result, took)) = result {
-            let structured = result.structured_content.as_ref();
-            let field = |key: &str| structured.and_then(|s| s.get(key)).cloned();
-            fn parse<T: serde::de::DeserializeOwned>(value: Option<Value>) -> Option<T> {
-                value.and_then(|v| serde_json::from_value(v).ok())
-            }
-            record.status = parse(field("status"));
-            record.error_kind = parse(field("errorKind"));
-            record.external_id = field("externalId").and_then(|v| v.as_str().map(str::to_owned));
-            record.requires_human_review = parse(field("requiresHumanReview"));
-            record.approval_id = field("approvalId").and_then(|v| v.as_str().map(str::to_owned));
-            record.redaction_applied = parse(field(REDACTION_APPLIED));
-            record.correlation_id =
-                field("correlationId").and_then(|v| v.as_str().map(str::to_owned));
-            record.duration_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
-        }
+        stamp(&mut record, phase, result);
         record
+    }
+
+    /// The `phase` record made from the base record in place, for an attempt that makes
+    /// no record after it (the outcome of a write that ran): no copy.
+    pub(crate) fn stamp(&mut self, phase: Phase, result: Option<(&CallToolResult, Duration)>) {
+        stamp(&mut self.record, phase, result);
     }
 
     /// Records the intent, before the tool runs. If the sink cannot record it, the write
     /// does not run: the answer is a retry-safe `upstream_unavailable`.
-    pub(crate) async fn intent(&self) -> Result<(), CallToolResult> {
-        self.record(Phase::Intent, None)
+    pub(crate) async fn intent(&mut self) -> Result<(), CallToolResult> {
+        // The base record is the intent: given its time and recorded as it is.
+        self.stamp(Phase::Intent, None);
+        self.sink
+            .record(&self.record)
             .await
             .map_err(|error| audit_failed(&error))
     }
@@ -118,8 +110,48 @@ impl Audit {
     }
 }
 
+/// `record` as its `phase` record, now, with what `result` says when there is one (`took`:
+/// how long the tool ran): every field an outcome takes from the result is set, to `None`
+/// where the result has no such field.
+fn stamp(record: &mut AuditRecord, phase: Phase, result: Option<(&CallToolResult, Duration)>) {
+    record.phase = phase;
+    record.time = now_rfc3339();
+    let Some((result, took)) = result else {
+        return;
+    };
+    fn parse<'v, T: serde::Deserialize<'v>>(value: &'v Value) -> Option<T> {
+        T::deserialize(value).ok()
+    }
+    let text = |value: &Value| value.as_str().map(str::to_owned);
+    record.status = None;
+    record.error_kind = None;
+    record.external_id = None;
+    record.requires_human_review = None;
+    record.approval_id = None;
+    record.redaction_applied = None;
+    record.correlation_id = None;
+    // One pass over the result's fields, not a lookup per field.
+    if let Some(Value::Object(fields)) = &result.structured_content {
+        for (key, value) in fields {
+            match key.as_str() {
+                "status" => record.status = parse(value),
+                "errorKind" => record.error_kind = parse(value),
+                "externalId" => record.external_id = text(value),
+                "requiresHumanReview" => record.requires_human_review = parse(value),
+                "approvalId" => record.approval_id = text(value),
+                REDACTION_APPLIED => record.redaction_applied = parse(value),
+                "correlationId" => record.correlation_id = text(value),
+                _ => {}
+            }
+        }
+    }
+    record.duration_ms = Some(u64::try_from(took.as_millis()).unwrap_or(u64::MAX));
+}
+
 pub(crate) fn new_event_id() -> String {
-    uuid::Uuid::now_v7().to_string()
+    let mut buffer = uuid::Uuid::encode_buffer();
+    // The hyphenated lower-case form `to_string` writes, without the formatter.
+    (*uuid::Uuid::now_v7().hyphenated().encode_lower(&mut buffer)).to_owned()
 }
 
 pub(crate) fn audit_failed(error: &dyn std::fmt::Display) -> CallToolResult {

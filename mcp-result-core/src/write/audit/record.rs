@@ -99,10 +99,25 @@ impl AuditRecord {
         idempotency_key: Option<String>,
         argument_digest: String,
     ) -> Self {
+        let mut record =
+            Self::unstamped(event_id, tool, caller, idempotency_key, argument_digest);
+        record.time = now_rfc3339();
+        record
+    }
+
+    /// [`Self::intent`] without its time: the base record of an attempt, each of whose
+    /// records gets its own time when it is made (`Audit`).
+    pub(crate) fn unstamped(
+        event_id: String,
+        tool: &str,
+        caller: String,
+        idempotency_key: Option<String>,
+        argument_digest: String,
+    ) -> Self {
         AuditRecord {
             event_id,
             phase: Phase::Intent,
-            time: now_rfc3339(),
+            time: String::new(),
             instance: instance(),
             tool: tool.to_owned(),
             caller,
@@ -297,12 +312,19 @@ impl AuditSink for JsonLinesSink {
 /// SHA-256 (hex) of `arguments` canonicalized per RFC 8785 with every secret field of
 /// `schema` removed.
 pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
+    let mut canonical = Vec::with_capacity(128);
+    // Without secrets to remove, arguments whose canonical form `write_canonical` writes
+    // are already normalized (it refuses every float, and `normalize_integers` changes
+    // only floats): written from the borrowed value, not from a copy.
+    if !schema.has_secrets() && write_canonical(arguments, &mut canonical) {
+        return crate::wire::text::hex(&Sha256::digest(&canonical));
+    }
+    canonical.clear();
     let mut arguments = arguments.clone();
     crate::schema::arguments::normalize_integers(&mut arguments);
     if schema.has_secrets() {
         remove_secrets(&mut arguments, "", schema);
     }
-    let mut canonical = Vec::with_capacity(128);
     if !write_canonical(&arguments, &mut canonical) {
         canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
     }
@@ -325,7 +347,8 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
             let safe = crate::wire::number::MAX_SAFE_INTEGER;
             match (number.as_i64(), number.as_u64()) {
                 (Some(i), _) if (-safe..=safe).contains(&i) => {
-                    out.extend_from_slice(i.to_string().as_bytes())
+                    use std::io::Write as _;
+                    let _ = write!(out, "{i}");
                 }
                 _ => return false,
             }
@@ -348,13 +371,22 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
             out.push(b']');
         }
         Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            if entries.iter().any(|(name, _)| !name.is_ascii()) {
+            if map.keys().any(|name| !name.is_ascii()) {
                 return false;
             }
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            // Without `preserve-order` a map iterates in byte order already: no sorted copy.
+            let sorted;
+            let entries: &mut dyn Iterator<Item = (&String, &Value)> =
+                if map.keys().is_sorted() {
+                    &mut map.iter()
+                } else {
+                    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                    sorted = entries;
+                    &mut sorted.iter().copied()
+                };
             out.push(b'{');
-            for (index, (name, item)) in entries.into_iter().enumerate() {
+            for (index, (name, item)) in entries.enumerate() {
                 if index > 0 {
                     out.push(b',');
                 }
@@ -395,7 +427,48 @@ fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {
 
 /// Now, RFC 3339 in UTC with millisecond precision.
 pub fn now_rfc3339() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since
+        .ok()
+        .and_then(|since| rfc3339_millis(since.as_secs(), since.subsec_millis()))
+        .unwrap_or_else(|| chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+}
+
+/// `secs` (since the Unix epoch) and `millis` as chrono writes them with
+/// `to_rfc3339_opts(SecondsFormat::Millis, true)` (`2026-12-04T17:10:57.123Z`), written
+/// without chrono's formatting machinery (every audit record has a time); `None` past the
+/// year 9999, which chrono writes otherwise.
+fn rfc3339_millis(secs: u64, millis: u32) -> Option<String> {
+    // Days to a civil date (proleptic Gregorian), H. Hinnant's `civil_from_days`.
+    let days = secs / 86_400;
+    let of_day = secs % 86_400;
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    if year > 9999 || millis > 999 {
+        return None;
+    }
+    let mut text = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut value: u64| {
+        for index in (at..at + width).rev() {
+            text[index] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, month);
+    put(8, 2, day);
+    put(11, 2, of_day / 3_600);
+    put(14, 2, of_day / 60 % 60);
+    put(17, 2, of_day % 60);
+    put(20, 3, u64::from(millis));
+    String::from_utf8(text.to_vec()).ok()
 }
 
 /// This server instance: `MCP_RESULT_INSTANCE`, else `pid-<process id>`.
@@ -411,6 +484,31 @@ pub fn instance() -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn times_are_written_as_chrono_writes_them() {
+        let mut secs: u64 = 0;
+        // The epoch, leap days, ends of months and years, up to the year 9999.
+        let mut samples = vec![
+            (0, 0),
+            (951_782_400, 1),      // 2000-02-29
+            (4_107_542_399, 999),  // 2100-02-28T23:59:59
+            (1_798_761_599, 500),  // 2026-12-31T23:59:59
+            (253_402_300_799, 7),  // 9999-12-31T23:59:59
+        ];
+        while secs < 253_402_300_799 {
+            samples.push((secs, (secs % 1000) as u32));
+            secs += 86_400 * 13 + 3_607;
+        }
+        for (secs, millis) in samples {
+            let chrono = chrono::DateTime::from_timestamp(secs as i64, millis * 1_000_000 + 999)
+                .unwrap()
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            assert_eq!(super::rfc3339_millis(secs, millis).unwrap(), chrono, "{secs}");
+        }
+        assert_eq!(super::rfc3339_millis(253_402_300_800, 0), None);
+        assert_eq!(super::now_rfc3339().len(), 24);
+    }
+
     #[test]
     fn the_fast_canonical_form_is_rfc_8785() {
         use serde_json::json;
