@@ -35,13 +35,13 @@ use mcp_result::{
     rmcp::{
         model::{
             CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
-            ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult,
-            ElicitationAction, ElicitationCapability, FormElicitationCapability,
-            Implementation, UrlElicitationCapability,
+            ClientConfig, CustomNotification, ElicitRequestParams, ElicitResult, ElicitationAction,
+            ElicitationCapability, FormElicitationCapability, Implementation,
+            UrlElicitationCapability,
         },
         service::{
-            serve_client_with_lifecycle, ClientLifecycleMode, NotificationContext,
-            RequestContext, RoleClient, RunningService,
+            serve_client_with_lifecycle, ClientLifecycleMode, NotificationContext, RequestContext,
+            RoleClient, RunningService,
         },
         transport::{
             streamable_http_client::StreamableHttpClientTransportConfig,
@@ -280,7 +280,10 @@ impl ClientHandler for Host {
         };
         let mut capabilities = ClientCapabilities::default();
         capabilities.elicitation = Some(modes);
-        ClientConfig::new(capabilities, Implementation::new("approval-url-host", "0.1.0"))
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("approval-url-host", "0.1.0"),
+        )
     }
 
     async fn create_elicitation(
@@ -393,7 +396,11 @@ async fn the_caller_confirms_on_the_page_and_the_write_runs_once() {
         .as_str()
         .expect("the approval id in the result")
         .to_owned();
-    assert_eq!(served.closed.load(Ordering::SeqCst), 1, "the write ran once");
+    assert_eq!(
+        served.closed.load(Ordering::SeqCst),
+        1,
+        "the write ran once"
+    );
 
     let seen_now = seen.lock().unwrap();
     let (url, elicitation_id, message) = url_asked(&seen_now);
@@ -405,11 +412,17 @@ async fn the_caller_confirms_on_the_page_and_the_write_runs_once() {
     // The sign-in leads to that request's page, once.
     assert_eq!(
         seen_now.page("sign-in"),
-        (303, format!("/approvals/requests/{elicitation_id}").as_str())
+        (
+            303,
+            format!("/approvals/requests/{elicitation_id}").as_str()
+        )
     );
     let (status, body) = seen_now.page("sign-in again");
     assert_eq!(status, 410, "{body}");
-    assert!(body.contains("This sign-in link was used already"), "{body}");
+    assert!(
+        body.contains("This sign-in link was used already"),
+        "{body}"
+    );
     let (status, body) = seen_now.page("request");
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("Close ticket T-1"), "{body}");
@@ -420,11 +433,19 @@ async fn the_caller_confirms_on_the_page_and_the_write_runs_once() {
     assert!(body.contains(&elicitation_id), "{body}");
     let (status, body) = seen_now.page("approve");
     assert_eq!(status, 200, "{body}");
-    assert!(body.contains(&format!("under approval {approval_id}")), "{body}");
+    assert!(
+        body.contains(&format!("under approval {approval_id}")),
+        "{body}"
+    );
     drop(seen_now);
 
     // The request: approved by its caller, and used by this one write.
-    let request = served.approvals.get(&elicitation_id).await.unwrap().unwrap();
+    let request = served
+        .approvals
+        .get(&elicitation_id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(
         request.decision,
         Decision::Used {
@@ -439,7 +460,10 @@ async fn the_caller_confirms_on_the_page_and_the_write_runs_once() {
         .filter(|r| r.tool == "close_ticket" && r.phase == Phase::Intent)
         .collect();
     assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_eq!(intents[0].approval_id.as_deref(), Some(approval_id.as_str()));
+    assert_eq!(
+        intents[0].approval_id.as_deref(),
+        Some(approval_id.as_str())
+    );
     assert_eq!(intents[0].approver.as_deref(), Some("acme:alice"));
 
     // The client is told the elicitation is complete.

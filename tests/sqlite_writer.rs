@@ -465,10 +465,7 @@ async fn a_write_that_gets_no_turn_within_the_busy_timeout_fails_and_never_runs(
          write (`Tx`) held the writer all that time (a store written from inside a `Tx` on \
          the same stores waits for itself); nothing of this write ran"
     );
-    assert!(
-        waited >= mcp_result::sql::SQLITE_BUSY_TIMEOUT,
-        "{waited:?}"
-    );
+    assert!(waited >= mcp_result::sql::SQLITE_BUSY_TIMEOUT, "{waited:?}");
     held.commit(&json!({}), &record("e-hold", Phase::Outcome), false)
         .await
         .unwrap();

@@ -630,19 +630,33 @@ async fn the_pending_listing_is_one_tenants_reviewed_undecided_requests(store: S
     let mut unreviewed = request("q-acme-unreviewed", 3600);
     unreviewed.caller = "acme:alice".into();
     a.create(&unreviewed).await.unwrap();
-    a.decide("q-decided", approve("ap-q")).await.unwrap().unwrap();
+    a.decide("q-decided", approve("ap-q"))
+        .await
+        .unwrap()
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let ids = |listed: Vec<ApprovalRequest>| listed.into_iter().map(|r| r.id).collect::<Vec<_>>();
     let acme = a.pending(Some("acme"), 200).await.unwrap();
     assert_eq!(
-        acme.first().and_then(|r| r.review.as_ref()).map(|r| &r.arguments),
+        acme.first()
+            .and_then(|r| r.review.as_ref())
+            .map(|r| &r.arguments),
         Some(&json!({"ticketId": "q-1"})),
         "a listed request keeps its review"
     );
     assert_eq!(ids(acme), ["q-1", "q-2", "q-3"]);
-    assert_eq!(ids(a.pending(Some("acme"), 2).await.unwrap()), ["q-1", "q-2"]);
-    assert_eq!(ids(a.pending(Some("acmeco"), 200).await.unwrap()), ["q-other"]);
-    assert_eq!(ids(a.pending(Some("ac:me"), 200).await.unwrap()), ["q-colon"]);
+    assert_eq!(
+        ids(a.pending(Some("acme"), 2).await.unwrap()),
+        ["q-1", "q-2"]
+    );
+    assert_eq!(
+        ids(a.pending(Some("acmeco"), 200).await.unwrap()),
+        ["q-other"]
+    );
+    assert_eq!(
+        ids(a.pending(Some("ac:me"), 200).await.unwrap()),
+        ["q-colon"]
+    );
     assert_eq!(ids(a.pending(None, 200).await.unwrap()), ["q-none"]);
     assert!(a.pending(Some("globex"), 200).await.unwrap().is_empty());
 }

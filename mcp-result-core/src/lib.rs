@@ -39,6 +39,7 @@ pub mod testing;
 #[cfg(feature = "client")]
 pub mod view;
 
+pub use cancel::CancelBus;
 pub use result::{
     build::{build_result, ContentMode, IntoToolError, IntoToolOutput, ToolResult},
     content,
@@ -54,7 +55,6 @@ pub use router::{
     set::{ServerServices, ToolSet},
 };
 pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
-pub use cancel::CancelBus;
 pub use state::State;
 
 /// What `#[mcp_handler]` answers with, for a server that writes some `ServerHandler`

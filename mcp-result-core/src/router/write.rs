@@ -337,7 +337,9 @@ impl<S: ToolSet> ToolRegistry<S> {
                                 limit_ms = limit.as_millis(),
                                 "write passed its time limit; it runs on"
                             );
-                            return Ok(audit.refuse(ToolError::write_timeout(limit, has_key)).await);
+                            return Ok(audit
+                                .refuse(ToolError::write_timeout(limit, has_key))
+                                .await);
                         }
                     }
                 }

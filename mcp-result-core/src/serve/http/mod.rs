@@ -58,10 +58,10 @@ mod options;
 mod router;
 mod sessions;
 
-#[cfg(feature = "approvals-page")]
-pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
 #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
 pub(crate) use approvals::{confirm_by_url, Confirmed};
+#[cfg(feature = "approvals-page")]
+pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;
 pub use options::{HttpLimits, HttpOptions};

@@ -144,7 +144,9 @@ where
         .as_ref()
         .filter(|page| page.confirms_callers())
     {
-        mcp = mcp.route_layer(axum::Extension(super::approvals::UrlConfirmation::new(page)));
+        mcp = mcp.route_layer(axum::Extension(super::approvals::UrlConfirmation::new(
+            page,
+        )));
     }
     if let Some(resource) = &options.resource {
         let document = Arc::new(resource.document(&declared));

@@ -99,8 +99,7 @@ impl AuditRecord {
         idempotency_key: Option<String>,
         argument_digest: String,
     ) -> Self {
-        let mut record =
-            Self::unstamped(event_id, tool, caller, idempotency_key, argument_digest);
+        let mut record = Self::unstamped(event_id, tool, caller, idempotency_key, argument_digest);
         record.time = now_rfc3339();
         record
     }
@@ -376,15 +375,14 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
             }
             // Without `preserve-order` a map iterates in byte order already: no sorted copy.
             let sorted;
-            let entries: &mut dyn Iterator<Item = (&String, &Value)> =
-                if map.keys().is_sorted() {
-                    &mut map.iter()
-                } else {
-                    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                    sorted = entries;
-                    &mut sorted.iter().copied()
-                };
+            let entries: &mut dyn Iterator<Item = (&String, &Value)> = if map.keys().is_sorted() {
+                &mut map.iter()
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                sorted = entries;
+                &mut sorted.iter().copied()
+            };
             out.push(b'{');
             for (index, (name, item)) in entries.enumerate() {
                 if index > 0 {
@@ -490,10 +488,10 @@ mod tests {
         // The epoch, leap days, ends of months and years, up to the year 9999.
         let mut samples = vec![
             (0, 0),
-            (951_782_400, 1),      // 2000-02-29
-            (4_107_542_399, 999),  // 2100-02-28T23:59:59
-            (1_798_761_599, 500),  // 2026-12-31T23:59:59
-            (253_402_300_799, 7),  // 9999-12-31T23:59:59
+            (951_782_400, 1),     // 2000-02-29
+            (4_107_542_399, 999), // 2100-02-28T23:59:59
+            (1_798_761_599, 500), // 2026-12-31T23:59:59
+            (253_402_300_799, 7), // 9999-12-31T23:59:59
         ];
         while secs < 253_402_300_799 {
             samples.push((secs, (secs % 1000) as u32));
@@ -503,7 +501,11 @@ mod tests {
             let chrono = chrono::DateTime::from_timestamp(secs as i64, millis * 1_000_000 + 999)
                 .unwrap()
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-            assert_eq!(super::rfc3339_millis(secs, millis).unwrap(), chrono, "{secs}");
+            assert_eq!(
+                super::rfc3339_millis(secs, millis).unwrap(),
+                chrono,
+                "{secs}"
+            );
         }
         assert_eq!(super::rfc3339_millis(253_402_300_800, 0), None);
         assert_eq!(super::now_rfc3339().len(), 24);
