@@ -11,6 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+pub(super) use super::statements::{complete_with_outcome, ClaimQuery};
 use super::{
     column, failed, int, keyed, placeholders,
     writer::{RELEASE, SAVEPOINT},
@@ -382,21 +383,6 @@ impl SqlIdempotencyStore {
     }
 }
 
-/// The result stored and the outcome recorded in one call (each whether or not the other
-/// matched a row): PostgreSQL, one statement, one round trip; SQLite, the two statements in a
-/// savepoint, one job of the writer. `$1`..`$5` as [`COMPLETE`]'s, `$6`..`$9` the outcome's
-/// event id, phase, time and record.
-pub(super) fn complete_with_outcome(dialect: super::Dialect) -> String {
-    const OUTCOME: &str = "INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
-                           VALUES ($6, $7, $8, $9)";
-    match dialect {
-        super::Dialect::Postgres => {
-            format!("WITH done AS ({COMPLETE}), outcome AS ({OUTCOME}) SELECT 1")
-        }
-        super::Dialect::Sqlite => format!("{SAVEPOINT}; {COMPLETE}; {OUTCOME}; {RELEASE}"),
-    }
-}
-
 /// A won transactional claim: its transaction, and on PostgreSQL the claim's statement (with
 /// its intent), which a failed tool's rollback to the savepoint before it runs again.
 type Kept = (Transaction, Option<ClaimQuery>);
@@ -406,44 +392,6 @@ type Kept = (Transaction, Option<ClaimQuery>);
 /// a failed tool rolls back to (before the claim and the intent, which the claim's one
 /// statement writes next).
 const POSTGRES_OPEN: &str = "BEGIN; SET LOCAL lock_timeout = '100ms'; SAVEPOINT mcp_result_tool";
-
-/// A claim's statement and its values, owned: it may run on SQLite's writer.
-pub(super) struct ClaimQuery {
-    sql: String,
-    scope: KeyScope,
-    fingerprints: Vec<String>,
-    /// `$5`..`$9`: the token, the lease's end, the expiry, now, the caller's quota.
-    values: [i64; 5],
-    /// `$10`..`$13` (PostgreSQL's one statement): the intent's event id, phase, time and
-    /// record.
-    intent: Option<(String, &'static str, i64, String)>,
-    /// `$14` (PostgreSQL, a transactional claim): the lock timeout the claim's statement
-    /// restores for the tool's statements, the session's own.
-    lock_timeout: Option<std::sync::Arc<str>>,
-}
-
-impl ClaimQuery {
-    pub(super) fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
-        let mut query = sqlx::query(&self.sql)
-            .bind(&self.scope.tool)
-            .bind(&self.scope.caller)
-            .bind(&self.scope.key)
-            .bind(&self.fingerprints[0]);
-        for value in self.values {
-            query = query.bind(value);
-        }
-        if let Some((event_id, phase, at_ms, json)) = &self.intent {
-            query = query.bind(event_id).bind(*phase).bind(*at_ms).bind(json);
-        }
-        if let Some(lock_timeout) = &self.lock_timeout {
-            query = query.bind(&**lock_timeout);
-        }
-        for fingerprint in &self.fingerprints {
-            query = query.bind(fingerprint);
-        }
-        query
-    }
-}
 
 fn random_token() -> Result<u64, StoreError> {
     getrandom::u64()

@@ -110,6 +110,7 @@ mod approval;
 mod artifact;
 mod audit;
 mod idempotency;
+mod statements;
 mod task;
 mod tx;
 mod writer;
