@@ -1,28 +1,38 @@
 //! The approvals page in a real browser (issue 40): Debian's Chromium, headless, driven over
-//! WebDriver by chromedriver on a loopback port. A person signs in with a one-time link,
-//! opens the pending request an MCP call created, reads its arguments (the secret
-//! withheld), approves, and the MCP call's retry runs once.
+//! WebDriver by chromedriver on a loopback port, against the desk served by `serve_http` on
+//! a real TCP port.
+//!
+//! - A person signs in with a one-time link, opens the pending request an MCP call created,
+//!   reads its arguments (the secret withheld), approves, and the MCP call's retry runs once.
+//! - Each refusal as the browser shows it, with the exact status of its document and its
+//!   page, and the store unchanged: a rejection with its reason (then the retry is refused
+//!   with it), a second decision from a stale page, another tenant's request, an expired
+//!   request, a forged or missing CSRF token, a form of another origin carrying the real
+//!   token, and the page framed by another origin (not rendered there; the headers that
+//!   forbid it).
 //!
 //! Chromium and chromedriver are Debian's `chromium` and `chromium-driver`, installed here
 //! with `apt-get` when missing (as root); a machine that cannot install them fails the test
 //! with the reason, never skips it.
 //!
-//! The test regenerates the approval chapter's screenshots: `docs/guide/img/approvals-list.png`,
-//! `approvals-request.png` and `approvals-decided.png`.
+//! Only the first test writes the approval chapter's screenshots:
+//! `docs/guide/img/approvals-list.png`, `approvals-request.png` and `approvals-decided.png`.
 
 mod common;
 
 use std::{
+    cell::Cell,
     path::{Path, PathBuf},
     process::{Command, Stdio},
     sync::{
         atomic::{AtomicUsize, Ordering},
         Arc,
     },
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
 use common::pinned::KillOnDrop;
-use fantoccini::{ClientBuilder, Locator};
+use fantoccini::{error::CmdError, ClientBuilder, Locator};
 use mcp_result::{
     approval::{ApprovalStore, Decision, MemoryApprovals},
     extract::WriteContext,
@@ -34,6 +44,7 @@ use mcp_result::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[derive(Clone)]
 struct Desk {
@@ -58,6 +69,7 @@ struct Closed {
     status: Status,
     retry_safe: bool,
     audit_event_id: AuditEventId,
+    approval_id: Option<String>,
 }
 
 #[mcp_tools]
@@ -77,6 +89,7 @@ impl Desk {
             status: Status::Succeeded,
             retry_safe: false,
             audit_event_id: write.audit_event_id().clone(),
+            approval_id: None,
         })
     }
 }
@@ -159,47 +172,160 @@ impl Drop for Profile {
     }
 }
 
-/// chromedriver on a free loopback port, and a headless Chromium session of it.
-async fn browser(profile: &Profile) -> (fantoccini::Client, KillOnDrop) {
-    let (chromium, chromedriver) = chromium();
-    let port = common::free_port();
-    let mut driver = Command::new(chromedriver);
-    driver
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    std::os::unix::process::CommandExt::process_group(&mut driver, 0);
-    let driver = KillOnDrop(driver.spawn().expect("start chromedriver"));
-    assert!(
-        common::wait_listening(port).await,
-        "chromedriver listens on {port}"
-    );
-    let args = [
-        "--no-sandbox",
-        "--headless",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1000,1100",
-        &format!("--user-data-dir={}", profile.0.display()),
-    ];
-    let capabilities = json!({
-        "browserName": "chrome",
-        "goog:chromeOptions": {"binary": chromium, "args": args},
-    });
-    let Value::Object(capabilities) = capabilities else {
-        unreachable!()
-    };
-    let client = ClientBuilder::rustls()
-        .expect("the WebDriver client")
-        .capabilities(capabilities)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .expect("a Chromium session");
-    (client, driver)
+/// A headless Chromium of its own (a fresh profile, its own chromedriver on a free loopback
+/// port), driven over WebDriver, and the step it is at: a WebDriver command that fails
+/// fails the test naming it.
+struct Chromium {
+    client: fantoccini::Client,
+    step: Cell<&'static str>,
+    _driver: KillOnDrop,
+    _profile: Profile,
+}
+
+impl Chromium {
+    async fn start() -> Self {
+        let (chromium, chromedriver) = chromium();
+        let profile = Profile::new();
+        let port = common::free_port();
+        let mut driver = Command::new(chromedriver);
+        driver
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut driver, 0);
+        let driver = KillOnDrop(driver.spawn().expect("start chromedriver"));
+        assert!(
+            common::wait_listening(port).await,
+            "chromedriver listens on {port}"
+        );
+        let args = [
+            "--no-sandbox",
+            "--headless",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1000,1100",
+            &format!("--user-data-dir={}", profile.0.display()),
+        ];
+        let capabilities = json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": chromium, "args": args},
+        });
+        let Value::Object(capabilities) = capabilities else {
+            unreachable!()
+        };
+        let client = ClientBuilder::rustls()
+            .expect("the WebDriver client")
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a Chromium session");
+        Self {
+            client,
+            step: Cell::new("start"),
+            _driver: driver,
+            _profile: profile,
+        }
+    }
+
+    /// Names the step the browser is at.
+    fn at(&self, step: &'static str) {
+        self.step.set(step);
+    }
+
+    /// Ends the browser session; a command that failed fails the test, naming its step.
+    async fn finish(self, result: Result<(), CmdError>) {
+        let step = self.step.get();
+        let _ = self.client.clone().close().await;
+        if let Err(error) = result {
+            panic!("the browser failed at `{step}`: {error:?}");
+        }
+    }
+
+    /// Signs `who` in with a fresh one-time link: the browser lands on the list.
+    async fn sign_in(&self, served: &Served, who: &str) -> Result<(), CmdError> {
+        let link = served
+            .page
+            .sign_in_link(&served.approvals, &Identity::parse(who).unwrap())
+            .await
+            .unwrap();
+        self.at("open the sign-in link");
+        self.client
+            .goto(&format!("http://{}{link}", served.address))
+            .await?;
+        assert_eq!(self.client.current_url().await?.path(), "/approvals");
+        heading(&self.client, "Pending approval requests").await
+    }
+
+    /// Opens the page of request `id`, pending: its heading is the tool's title.
+    async fn open(&self, served: &Served, id: &str) -> Result<(), CmdError> {
+        self.at("open the request");
+        self.client
+            .goto(&format!(
+                "http://{}/approvals/requests/{id}",
+                served.address
+            ))
+            .await?;
+        heading(&self.client, "Close a ticket").await
+    }
+
+    /// Writes `reason` in the page's reason field.
+    async fn reason(&self, reason: &str) -> Result<(), CmdError> {
+        self.at("write the reason");
+        self.client
+            .find(Locator::Css("#reason"))
+            .await?
+            .send_keys(reason)
+            .await
+    }
+
+    /// Clicks the button `label`, then waits for the page whose heading is `then`.
+    async fn click(&self, label: &str, then: &str) -> Result<(), CmdError> {
+        self.client
+            .find(Locator::XPath(&format!(r#"//button[text()="{label}"]"#)))
+            .await?
+            .click()
+            .await?;
+        heading(&self.client, then).await
+    }
+
+    /// The HTTP status of the document shown: its navigation's response.
+    async fn status(&self) -> Result<u64, CmdError> {
+        let status = self
+            .client
+            .execute(
+                "return performance.getEntriesByType('navigation')[0].responseStatus;",
+                vec![],
+            )
+            .await?;
+        Ok(status.as_u64().unwrap_or_default())
+    }
+
+    /// The text of the page's `main`, as the browser renders it.
+    async fn main(&self) -> Result<String, CmdError> {
+        self.client.find(Locator::Css("main")).await?.text().await
+    }
+
+    /// The document shown is the page of one message, `heading`, with `status` (the page
+    /// states it, and so does the navigation's response) and exactly `line`.
+    async fn message(&self, status: u64, heading_text: &str, line: &str) -> Result<(), CmdError> {
+        heading(&self.client, heading_text).await?;
+        assert_eq!(self.status().await?, status, "{heading_text}");
+        assert_eq!(
+            self.main().await?,
+            format!("{heading_text}\nHTTP {status}\n{line}\nBack to the pending requests")
+        );
+        Ok(())
+    }
+
+    /// Runs `script` in the page (the forms' fields, as a person with the browser's
+    /// developer tools could change them): what it returns.
+    async fn script(&self, script: &str) -> Result<Value, CmdError> {
+        self.client.execute(script, vec![]).await
+    }
 }
 
 struct Served {
@@ -209,13 +335,14 @@ struct Served {
     closed: Arc<AtomicUsize>,
 }
 
-/// The desk on a free loopback port, its approvals page deciders `acme:carol`; caller
-/// `alice-token` (acme:alice).
+/// The desk on a free loopback port, its approvals page deciders `acme:carol`; callers
+/// `alice-token` (acme:alice) and `bob-token` (globex:bob).
 async fn serve() -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
-    let tokens =
-        StaticTokens::new().with("alice-token", Identity::new("alice").with_tenant("acme"));
+    let tokens = StaticTokens::new()
+        .with("alice-token", Identity::new("alice").with_tenant("acme"))
+        .with("bob-token", Identity::new("bob").with_tenant("globex"));
     let approvals = MemoryApprovals::default();
     let page = ApprovalsPage::new().deciders(["acme:carol"]);
     let options = HttpOptions {
@@ -246,8 +373,9 @@ async fn serve() -> Served {
     }
 }
 
-/// `close_ticket` of `ticket` as alice (a client that cannot elicit): the result.
-async fn close(address: &str, ticket: &str, request: Option<&str>) -> Value {
+/// `close_ticket` of `ticket` as the holder of `token` (a client that cannot elicit), with
+/// `request` as its approval request id: the result.
+async fn close(address: &str, token: &str, ticket: &str, request: Option<&str>) -> Value {
     let mut arguments = json!({"ticketId": ticket, "note": NOTE, "token": SECRET});
     if let Some(id) = request {
         arguments["approvalRequestId"] = json!(id);
@@ -259,7 +387,7 @@ async fn close(address: &str, ticket: &str, request: Option<&str>) -> Value {
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-06-18")
-        .bearer_auth("alice-token")
+        .bearer_auth(token)
         .body(body.to_string())
         .send()
         .await
@@ -267,6 +395,43 @@ async fn close(address: &str, ticket: &str, request: Option<&str>) -> Value {
     assert_eq!(response.status(), 200);
     let answer: Value = response.json().await.unwrap();
     answer["result"].clone()
+}
+
+/// A call of `token`'s blocked for approval: its `approvalRequestId`.
+async fn blocked(served: &Served, token: &str, ticket: &str) -> String {
+    let result = close(&served.address, token, ticket, None).await;
+    assert_eq!(result["structuredContent"]["status"], "blocked", "{result}");
+    result["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .expect("an approvalRequestId")
+        .to_owned()
+}
+
+/// A retry with a request that cannot be used: exactly this answer, `message` its reason
+/// (a `conflict`; nothing ran, so retrying is safe, but not unchanged).
+fn assert_refused_retry(result: &Value, message: &str) {
+    let audit = result["structuredContent"]["auditEventId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an auditEventId: {result}"));
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(
+        result["structuredContent"],
+        json!({
+            "status": "failed",
+            "errorKind": "conflict",
+            "retrySafe": true,
+            "message": message,
+            "auditEventId": audit,
+        })
+    );
+    assert_eq!(
+        result["content"][0]["text"],
+        format!("Error (conflict): {message} Do not retry unchanged. Audit event `{audit}`.")
+    );
+}
+
+async fn decision(served: &Served, id: &str) -> Decision {
+    served.approvals.get(id).await.unwrap().unwrap().decision
 }
 
 /// Saves the browser's screenshot as `docs/guide/img/{name}`.
@@ -281,57 +446,83 @@ async fn screenshot(client: &fantoccini::Client, name: &str) {
 /// Waits until the page's heading is `text` (the navigation a click started has
 /// ended). Errors while the browser is between two documents are retried; the last
 /// is returned after 30 seconds.
-async fn heading(
-    client: &fantoccini::Client,
-    text: &str,
-) -> Result<(), fantoccini::error::CmdError> {
+async fn heading(client: &fantoccini::Client, text: &str) -> Result<(), CmdError> {
     let xpath = format!(r#"//h1[text()="{text}"]"#);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         match client.find(Locator::XPath(&xpath)).await {
             Ok(_) => return Ok(()),
-            Err(error) if std::time::Instant::now() > deadline => return Err(error),
-            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+            Err(error) if Instant::now() > deadline => return Err(error),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
         }
     }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Another origin on loopback (another port: another origin, the same site), serving
+/// `pages` (path, HTML) over HTTP/1.1, one request a connection: its `host:port`.
+async fn another_origin(pages: Vec<(&'static str, String)>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let pages = Arc::new(pages);
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let pages = Arc::clone(&pages);
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16 * 1024 {
+                    match stream.read(&mut byte).await {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let head = String::from_utf8_lossy(&head);
+                let path = head.split(' ').nth(1).unwrap_or_default();
+                let (status, body) = match pages.iter().find(|(p, _)| *p == path) {
+                    Some((_, body)) => ("200 OK", body.clone()),
+                    None => ("404 Not Found", String::new()),
+                };
+                let response = format!(
+                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    address
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
     let served = serve().await;
-    let blocked = close(&served.address, "T-42", None).await;
-    assert_eq!(
-        blocked["structuredContent"]["status"], "blocked",
-        "{blocked}"
-    );
-    let id = blocked["structuredContent"]["approvalRequestId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = blocked(&served, "alice-token", "T-42").await;
 
-    let profile = Profile::new();
-    let (client, _driver) = browser(&profile).await;
-    let mut step = "start";
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
     let result = async {
         // The one-time link signs carol in and lands on the list.
-        let link = served
-            .page
-            .sign_in_link(&served.approvals, &Identity::parse("acme:carol").unwrap())
-            .await
-            .unwrap();
-        step = "open the sign-in link";
-        client
-            .goto(&format!("http://{}{link}", served.address))
-            .await?;
-        assert_eq!(client.current_url().await?.path(), "/approvals");
+        chromium.sign_in(&served, "acme:carol").await?;
         let list = client.source().await?;
         assert!(list.contains("Pending approval requests"), "{list}");
         assert!(list.contains("signed in as carol (acme)"), "{list}");
         assert!(list.contains("Close ticket T-42"), "{list}");
-        screenshot(&client, "approvals-list.png").await;
+        screenshot(client, "approvals-list.png").await;
 
         // The request: its arguments, the secret withheld.
-        step = "open the request from the list";
+        chromium.at("open the request from the list");
         client
             .find(Locator::Css(&format!(
                 r#"a[href="/approvals/requests/{id}"]"#
@@ -339,8 +530,8 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
             .await?
             .click()
             .await?;
-        step = "wait for the request page";
-        heading(&client, "Close a ticket").await?;
+        chromium.at("wait for the request page");
+        heading(client, "Close a ticket").await?;
         assert_eq!(
             client.current_url().await?.path(),
             format!("/approvals/requests/{id}")
@@ -349,7 +540,7 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
             client.find(Locator::Css("h1")).await?.text().await?,
             "Close a ticket"
         );
-        step = "read the arguments";
+        chromium.at("read the arguments");
         let rows = client.find_all(Locator::Css("tbody tr")).await?;
         let mut shown = Vec::new();
         for row in rows {
@@ -373,46 +564,457 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
         );
         let request = client.source().await?;
         assert!(!request.contains(SECRET), "{request}");
-        screenshot(&client, "approvals-request.png").await;
+        screenshot(client, "approvals-request.png").await;
 
         // Approve: the decided page.
-        step = "approve";
-        client
-            .find(Locator::XPath(r#"//button[text()="Approve"]"#))
-            .await?
-            .click()
-            .await?;
-        step = "wait for the decided page";
-        heading(&client, "Approved").await?;
+        chromium.at("approve");
+        chromium.click("Approve", "Approved").await?;
         let decided = client.source().await?;
         assert!(decided.contains("<h1>Approved</h1>"), "{decided}");
         assert!(
             decided.contains("the caller's next call with this request runs once"),
             "{decided}"
         );
-        screenshot(&client, "approvals-decided.png").await;
-        Ok::<_, fantoccini::error::CmdError>(())
+        screenshot(client, "approvals-decided.png").await;
+        Ok(())
     }
     .await;
-    let _ = client.close().await;
-    if let Err(error) = result {
-        panic!("the browser failed at `{step}`: {error:?}");
-    }
+    chromium.finish(result).await;
 
-    let stored = served.approvals.get(&id).await.unwrap().unwrap();
+    let stored = decision(&served, &id).await;
     assert!(
-        matches!(&stored.decision, Decision::Approved { approver, .. } if approver == "acme:carol"),
-        "{:?}",
-        stored.decision
+        matches!(&stored, Decision::Approved { approver, .. } if approver == "acme:carol"),
+        "{stored:?}"
     );
     // The MCP call's retry runs the write once; a second retry does not run it again.
-    let retried = close(&served.address, "T-42", Some(&id)).await;
+    let retried = close(&served.address, "alice-token", "T-42", Some(&id)).await;
     assert_eq!(
         retried["structuredContent"]["status"], "succeeded",
         "{retried}"
     );
     assert_eq!(served.closed.load(Ordering::SeqCst), 1);
-    let again = close(&served.address, "T-42", Some(&id)).await;
+    let again = close(&served.address, "alice-token", "T-42", Some(&id)).await;
     assert_ne!(again["structuredContent"]["status"], "succeeded", "{again}");
     assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+}
+
+/// A reason with markup in it: the page shows it as text.
+const REASON: &str = "Not before the <b>vendor</b> signs off & confirms";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejection_with_its_reason_is_shown_recorded_and_refuses_the_retry() {
+    let served = serve().await;
+    let id = blocked(&served, "alice-token", "T-43").await;
+    let chromium = Chromium::start().await;
+    let result = async {
+        chromium.sign_in(&served, "acme:carol").await?;
+        chromium.open(&served, &id).await?;
+        chromium.reason(REASON).await?;
+        chromium.at("reject");
+        chromium.click("Reject", "Rejected").await?;
+        // The reason as text, escaped: no `b` element was made of it.
+        chromium
+            .message(
+                200,
+                "Rejected",
+                &format!("Rejected: the write never runs under this request ({REASON})."),
+            )
+            .await?;
+        assert!(chromium
+            .client
+            .find_all(Locator::Css("main b"))
+            .await?
+            .is_empty());
+        // The list no longer shows it.
+        chromium.at("back to the list");
+        chromium
+            .client
+            .find(Locator::LinkText("Back to the pending requests"))
+            .await?
+            .click()
+            .await?;
+        heading(&chromium.client, "Pending approval requests").await?;
+        let list = chromium.main().await?;
+        assert!(!list.contains("Close ticket T-43"), "{list}");
+        assert!(
+            list.contains("No approval request is waiting for you."),
+            "{list}"
+        );
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    assert_eq!(
+        decision(&served, &id).await,
+        Decision::Rejected {
+            approver: "acme:carol".into(),
+            reason: REASON.into()
+        }
+    );
+    // The MCP call's retry is refused with the reason; the write does not run.
+    let retried = close(&served.address, "alice-token", "T-43", Some(&id)).await;
+    assert_refused_retry(
+        &retried,
+        &format!("The approval request was rejected: {REASON}."),
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
+    let served = serve().await;
+    let id = blocked(&served, "alice-token", "T-44").await;
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
+    let mut approved = None;
+    let result = async {
+        chromium.sign_in(&served, "acme:carol").await?;
+        // The request in a first tab; then in a second, approved there.
+        chromium.open(&served, &id).await?;
+        let first = client.window().await?;
+        chromium.at("open a second tab");
+        let second = client.new_window(true).await?;
+        client.switch_to_window(second.handle).await?;
+        chromium.open(&served, &id).await?;
+        chromium.at("approve in the second tab");
+        chromium.click("Approve", "Approved").await?;
+        approved = Some(decision(&served, &id).await);
+
+        // The first tab's page is stale: its Reject form is refused.
+        chromium.at("back to the first tab");
+        client.switch_to_window(first).await?;
+        heading(client, "Close a ticket").await?;
+        chromium.reason("too late").await?;
+        chromium.at("reject from the stale page");
+        chromium.click("Reject", "Decided already").await?;
+        chromium
+            .message(
+                409,
+                "Decided already",
+                "This approval request was decided already: approved by acme:carol.",
+            )
+            .await?;
+        // And so is opening it again.
+        chromium.at("open it again");
+        client
+            .goto(&format!(
+                "http://{}/approvals/requests/{id}",
+                served.address
+            ))
+            .await?;
+        chromium
+            .message(
+                409,
+                "Decided already",
+                "This approval request was decided already: approved by acme:carol.",
+            )
+            .await
+    }
+    .await;
+    chromium.finish(result).await;
+
+    let approved = approved.expect("approved in the second tab");
+    assert!(
+        matches!(&approved, Decision::Approved { approver, .. } if approver == "acme:carol"),
+        "{approved:?}"
+    );
+    assert_eq!(decision(&served, &id).await, approved, "nothing changed");
+    // The approval stands: the retry runs once.
+    let retried = close(&served.address, "alice-token", "T-44", Some(&id)).await;
+    assert_eq!(
+        retried["structuredContent"]["status"], "succeeded",
+        "{retried}"
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_tenants_request_is_no_such_request_in_the_browser() {
+    let served = serve().await;
+    let theirs = blocked(&served, "bob-token", "T-45").await;
+    let mine = blocked(&served, "alice-token", "T-46").await;
+    let chromium = Chromium::start().await;
+    let result = async {
+        chromium.sign_in(&served, "acme:carol").await?;
+        let list = chromium.client.source().await?;
+        assert!(!list.contains(&theirs), "{list}");
+        assert!(list.contains(&mine), "{list}");
+
+        // Its URL, opened by carol (acme): no such request.
+        chromium.at("open globex's request");
+        chromium
+            .client
+            .goto(&format!(
+                "http://{}/approvals/requests/{theirs}",
+                served.address
+            ))
+            .await?;
+        chromium
+            .message(404, "No such approval request", "No such approval request.")
+            .await?;
+        let page = chromium.client.source().await?;
+        assert!(!page.contains("Close ticket T-45"), "{page}");
+
+        // A form of carol's own request, its action turned to globex's: no such request.
+        chromium.open(&served, &mine).await?;
+        chromium.at("turn the form to globex's request");
+        let turned = chromium
+            .script(&format!(
+                "for (const form of document.forms) form.action = '/approvals/requests/{theirs}';
+                 return document.forms.length;"
+            ))
+            .await?;
+        assert_eq!(turned, json!(2));
+        chromium.at("approve globex's request");
+        chromium
+            .click("Approve", "No such approval request")
+            .await?;
+        chromium
+            .message(404, "No such approval request", "No such approval request.")
+            .await
+    }
+    .await;
+    chromium.finish(result).await;
+
+    assert_eq!(decision(&served, &theirs).await, Decision::Pending);
+    assert_eq!(decision(&served, &mine).await, Decision::Pending);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_request_gets_its_page_in_the_browser() {
+    let served = serve().await;
+    let id = blocked(&served, "alice-token", "T-47").await;
+    let chromium = Chromium::start().await;
+    let expired = "This approval request expired; nothing was changed. The caller may ask again.";
+    let result = async {
+        chromium.sign_in(&served, "acme:carol").await?;
+        chromium.open(&served, &id).await?;
+        // While its page is open, the request expires (its record made past its time).
+        let mut request = served.approvals.get(&id).await.unwrap().unwrap();
+        request.expires_at = now() - 1;
+        served.approvals.create(&request).await.unwrap();
+
+        chromium.at("approve the expired request");
+        chromium.click("Approve", "Expired").await?;
+        chromium.message(410, "Expired", expired).await?;
+        chromium.at("open it again");
+        chromium
+            .client
+            .goto(&format!(
+                "http://{}/approvals/requests/{id}",
+                served.address
+            ))
+            .await?;
+        chromium.message(410, "Expired", expired).await?;
+        chromium.at("the list");
+        chromium
+            .client
+            .goto(&format!("http://{}/approvals", served.address))
+            .await?;
+        let list = chromium.client.source().await?;
+        assert!(!list.contains(&id), "{list}");
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    assert_eq!(decision(&served, &id).await, Decision::Pending);
+    let retried = close(&served.address, "alice-token", "T-47", Some(&id)).await;
+    assert_refused_retry(
+        &retried,
+        "The approval request expired; call again without it.",
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_or_missing_csrf_token_is_refused_and_changes_nothing() {
+    let served = serve().await;
+    let id = blocked(&served, "alice-token", "T-48").await;
+    let chromium = Chromium::start().await;
+    let refused = "The form's CSRF token is missing or wrong (or it came from another site); \
+                   nothing was changed. Open the request again and decide from its page.";
+    let result = async {
+        chromium.sign_in(&served, "acme:carol").await?;
+
+        // Forged: each form's hidden token replaced by another of its length.
+        chromium.open(&served, &id).await?;
+        chromium.at("forge the token");
+        let forged = chromium
+            .script(
+                "const fields = document.querySelectorAll('input[name=csrf]');
+                 const genuine = fields[0].value;
+                 for (const field of fields) field.value = 'A'.repeat(genuine.length);
+                 return [fields.length, genuine.length > 0, fields[0].value !== genuine];",
+            )
+            .await?;
+        assert_eq!(forged, json!([2, true, true]));
+        chromium.at("approve with the forged token");
+        chromium.click("Approve", "Refused").await?;
+        chromium.message(403, "Refused", refused).await?;
+        assert_eq!(decision(&served, &id).await, Decision::Pending);
+
+        // Missing: the hidden fields removed.
+        chromium.open(&served, &id).await?;
+        chromium.at("remove the token");
+        let removed = chromium
+            .script(
+                "const fields = document.querySelectorAll('input[name=csrf]');
+                 for (const field of fields) field.remove();
+                 return [fields.length, document.querySelectorAll('input[name=csrf]').length];",
+            )
+            .await?;
+        assert_eq!(removed, json!([2, 0]));
+        chromium.reason("no token").await?;
+        chromium.at("reject without a token");
+        chromium.click("Reject", "Refused").await?;
+        chromium.message(403, "Refused", refused).await?;
+        assert_eq!(decision(&served, &id).await, Decision::Pending);
+
+        // The page's own form, untouched, decides.
+        chromium.open(&served, &id).await?;
+        chromium.at("approve with the page's token");
+        chromium.click("Approve", "Approved").await?;
+        assert_eq!(chromium.status().await?, 200);
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+    assert!(
+        matches!(decision(&served, &id).await, Decision::Approved { approver, .. } if approver == "acme:carol")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_of_another_origin_is_refused_even_with_the_sessions_token() {
+    let served = serve().await;
+    let id = blocked(&served, "alice-token", "T-49").await;
+    let chromium = Chromium::start().await;
+    let result = async {
+        chromium.sign_in(&served, "acme:carol").await?;
+        chromium.open(&served, &id).await?;
+        // The session's real token, as if it leaked: a page of another origin (the same
+        // site: loopback on another port, so the SameSite=Strict cookie goes along) posts
+        // it in a form of its own.
+        chromium.at("read the token");
+        let token = chromium
+            .script("return document.querySelector('input[name=csrf]').value;")
+            .await?;
+        let token = token.as_str().expect("the token").to_owned();
+        let form = format!(
+            r#"<!DOCTYPE html><title>Another site</title><h1>Another site</h1>
+<form method="post" action="http://{}/approvals/requests/{id}">
+<input type="hidden" name="csrf" value="{token}">
+<input type="hidden" name="decision" value="approve">
+<button type="submit">Approve</button></form>"#,
+            served.address
+        );
+        let other = another_origin(vec![("/form", form)]).await;
+        chromium.at("open the other origin's form");
+        chromium
+            .client
+            .goto(&format!("http://{other}/form"))
+            .await?;
+        heading(&chromium.client, "Another site").await?;
+        chromium.at("submit it");
+        chromium.click("Approve", "Refused").await?;
+        chromium
+            .message(
+                403,
+                "Refused",
+                "The form's CSRF token is missing or wrong (or it came from another site); \
+                 nothing was changed. Open the request again and decide from its page.",
+            )
+            .await
+    }
+    .await;
+    chromium.finish(result).await;
+    assert_eq!(decision(&served, &id).await, Decision::Pending);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_does_not_render_in_a_frame_of_another_origin() {
+    let served = serve().await;
+    let id = blocked(&served, "alice-token", "T-50").await;
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
+    let mut cookie = String::new();
+    let result = async {
+        // Signed in: unframed, the list would show carol's pending request.
+        chromium.sign_in(&served, "acme:carol").await?;
+        chromium.at("the session cookie");
+        let session = client.get_named_cookie("mcp_result_approvals").await?;
+        cookie = format!("{}={}", session.name(), session.value());
+
+        let framing = format!(
+            r#"<!DOCTYPE html><title>Another site</title><h1>Another site</h1>
+<iframe src="http://{}/approvals" width="800" height="400"></iframe>
+<iframe src="/own" width="800" height="100"></iframe>"#,
+            served.address
+        );
+        let own = "<!DOCTYPE html><title>Own</title><h1>A frame of this site</h1>".to_owned();
+        let other = another_origin(vec![("/framing", framing), ("/own", own)]).await;
+        chromium.at("open the framing page");
+        client.goto(&format!("http://{other}/framing")).await?;
+        heading(client, "Another site").await?;
+
+        // A frame of the framing site's own renders (what entering a frame reads).
+        chromium.at("enter the framing site's own frame");
+        client.enter_frame(1).await?;
+        heading(client, "A frame of this site").await?;
+        client.enter_parent_frame().await?;
+
+        // The approvals page's frame: not rendered there.
+        chromium.at("enter the approvals page's frame");
+        client.enter_frame(0).await?;
+        let mut headings = Vec::new();
+        for h1 in client.find_all(Locator::Css("h1")).await? {
+            headings.push(h1.text().await?);
+        }
+        assert!(
+            !headings.iter().any(|h| h == "Pending approval requests"),
+            "{headings:?}"
+        );
+        let framed = client.source().await?;
+        assert!(!framed.contains("signed in as carol"), "{framed}");
+        assert!(!framed.contains("Close ticket T-50"), "{framed}");
+        // Chromium's own error document stands in the frame.
+        let shown = client
+            .execute(
+                "return [document.location.href, document.body.innerText.trim()];",
+                vec![],
+            )
+            .await?;
+        assert_eq!(
+            shown,
+            json!([
+                "chrome-error://chromewebdata/",
+                "127.0.0.1 refused to connect."
+            ])
+        );
+        client.enter_parent_frame().await?;
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    // What the frame was answered: the list of carol's requests, with the headers that
+    // forbid any framing.
+    let response = reqwest::Client::new()
+        .get(format!("http://{}/approvals", served.address))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let csp = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert_eq!(response.headers()["x-frame-options"], "DENY");
+    let body = response.text().await.unwrap();
+    assert!(body.contains("Pending approval requests"), "{body}");
+    assert!(body.contains(&id), "{body}");
 }
