@@ -10,6 +10,10 @@
 //!   request, a forged or missing CSRF token, a form of another origin carrying the real
 //!   token, and the page framed by another origin (not rendered there; the headers that
 //!   forbid it).
+//! - A client of the TypeScript SDK that declared only URL-mode elicitation
+//!   (`tests/clients/url-elicitation.mjs`) calls the gated write over streamable HTTP
+//!   (2025-11-25), is sent the page's link, and the caller confirms there in Chromium; the
+//!   SDK's call returns the write's result, run once.
 //!
 //! Chromium and chromedriver are Debian's `chromium` and `chromium-driver`, installed here
 //! with `apt-get` when missing (as root); a machine that cannot install them fails the test
@@ -31,7 +35,7 @@ use std::{
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
-use common::pinned::KillOnDrop;
+use common::pinned::{install_npm, KillOnDrop, CLIENTS_DIR};
 use fantoccini::{error::CmdError, ClientBuilder, Locator};
 use mcp_result::{
     approval::{ApprovalStore, Decision, MemoryApprovals},
@@ -44,7 +48,7 @@ use mcp_result::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 #[derive(Clone)]
 struct Desk {
@@ -336,17 +340,23 @@ struct Served {
 }
 
 /// The desk on a free loopback port, its approvals page deciders `acme:carol`; callers
-/// `alice-token` (acme:alice) and `bob-token` (globex:bob).
-async fn serve() -> Served {
+/// `alice-token` (acme:alice) and `bob-token` (globex:bob). With `callers_confirm`, callers
+/// confirm their own requests on the page (URL-mode elicitation) and the MCP endpoint keeps
+/// sessions, so that the elicitation reaches the client during its call.
+async fn serve(callers_confirm: bool) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let tokens = StaticTokens::new()
         .with("alice-token", Identity::new("alice").with_tenant("acme"))
         .with("bob-token", Identity::new("bob").with_tenant("globex"));
     let approvals = MemoryApprovals::default();
-    let page = ApprovalsPage::new().deciders(["acme:carol"]);
+    let mut page = ApprovalsPage::new().deciders(["acme:carol"]);
+    if callers_confirm {
+        page = page.callers_confirm();
+    }
     let options = HttpOptions {
         state: State::new().with_approval_store(Arc::new(approvals.clone())),
+        sessions: callers_confirm,
         ..HttpOptions::default()
     }
     .with_approvals_page(page.clone());
@@ -507,7 +517,7 @@ async fn another_origin(pages: Vec<(&'static str, String)>) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-42").await;
 
     let chromium = Chromium::start().await;
@@ -603,7 +613,7 @@ const REASON: &str = "Not before the <b>vendor</b> signs off & confirms";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rejection_with_its_reason_is_shown_recorded_and_refuses_the_retry() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-43").await;
     let chromium = Chromium::start().await;
     let result = async {
@@ -663,7 +673,7 @@ async fn a_rejection_with_its_reason_is_shown_recorded_and_refuses_the_retry() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-44").await;
     let chromium = Chromium::start().await;
     let client = &chromium.client;
@@ -731,7 +741,7 @@ async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_tenants_request_is_no_such_request_in_the_browser() {
-    let served = serve().await;
+    let served = serve(false).await;
     let theirs = blocked(&served, "bob-token", "T-45").await;
     let mine = blocked(&served, "alice-token", "T-46").await;
     let chromium = Chromium::start().await;
@@ -783,7 +793,7 @@ async fn another_tenants_request_is_no_such_request_in_the_browser() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_request_gets_its_page_in_the_browser() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-47").await;
     let chromium = Chromium::start().await;
     let expired = "This approval request expired; nothing was changed. The caller may ask again.";
@@ -830,7 +840,7 @@ async fn an_expired_request_gets_its_page_in_the_browser() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_forged_or_missing_csrf_token_is_refused_and_changes_nothing() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-48").await;
     let chromium = Chromium::start().await;
     let refused = "The form's CSRF token is missing or wrong (or it came from another site); \
@@ -888,7 +898,7 @@ async fn a_forged_or_missing_csrf_token_is_refused_and_changes_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_form_of_another_origin_is_refused_even_with_the_sessions_token() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-49").await;
     let chromium = Chromium::start().await;
     let result = async {
@@ -935,7 +945,7 @@ async fn a_form_of_another_origin_is_refused_even_with_the_sessions_token() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_does_not_render_in_a_frame_of_another_origin() {
-    let served = serve().await;
+    let served = serve(false).await;
     let id = blocked(&served, "alice-token", "T-50").await;
     let chromium = Chromium::start().await;
     let client = &chromium.client;
@@ -1017,4 +1027,128 @@ async fn the_page_does_not_render_in_a_frame_of_another_origin() {
     let body = response.text().await.unwrap();
     assert!(body.contains("Pending approval requests"), "{body}");
     assert!(body.contains(&id), "{body}");
+}
+
+/// The next line the URL-only client prints: a JSON object whose one key is `key`; its
+/// value.
+async fn client_says(
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    key: &str,
+) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(120), lines.next_line())
+        .await
+        .unwrap_or_else(|_| panic!("the client said no `{key}` within 120 s"))
+        .expect("the client's stdout")
+        .unwrap_or_else(|| panic!("the client ended without saying `{key}`"));
+    match serde_json::from_str::<Value>(&line) {
+        Ok(Value::Object(mut said)) if said.len() == 1 && said.contains_key(key) => {
+            said.remove(key).unwrap()
+        }
+        _ => panic!("the client said {line}, expected `{key}`"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_only_sdk_client_is_sent_to_the_page_and_its_call_runs_once() {
+    let served = serve(true).await;
+    tokio::task::spawn_blocking(install_npm)
+        .await
+        .unwrap()
+        .expect("npm ci in tests/clients");
+    let chromium = Chromium::start().await;
+
+    let arguments = json!({"ticketId": "T-51", "note": NOTE, "token": SECRET});
+    let mut node = tokio::process::Command::new("node");
+    node.arg("url-elicitation.mjs")
+        .current_dir(CLIENTS_DIR)
+        .env("MCP_URL", format!("http://{}/mcp", served.address))
+        .env("MCP_TOKEN", "alice-token")
+        .env("ARGUMENTS", arguments.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut node = node.spawn().expect("start node url-elicitation.mjs");
+    let mut lines = BufReader::new(node.stdout.take().unwrap()).lines();
+
+    let connected = client_says(&mut lines, "connected").await;
+    assert_eq!(connected["protocolVersion"], "2025-11-25", "{connected}");
+    // The elicitation the SDK client was sent: URL mode, the page's one-time link.
+    let asked = client_says(&mut lines, "elicitation").await;
+    assert_eq!(asked["mode"], "url", "{asked}");
+    let id = asked["elicitationId"].as_str().unwrap().to_owned();
+    let url = asked["url"].as_str().unwrap().to_owned();
+    assert!(
+        url.starts_with(&format!(
+            "http://{}/approvals/sign-in?token=",
+            served.address
+        )),
+        "{url}"
+    );
+    assert_eq!(
+        asked["message"],
+        "Approve this write? Close ticket T-51 Open the link to review and confirm it, \
+         signed in as alice (acme).",
+    );
+    assert_eq!(decision(&served, &id).await, Decision::Pending);
+
+    // The caller opens the link in the browser and confirms.
+    let mut page_said = String::new();
+    let result = async {
+        chromium.at("open the elicitation's link");
+        chromium.client.goto(&url).await?;
+        heading(&chromium.client, "Close a ticket").await?;
+        assert_eq!(
+            chromium.client.current_url().await?.path(),
+            format!("/approvals/requests/{id}")
+        );
+        let page = chromium.client.source().await?;
+        assert!(page.contains("signed in as alice (acme)"), "{page}");
+        assert!(page.contains("Close ticket T-51"), "{page}");
+        assert!(!page.contains(SECRET), "{page}");
+        chromium.at("confirm");
+        chromium.click("Approve", "Approved").await?;
+        assert_eq!(chromium.status().await?, 200);
+        page_said = chromium.main().await?;
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    // The SDK client's call returns the write's result, run once under that approval.
+    let result = client_says(&mut lines, "result").await;
+    assert_eq!(result["isError"], false, "{result}");
+    let answer = &result["structuredContent"];
+    assert_eq!(answer["status"], "succeeded", "{result}");
+    assert_eq!(answer["ticketId"], "T-51", "{result}");
+    let approval_id = answer["approvalId"]
+        .as_str()
+        .expect("approvalId")
+        .to_owned();
+    assert_eq!(
+        page_said,
+        format!(
+            "Approved\nHTTP 200\nApproved: go back to your client; the call that asked runs \
+             the write once, under approval {approval_id}.\nBack to the pending requests"
+        )
+    );
+    assert_eq!(
+        served.closed.load(Ordering::SeqCst),
+        1,
+        "the write ran once"
+    );
+    assert_eq!(
+        decision(&served, &id).await,
+        Decision::Used {
+            approval_id,
+            approver: "acme:alice".into()
+        }
+    );
+    let complete = client_says(&mut lines, "complete").await;
+    assert_eq!(complete, json!({"elicitationId": id}));
+    let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
+        .await
+        .expect("the client exits")
+        .unwrap();
+    assert!(status.success(), "{status}");
 }
