@@ -316,9 +316,10 @@ fn random_suffix() -> String {
 #[cfg(feature = "postgres")]
 #[allow(dead_code)]
 pub async fn xact_commit(url: &str) -> i64 {
-    use mcp_result::sql::sqlx;
-    let stores = mcp_result::sql::SqlStores::open(url).await.unwrap();
-    let mut tx = stores.pool().begin().await.unwrap();
+    use mcp_result::sql::sqlx::{self, Connection};
+    // One connection of its own: a pool would count its own other connections as others.
+    let mut connection = sqlx::postgres::PgConnection::connect(url).await.unwrap();
+    let mut tx = connection.begin().await.unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         sqlx::query("SELECT pg_stat_clear_snapshot()")
@@ -344,6 +345,6 @@ pub async fn xact_commit(url: &str) -> i64 {
     .await
     .unwrap();
     tx.commit().await.unwrap();
-    stores.close().await;
+    connection.close().await.unwrap();
     commits
 }
