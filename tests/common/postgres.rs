@@ -308,9 +308,10 @@ fn random_suffix() -> String {
 }
 
 /// `pg_stat_database.xact_commit` of the database at `url`: the transactions it committed
-/// so far, once every other connection to it has ended (a backend publishes its counters as
-/// it exits, and leaves `pg_stat_activity` only after: so no ended connection's commits are
-/// still on their way), waiting up to 10 s for them. The reading is one transaction of its
+/// so far, once every other connection to it has ended and the count has held still for
+/// 200 ms, waiting up to 10 s. A backend publishes its counters as it exits, a moment after
+/// it has left `pg_stat_activity` (PostgreSQL 15 runs its status entry's cleanup before the
+/// flush of its statistics), hence the still count. The reading is one transaction of its
 /// own, however long it waits (`pg_stat_clear_snapshot` between looks), so it adds the same
 /// one commit to the next reading each time.
 #[cfg(feature = "postgres")]
@@ -338,12 +339,24 @@ pub async fn xact_commit(url: &str) -> i64 {
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let commits = sqlx::query_scalar(
-        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
-    )
-    .fetch_one(&mut *tx)
-    .await
-    .unwrap();
+    let mut last = None;
+    let commits = loop {
+        sqlx::query("SELECT pg_stat_clear_snapshot()")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        let now: i64 = sqlx::query_scalar(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()",
+        )
+        .fetch_one(&mut *tx)
+        .await
+        .unwrap();
+        if last == Some(now) || std::time::Instant::now() > deadline {
+            break now;
+        }
+        last = Some(now);
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
     tx.commit().await.unwrap();
     connection.close().await.unwrap();
     commits
