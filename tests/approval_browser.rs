@@ -22,7 +22,7 @@
 //! Only the first test writes the approval chapter's screenshots:
 //! `docs/guide/img/approvals-list.png`, `approvals-request.png` and `approvals-decided.png`.
 
-mod common;
+use crate::common;
 
 use std::{
     cell::Cell,

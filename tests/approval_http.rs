@@ -9,7 +9,7 @@
 //!   is unknown to bob, approved or not; approved, it runs alice's write once.
 //! - The audit log has one intent per human answer.
 
-mod common;
+use crate::common;
 
 use std::{process::Stdio, time::Duration};
 

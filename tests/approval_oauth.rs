@@ -9,7 +9,7 @@
 //! redirects, carries the authorization server's cookies and submits its forms as a person
 //! would.
 
-mod common;
+use crate::common;
 
 use std::{
     collections::HashMap,

@@ -9,7 +9,7 @@
 //! - `Log` sends nothing without the call's `logLevel`, and only what reaches it;
 //! - a tool gated by a human approval cannot also ask: the server does not start.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,7 +2,7 @@
 //! event per attempt, on every path, over a real transport, in a JSON Lines file that
 //! validates against the published record schema and never holds a secret.
 
-mod common;
+use crate::common;
 
 use std::{
     path::{Path, PathBuf},
@@ -285,7 +285,7 @@ fn the_published_record_schema_is_current() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert_eq!(
         committed, current,
-        "docs/audit-record.schema.json is stale: UPDATE_DOCS=1 cargo test --all-features --test audit"
+        "docs/audit-record.schema.json is stale: UPDATE_DOCS=1 cargo test --all-features --test suite -- audit::"
     );
 }
 

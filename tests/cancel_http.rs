@@ -18,7 +18,7 @@
 //! - two processes of the example (`--store postgres://...`): a transactional note that
 //!   started on one, cancelled through the other, is rolled back, and no note stays.
 
-mod common;
+use crate::common;
 
 use std::{
     sync::{
@@ -74,6 +74,7 @@ pub struct RefundArgs {
     /// The order to refund.
     pub order_id: String,
     /// The idempotency key.
+    #[allow(dead_code)] // the idempotency key: the framework reads it, the tool does not
     pub request_id: String,
 }
 

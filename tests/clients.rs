@@ -16,7 +16,7 @@
 //! own outputSchema. The same checks must fail on it, with the clients themselves reporting
 //! the violation (`broken_server_is_caught`).
 
-mod common;
+use crate::common;
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -993,7 +993,7 @@ fn run_suite() -> Result<Suite, String> {
     let helpdesk = load_plan("plan.json")?;
     let broken = load_plan("plan-broken.json")?;
     // Both servers must be built: `cargo test` builds the examples before it runs the
-    // tests, `cargo test --test clients` alone does not.
+    // tests, `cargo test --test suite -- clients::` alone does not.
     for server in [&helpdesk.server, &broken.server] {
         let exe = std::env::current_exe().map_err(|e| format!("test executable: {e}"))?;
         let path = exe
@@ -1004,7 +1004,7 @@ fn run_suite() -> Result<Suite, String> {
         if !path.exists() {
             return Err(format!(
                 "example `{server}` is not built ({}): run `cargo test` (which builds the \
-                 examples first), or `cargo build --examples` before `cargo test --test clients`",
+                 examples first), or `cargo build --examples` before `cargo test --test suite -- clients::`",
                 path.display()
             ));
         }
@@ -1234,7 +1234,7 @@ fn render(suite: &Suite, helpdesk: &Plan, broken: &Plan) -> String {
     let _ = writeln!(t, "# MCP client conformance\n");
     let _ = writeln!(
         t,
-        "Written by `cargo test --test clients` (part of `cargo test --workspace`): the example \
+        "Written by `cargo test --test suite -- clients::` (part of `cargo test --workspace`): the example \
          server `examples/{}/` over stdio, driven by released MCP clients pinned in \
          `tests/clients/` ({} calls per run: every tool on its success path, every error kind \
          the server shows, a bad argument, an unknown tool, and a search walked through its \

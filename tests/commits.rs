@@ -4,8 +4,7 @@
 //! the claim with its audit intent and one for the stored answer with its audit outcome;
 //! unkeyed writes likewise two (intent, outcome).
 
-#[path = "common/postgres.rs"]
-mod postgres;
+use crate::common::postgres;
 
 use std::{sync::Arc, time::Duration};
 

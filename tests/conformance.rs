@@ -35,12 +35,12 @@
 //! Without one, it applies the suite's pass rule above. This test prints the warnings and does
 //! not fail on them.
 //!
-//! Run with `cargo test --features http --test conformance -- --nocapture` to see the
+//! Run with `cargo test --features http --test suite -- conformance:: --nocapture` to see the
 //! tables: per scenario, the count of checks of each status and the warnings. For each run,
 //! the suite's full output is kept beside its `checks.json` files, in
 //! `target/tmp/conformance/`.
 
-mod common;
+use crate::common;
 
 use std::{
     collections::{BTreeMap, BTreeSet},

@@ -4,7 +4,7 @@
 //! contract, error kinds, artifacts, nested types and the Markdown's well-formedness (parsed
 //! with pulldown-cmark).
 
-mod common;
+use crate::common;
 
 use std::{collections::HashMap, path::Path, process::Command, sync::Arc};
 
@@ -233,7 +233,7 @@ fn markdown_row<'a>(markdown: &'a str, section_start: &str, path: &str) -> &'a s
 
 const REFRESH: &str = "refresh them with `cargo run --example helpdesk -- docs docs/helpdesk.md` \
     and `cargo run --example helpdesk -- docs --json docs/helpdesk.json` (or `cargo build \
-    --example helpdesk && UPDATE_DOCS=1 cargo test --test docs`), review the diff and commit it";
+    --example helpdesk && UPDATE_DOCS=1 cargo test --features docs --test suite -- docs::`), review the diff and commit it";
 
 fn repo_file(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -255,7 +255,7 @@ fn run_example_docs(args: &[&str]) -> String {
 }
 
 /// A note for failures when the example binary is older than a source it is built from:
-/// `cargo test --test docs` alone does not rebuild examples (`cargo test --workspace` does).
+/// `cargo test --features docs --test suite -- docs::` alone does not rebuild examples (`cargo test --workspace` does).
 fn staleness_note() -> String {
     fn newest(path: &Path) -> Option<std::time::SystemTime> {
         let meta = std::fs::metadata(path).ok()?;
@@ -278,8 +278,8 @@ fn staleness_note() -> String {
     .filter_map(|dir| newest(&repo_file(dir)))
     .max();
     if sources > built {
-        "\nNote: the helpdesk example binary is older than its sources; `cargo test --test \
-         docs` does not rebuild examples: run `cargo build --example helpdesk` first, or \
+        "\nNote: the helpdesk example binary is older than its sources; `cargo test --features \
+         docs --test suite -- docs::` does not rebuild examples: run `cargo build --example helpdesk` first, or \
          `cargo test --workspace`."
             .into()
     } else {

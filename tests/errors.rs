@@ -1,6 +1,8 @@
 //! Tool execution errors (`isError: true` results with the envelope) versus protocol errors
 //! (JSON-RPC `error`), over a real rmcp transport (an in-process duplex stream for the
 //! error-kind server; the example binary over stdio for raw malformed requests).
+// The desk and its audit records below serve the tests that need the `testing` harness.
+#![cfg_attr(not(feature = "testing"), allow(dead_code))]
 
 mod common;
 

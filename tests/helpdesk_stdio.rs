@@ -1,6 +1,6 @@
 //! The example server, spawned as a child process, answering rmcp's client over stdio.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::sync::Arc;

@@ -348,7 +348,7 @@ async fn a_call_over_the_quota_gets_a_clear_error_and_stores_nothing() {
     assert_eq!(served.store.total_bytes(), 106);
 }
 
-mod common;
+use crate::common;
 
 /// The example over stdio as the process identity `identity` (`MCP_RESULT_IDENTITY`), its
 /// audit log at `log`.

@@ -12,7 +12,7 @@
 //! - Progress stops with the answer: past a write's time limit, after a cancellation, from a
 //!   clone on a task of its own.
 
-mod common;
+use crate::common;
 
 use std::{
     sync::{

@@ -7,7 +7,7 @@
 //! `401` → protected resource metadata → authorization server metadata → token → call. Then
 //! every refusal, each with its exact status and challenge.
 
-mod common;
+use crate::common;
 
 use std::{
     io::{BufRead, BufReader},

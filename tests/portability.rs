@@ -5,7 +5,7 @@
 //! - A corpus of argument types, each with its full (validated) schema and its advertised
 //!   (portable) profile; the advertised ones are committed under
 //!   `tests/snapshots/portable/`, refreshed with
-//!   `UPDATE_SNAPSHOTS=1 cargo test --all-features --test portability` and reviewed.
+//!   `UPDATE_SNAPSHOTS=1 cargo test --all-features --test suite -- portability::` and reviewed.
 //! - A property over the corpus (proptest seeds driving a schema-directed generator):
 //!   every value serde accepts is accepted by the advertised schema, and every value the
 //!   advertised schema accepts passes the validated schema and deserializes; except the
@@ -17,7 +17,7 @@
 //! - The lint: exact findings for a deliberately bad `tools/list` payload, the example
 //!   clean for [`Host::PORTABLE`], OpenAI strict mode's findings on it pinned.
 
-mod common;
+use crate::common;
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -362,7 +362,7 @@ fn advertised_schemas_match_the_committed_snapshots() {
     assert!(
         stale.is_empty(),
         "advertised input schemas changed for {stale:?}: review, then refresh with \
-         `UPDATE_SNAPSHOTS=1 cargo test --all-features --test portability`"
+         `UPDATE_SNAPSHOTS=1 cargo test --all-features --test suite -- portability::`"
     );
 }
 

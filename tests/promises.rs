@@ -3,7 +3,7 @@
 //! between an rmcp server and rmcp's client, or raw JSON-RPC lines where the client would
 //! refuse to send the request), each input asserting the exact value it must get.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

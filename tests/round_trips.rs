@@ -9,8 +9,7 @@
 //! written again, its row is not, its error is stored and replayed.
 #![cfg(feature = "postgres")]
 
-#[path = "common/postgres.rs"]
-mod postgres;
+use crate::common::postgres;
 
 use std::sync::{
     atomic::{AtomicU64, Ordering},

@@ -7,7 +7,7 @@
 //! The calls are JSON-RPC POSTs (`tools/call`, MCP 2025-06-18, stateless): what any MCP
 //! client sends, without a session to pin a caller to one instance.
 
-mod common;
+use crate::common;
 
 use std::{
     collections::{BTreeSet, HashSet},

@@ -802,7 +802,7 @@ fn schemas_match_the_committed_snapshots() {
     assert!(
         stale.is_empty(),
         "schemas changed for {stale:?}: review, then refresh with \
-         `UPDATE_SNAPSHOTS=1 cargo test --features preserve-order --test schema_corpus`"
+         `UPDATE_SNAPSHOTS=1 cargo test --features preserve-order --test suite -- schema_corpus::`"
     );
 }
 

@@ -5,7 +5,7 @@
 //! other) must not contain it, and no schema may list a secret field. `redactionApplied` is
 //! decided per value: `true` exactly when the returned value withheld a secret.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

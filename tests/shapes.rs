@@ -15,7 +15,7 @@
 //! - a schema only schemars can see is broken (an invalid `pattern`, an untagged enum of
 //!   scalars) stops the server before it serves anything, with the tool, the place and the fix.
 
-mod common;
+use crate::common;
 
 #[allow(dead_code, unreachable_pub)]
 #[path = "../examples/shapes.rs"]

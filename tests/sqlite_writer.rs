@@ -486,8 +486,15 @@ async fn a_kill_during_group_commits_leaves_whole_writes_or_none() {
     let dir = TempDir::new("kill");
     // The schema first, so that the child starts writing at once.
     SqlStores::connect(&dir.url()).await.unwrap().close().await;
+    // This test binary again, running only `writer_child` (its name in the binary is its
+    // path without the crate: `sqlite_writer::writer_child` in the suite).
+    let name = module_path!()
+        .split_once("::")
+        .map_or("writer_child".to_owned(), |(_, module)| {
+            format!("{module}::writer_child")
+        });
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["writer_child", "--exact", "--nocapture", "--test-threads=1"])
+        .args([name.as_str(), "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, &dir.0)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

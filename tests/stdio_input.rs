@@ -4,7 +4,7 @@
 //! JSON that is no message `-32600`, a request whose `params` do not fit `-32602`; a
 //! notification or response before `initialize` is dropped; and the process serves on.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 

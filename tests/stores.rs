@@ -4,7 +4,7 @@
 //! an append-only audit log. Each behaviour is one generic async fn below, run once per
 //! store by `suite!` at the bottom.
 
-mod common;
+use crate::common;
 
 use std::{
     path::PathBuf,

@@ -6,7 +6,7 @@
 //! back and frees its key; two calls with one key run once;
 //! on the in-memory stores the tool runs without a transaction.
 
-mod common;
+use crate::common;
 
 use common::postgres;
 

@@ -1,0 +1,84 @@
+//! The integration tests, one binary: each `tests/<area>.rs` is a module here, its header
+//! saying what it covers, compiled when the features it needs are on (the README's test
+//! command, `--all-features`, turns them all on; a plain `cargo test` runs the rest). One
+//! binary links and monomorphizes the stack once, where fifty did it fifty times, and its
+//! areas' tests run side by side: one area's waits on PostgreSQL or a child process overlap
+//! another's work. Run one area with `cargo test --all-features --test suite -- <area>::`.
+//!
+//! `errors`, `long_tools`, `panics`, `schema_cache` and `client_view` are binaries of their
+//! own (Cargo.toml says why).
+
+mod common;
+
+mod approval;
+#[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+mod approval_browser;
+#[cfg(all(feature = "http", feature = "sqlite", feature = "postgres"))]
+mod approval_http;
+#[cfg(all(feature = "oauth", feature = "approvals-page"))]
+mod approval_oauth;
+#[cfg(feature = "approvals-page")]
+mod approval_page;
+#[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+mod approval_url;
+mod ask;
+#[cfg(feature = "preserve-order")]
+mod audit;
+mod beside;
+#[cfg(all(feature = "http", feature = "postgres"))]
+mod cancel_http;
+mod clients;
+#[cfg(feature = "postgres")]
+mod commits;
+#[cfg(feature = "http")]
+mod conformance;
+#[cfg(feature = "docs")]
+mod docs;
+#[cfg(feature = "sqlite")]
+mod guide_keyed;
+#[cfg(all(feature = "http", feature = "sqlite", feature = "testing"))]
+mod guide_tutorial;
+#[cfg(feature = "testing")]
+mod harness;
+#[cfg(feature = "preserve-order")]
+mod helpdesk_stdio;
+#[cfg(feature = "http")]
+mod http_edge;
+#[cfg(feature = "http")]
+mod identity;
+mod lifecycle;
+mod links;
+mod migration;
+mod msrv;
+#[cfg(feature = "oauth")]
+mod oauth;
+mod pagination;
+#[cfg(feature = "preserve-order")]
+mod portability;
+mod promises;
+mod readme;
+mod result_surface;
+mod round_trips;
+#[cfg(all(feature = "http", feature = "postgres"))]
+mod scale_out;
+#[cfg(feature = "preserve-order")]
+mod schema_corpus;
+#[cfg(feature = "testing")]
+mod scopes;
+mod secrets;
+#[cfg(all(feature = "http", feature = "testing"))]
+mod shapes;
+#[cfg(feature = "sqlite")]
+mod sqlite_writer;
+#[cfg(feature = "http")]
+mod start;
+#[cfg(feature = "testing")]
+mod state;
+mod stdio_input;
+#[cfg(all(feature = "sqlite", feature = "postgres"))]
+mod stores;
+#[cfg(all(feature = "http", feature = "postgres"))]
+mod tasks;
+#[cfg(all(feature = "sqlite", feature = "postgres"))]
+mod transactional;
+mod writes;
