@@ -17,6 +17,13 @@
 //! - A page without `callers_confirm`: the same client is answered out of band (`blocked`
 //!   with an `approvalRequestId`), as before; a client that declared form mode is asked
 //!   with a form.
+//! - MCP 2026-07-28 (raw JSON-RPC over streamable HTTP, the capabilities in each request's
+//!   `_meta`): the same question as an input-required round (`inputRequests.approval`, an
+//!   `elicitation/create` of mode `url`, and a sealed `requestState`); the call again with
+//!   `accept` waits for the page and runs the write once (the same round again: used);
+//!   `decline` and `cancel` reject the request; `accept` before the page decides answers
+//!   `blocked` with the request's id after the wait; a form-mode client keeps its form
+//!   round.
 
 use std::{
     sync::{
@@ -49,7 +56,7 @@ use mcp_result::{
         },
         ClientHandler, ErrorData, ServerHandler,
     },
-    AuditEventId, Identity, Secret, State, Status, ToolError, ToolResult,
+    AskPolicy, AuditEventId, Identity, Secret, State, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -116,6 +123,11 @@ struct Served {
 /// `acme:carol`; callers confirm their own requests when `callers_confirm`); callers
 /// `alice-token` (acme:alice) and `dave-token` (acme:dave).
 async fn serve(name: &str, callers_confirm: bool) -> Served {
+    serve_waiting(name, callers_confirm, AskPolicy::default()).await
+}
+
+/// [`serve`] with `policy`: how long a call waits for the page's decision.
+async fn serve_waiting(name: &str, callers_confirm: bool, policy: AskPolicy) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let tokens = StaticTokens::new()
@@ -132,6 +144,7 @@ async fn serve(name: &str, callers_confirm: bool) -> Served {
     }
     let options = HttpOptions {
         state: State::new()
+            .with(policy)
             .with_approval_store(Arc::new(approvals.clone()))
             .with_audit_sink(Arc::new(JsonLinesSink::open(&audit).unwrap())),
         sessions: true,
@@ -609,6 +622,365 @@ async fn a_client_that_declared_form_mode_is_asked_with_a_form() {
         ),
         "{:?}",
         seen.asked
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+}
+
+/// `_meta` of an MCP 2026-07-28 request (capabilities travel with each request there) from
+/// a client that declared `elicitation`.
+fn meta_2026(elicitation: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": elicitation},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    })
+}
+
+/// `close_ticket` of `ticket` on MCP 2026-07-28 as the holder of `token`, over streamable
+/// HTTP with raw JSON-RPC, its client declaring `elicitation`; `round` adds the
+/// `inputResponses` and `requestState` of a call that comes again. The JSON-RPC `result`.
+async fn close_2026(
+    served: &Served,
+    token: &str,
+    ticket: &str,
+    elicitation: Value,
+    round: Option<(Value, &str)>,
+) -> Value {
+    let mut params = json!({"name": "close_ticket",
+        "arguments": {"ticketId": ticket, "token": SECRET},
+        "_meta": meta_2026(elicitation)});
+    if let Some((answer, state)) = round {
+        params["inputResponses"] = json!({ "approval": answer });
+        params["requestState"] = json!(state);
+    }
+    call_2026(served, token, params).await
+}
+
+/// A `tools/call` of `close_ticket` on MCP 2026-07-28 with `params`, as the holder of
+/// `token`: the JSON-RPC `result`.
+async fn call_2026(served: &Served, token: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = tokio::time::timeout(
+        Duration::from_secs(60),
+        reqwest::Client::new()
+            .post(format!("http://{}/mcp", served.address))
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "close_ticket")
+            .body(body.to_string())
+            .send(),
+    )
+    .await
+    .expect("the call answers")
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    // JSON, or one SSE event carrying it.
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let answer: Value = serde_json::from_str(json).unwrap();
+    answer
+        .get("result")
+        .unwrap_or_else(|| panic!("a result: {answer}"))
+        .clone()
+}
+
+/// The URL-mode round of a URL-only 2026-07-28 client: checked to be exactly the page's
+/// question; its link, its request id (`elicitationId`) and its sealed state.
+async fn url_round(served: &Served, ticket: &str) -> (String, String, String) {
+    let round = close_2026(served, "alice-token", ticket, json!({"url": {}}), None).await;
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    let asked = &round["inputRequests"]["approval"];
+    let url = asked["params"]["url"].as_str().expect("a url").to_owned();
+    let id = asked["params"]["elicitationId"]
+        .as_str()
+        .expect("the request's id")
+        .to_owned();
+    assert_eq!(
+        round["inputRequests"],
+        json!({"approval": {"method": "elicitation/create", "params": {
+            "mode": "url",
+            "message": format!("Approve this write? Close ticket {ticket} Open the link to \
+                review and confirm it, signed in as alice (acme)."),
+            "url": url,
+            "elicitationId": id}}}),
+    );
+    let prefix = format!("http://{}/approvals/sign-in?token=", served.address);
+    assert!(url.starts_with(&prefix), "{url}");
+    let state = round["requestState"]
+        .as_str()
+        .expect("a sealed state")
+        .to_owned();
+    let request = served.approvals.get(&id).await.unwrap().expect("stored");
+    assert_eq!(request.decision, Decision::Pending);
+    assert_eq!(request.caller, "acme:alice");
+    (url, id, state)
+}
+
+/// The person at the browser: follows `url` (the one-time sign-in), reads the request's
+/// page and approves it with its CSRF token. The approving page.
+async fn approve_in_browser(served: &Served, url: &str, id: &str) -> String {
+    let browser = browser();
+    let signed_in = browser.get(url).send().await.unwrap();
+    assert_eq!(signed_in.status(), 303);
+    let location = signed_in.headers()["location"].to_str().unwrap().to_owned();
+    assert_eq!(location, format!("/approvals/requests/{id}"));
+    let cookie = signed_in.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let page = format!("http://{}{location}", served.address);
+    let shown = browser
+        .get(&page)
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.status(), 200);
+    let shown = shown.text().await.unwrap();
+    assert!(shown.contains("signed in as alice (acme)"), "{shown}");
+    assert!(!shown.contains(SECRET), "{shown}");
+    let decided = browser
+        .post(&page)
+        .header("cookie", &cookie)
+        .header("origin", format!("http://{}", served.address))
+        .form(&[("csrf", csrf(&shown).as_str()), ("decision", "approve")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(decided.status(), 200);
+    decided.text().await.unwrap()
+}
+
+/// A result's `structuredContent` with its `auditEventId` checked to be a string and
+/// replaced by `"<id>"`.
+fn without_event_id(result: &Value) -> Value {
+    let mut answer = result["structuredContent"].clone();
+    assert!(answer["auditEventId"].is_string(), "{result}");
+    answer["auditEventId"] = json!("<id>");
+    answer
+}
+
+/// MCP 2026-07-28: the URL-only client's gated write answers an input-required round whose
+/// question is the page's link; the caller approves there; the call again with `accept`
+/// runs the write once, under that approval; the same round sent again runs nothing.
+#[tokio::test]
+async fn a_2026_round_sends_the_caller_to_the_page_and_the_write_runs_once() {
+    let served = serve("round-approve", true).await;
+    let (url, id, state) = url_round(&served, "T-21").await;
+    assert_eq!(served.closed.load(Ordering::SeqCst), 0, "nothing ran yet");
+
+    // The client calls again with `accept` as soon as the user consented to open the link
+    // (2026-07-28 "Elicitation", URL mode), and the call waits for the page, where the
+    // user approves meanwhile.
+    let accept = || Some((json!({"action": "accept"}), state.as_str()));
+    let (done, page) = tokio::join!(
+        close_2026(&served, "alice-token", "T-21", json!({"url": {}}), accept()),
+        async {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            approve_in_browser(&served, &url, &id).await
+        }
+    );
+    let Decision::Used { approval_id, .. } =
+        served.approvals.get(&id).await.unwrap().unwrap().decision
+    else {
+        panic!("approved on the page, and used");
+    };
+    assert!(
+        page.contains(&format!("under approval {approval_id}")),
+        "{page}"
+    );
+    assert_eq!(done["resultType"], "complete", "{done}");
+    assert_eq!(done["isError"], false, "{done}");
+    assert_eq!(
+        without_event_id(&done),
+        json!({"ticketId": "T-21", "status": "succeeded", "retrySafe": false,
+               "auditEventId": "<id>", "approvalId": approval_id})
+    );
+    assert_eq!(
+        served.closed.load(Ordering::SeqCst),
+        1,
+        "the write ran once"
+    );
+    assert_eq!(
+        served.approvals.get(&id).await.unwrap().unwrap().decision,
+        Decision::Used {
+            approval_id: approval_id.clone(),
+            approver: "acme:alice".into()
+        }
+    );
+    let intents: Vec<_> = read_records(&served.audit)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.tool == "close_ticket" && r.phase == Phase::Intent)
+        .collect();
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!(
+        intents[0].approval_id.as_deref(),
+        Some(approval_id.as_str())
+    );
+    assert_eq!(intents[0].approver.as_deref(), Some("acme:alice"));
+
+    // The same round again: the approval is used; nothing runs.
+    let again = close_2026(&served, "alice-token", "T-21", json!({"url": {}}), accept()).await;
+    assert_eq!(again["isError"], true, "{again}");
+    assert_eq!(
+        without_event_id(&again),
+        json!({"status": "failed", "errorKind": "conflict", "retrySafe": true,
+               "message": "The approval was used already; each approval runs one write.",
+               "auditEventId": "<id>"})
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1, "not run again");
+}
+
+/// MCP 2026-07-28: `decline` (and `cancel`) of the URL-mode round runs nothing and rejects
+/// the request, answered as a declined form is.
+#[tokio::test]
+async fn a_2026_round_declined_runs_nothing_and_rejects_the_request() {
+    let served = serve("round-decline", true).await;
+    for action in ["decline", "cancel"] {
+        let (_, id, state) = url_round(&served, "T-22").await;
+        let answer = json!({ "action": action });
+        let declined = close_2026(
+            &served,
+            "alice-token",
+            "T-22",
+            json!({"url": {}}),
+            Some((answer, &state)),
+        )
+        .await;
+        assert_eq!(declined["isError"], true, "{declined}");
+        assert_eq!(
+            without_event_id(&declined),
+            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": true,
+                   "message": "Blocked by policy: declined by the user. Do not retry or \
+                       work around it.",
+                   "reason": "declined by the user", "auditEventId": "<id>"}),
+            "{action}"
+        );
+        assert_eq!(
+            served.approvals.get(&id).await.unwrap().unwrap().decision,
+            Decision::Rejected {
+                approver: "acme:alice".into(),
+                reason: "declined by the user".into()
+            }
+        );
+    }
+    assert_eq!(served.closed.load(Ordering::SeqCst), 0, "nothing ran");
+}
+
+/// MCP 2026-07-28: `accept` while the page has not decided waits (the policy's wait, here
+/// 1 s) and answers `blocked` with the request's id, which stays pending; an answer shaped
+/// like an approving form is no approval either. Approved later on the page, a call with
+/// that id runs the write once.
+#[tokio::test]
+async fn a_2026_round_accepted_before_the_page_decides_is_blocked_with_its_request() {
+    let wait = Duration::from_secs(1);
+    let policy = AskPolicy {
+        wait,
+        ..AskPolicy::default()
+    };
+    let served = serve_waiting("round-pending", true, policy).await;
+    let (url, id, state) = url_round(&served, "T-23").await;
+    for answer in [
+        json!({"action": "accept"}),
+        json!({"action": "accept", "content": {"approve": true}}),
+    ] {
+        let started = std::time::Instant::now();
+        let blocked = close_2026(
+            &served,
+            "alice-token",
+            "T-23",
+            json!({"url": {}}),
+            Some((answer.clone(), &state)),
+        )
+        .await;
+        let waited = started.elapsed();
+        assert!(
+            waited >= wait - Duration::from_millis(250) && waited < Duration::from_secs(10),
+            "{waited:?}"
+        );
+        assert_eq!(blocked["isError"], true, "{blocked}");
+        assert_eq!(
+            without_event_id(&blocked),
+            json!({"status": "blocked", "errorKind": "policy_blocked", "retrySafe": true,
+                   "message": format!("This write needs a human approval: Close ticket T-23. \
+                       Nothing ran. Once it is approved, call again with approvalRequestId \
+                       `{id}`."),
+                   "reason": "requires human approval", "auditEventId": "<id>",
+                   "requiresHumanReview": true, "approvalRequestId": id}),
+            "{answer}"
+        );
+        assert_eq!(
+            blocked["content"][2],
+            json!({"type": "resource_link", "uri": format!("mcp-result://approvals/{id}"),
+                   "name": "approval-request", "title": "Approval request: Close ticket T-23",
+                   "mimeType": "application/json"}),
+            "{blocked}"
+        );
+        assert_eq!(
+            served.approvals.get(&id).await.unwrap().unwrap().decision,
+            Decision::Pending
+        );
+    }
+    assert_eq!(served.closed.load(Ordering::SeqCst), 0);
+
+    // The page decides later; the call with the request's id runs once.
+    approve_in_browser(&served, &url, &id).await;
+    let mut meta = meta_2026(json!({"url": {}}));
+    meta["io.github.mcp-result/approvalRequestId"] = json!(id);
+    let ran = call_2026(
+        &served,
+        "alice-token",
+        json!({"name": "close_ticket", "arguments": {"ticketId": "T-23", "token": SECRET},
+               "_meta": meta}),
+    )
+    .await;
+    assert_eq!(ran["structuredContent"]["status"], "succeeded", "{ran}");
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+}
+
+/// MCP 2026-07-28: a client that declared form mode still gets the form round, with the
+/// page's `callers_confirm` on.
+#[tokio::test]
+async fn a_2026_form_client_still_gets_its_form_round() {
+    let served = serve("round-form", true).await;
+    let round = close_2026(&served, "alice-token", "T-24", json!({"form": {}}), None).await;
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    assert_eq!(
+        round["inputRequests"],
+        json!({"approval": {"method": "elicitation/create", "params": {
+            "mode": "form",
+            "message": "Approve this write? Close ticket T-24",
+            "requestedSchema": {"$schema": "http://json-schema.org/draft-07/schema#",
+                "type": "object", "title": "ApprovalForm",
+                "description": "What the elicitation form asks: approve or not.",
+                "properties": {"approve": {
+                    "type": "boolean", "description": "Approve this write?"}},
+                "required": ["approve"]}}}})
+    );
+    let state = round["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"action": "accept", "content": {"approve": true}});
+    let done = close_2026(
+        &served,
+        "alice-token",
+        "T-24",
+        json!({"form": {}}),
+        Some((answer, &state)),
+    )
+    .await;
+    assert_eq!(done["structuredContent"]["status"], "succeeded", "{done}");
+    assert!(
+        done["structuredContent"]["approvalId"].is_string(),
+        "{done}"
     );
     assert_eq!(served.closed.load(Ordering::SeqCst), 1);
 }

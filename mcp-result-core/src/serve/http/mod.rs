@@ -59,7 +59,7 @@ mod router;
 mod sessions;
 
 #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
-pub(crate) use approvals::{confirm_by_url, Confirmed};
+pub(crate) use approvals::{confirm_by_url, confirmed_by_url, Confirmed};
 #[cfg(feature = "approvals-page")]
 pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};

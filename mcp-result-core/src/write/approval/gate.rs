@@ -69,6 +69,10 @@ pub(crate) enum Asked {
     Ask(rmcp::model::InputRequiredResult),
     /// The client cannot be asked: an approver decides out of band.
     CannotAsk,
+    /// MCP 2026-07-28, a round that sent the caller to the approvals page (URL mode) came
+    /// back: request `.0`, and how its confirmation ended.
+    #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+    ByUrl(String, crate::http::Confirmed),
 }
 
 /// The key of the approval question in an input-required round.
@@ -136,25 +140,35 @@ async fn ask(question: Question<'_>) -> Asked {
     let elicits = context
         .client_capabilities()
         .is_some_and(|c| elicits_forms(&c));
-    if !elicits {
-        return Asked::CannotAsk;
-    }
     // The repeat: the answer counts only with this server's own state for this call, and
     // once: the round's record in the approval store is decided and consumed atomically.
     let answer = round
         .responses
         .as_ref()
-        .and_then(|responses| responses.get(QUESTION))
-        .zip(
-            round
-                .state
-                .as_deref()
-                .and_then(|state| open_state(key, state, caller, tool, fingerprints)),
-        );
-    if let Some((answer, nonce)) = answer {
-        let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
-            && answer.pointer("/content/approve") == Some(&Value::Bool(true));
-        return answered_round(store, &nonce, caller, fingerprints, approved).await;
+        .and_then(|responses| responses.get(QUESTION));
+    let opened = answer
+        .and(round.state.as_deref())
+        .and_then(|state| open_state(key, state, caller, tool, fingerprints));
+    match answer.zip(opened) {
+        Some((answer, (nonce, Mode::Form))) if elicits => {
+            let approved = answer.get("action").and_then(Value::as_str) == Some("accept")
+                && answer.pointer("/content/approve") == Some(&Value::Bool(true));
+            return answered_round(store, &nonce, caller, fingerprints, approved).await;
+        }
+        // The caller was sent to the approvals page (URL mode): its `accept` says the user
+        // opened the link, the decision is the page's, in the store.
+        #[cfg(feature = "approvals-page")]
+        Some((answer, (nonce, Mode::Url))) => {
+            let accepted = answer.get("action").and_then(Value::as_str) == Some("accept");
+            let confirmed =
+                crate::http::confirmed_by_url(context, store, &nonce, caller, accepted, policy)
+                    .await;
+            return Asked::ByUrl(nonce, confirmed);
+        }
+        _ => {}
+    }
+    if !elicits {
+        return Asked::CannotAsk;
     }
     let Ok(requested_schema) = rmcp::model::ElicitationSchema::from_type::<ApprovalForm>() else {
         return Asked::CannotAsk;
@@ -188,7 +202,14 @@ async fn ask(question: Question<'_>) -> Asked {
     }
     Asked::Ask(rmcp::model::InputRequiredResult::new(
         Some(requests),
-        Some(seal_state(key, &nonce, caller, tool, fingerprints)),
+        Some(seal_state(
+            key,
+            &nonce,
+            caller,
+            tool,
+            fingerprints,
+            Mode::Form,
+        )),
     ))
 }
 
@@ -258,9 +279,22 @@ async fn ask(_question: Question<'_>) -> Asked {
     Asked::CannotAsk
 }
 
+/// How an input-required approval round asks (sealed in its state, so that an answer counts
+/// only as the kind of answer its round asked for).
+#[cfg(feature = "elicitation")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    /// A form the client's user answers: its `accept` with `approve: true` approves.
+    Form,
+    /// MCP 2026-07-28 "Elicitation", URL mode: a link to the approvals page, whose decision
+    /// the approval store holds; the client's `accept` only says the user opened it.
+    Url,
+}
+
 /// The state of an input-required approval round, sealed under the server key
 /// ([`ServerKey::seal`]): the round's nonce (the id of its record in the approval store),
-/// the caller (its identity key), the tool, the arguments' fingerprint and an expiry.
+/// the caller (its identity key), the tool, the arguments' fingerprint, an expiry and, for
+/// a URL-mode round, `"mode": "url"`.
 #[cfg(feature = "elicitation")]
 pub(super) fn seal_state(
     key: &ServerKey,
@@ -268,18 +302,23 @@ pub(super) fn seal_state(
     caller: &str,
     tool: &str,
     fingerprints: &[String],
+    mode: Mode,
 ) -> String {
-    key.seal(&serde_json::json!({
+    let mut body = serde_json::json!({
         "nonce": nonce,
         "caller": caller,
         "tool": tool,
         "fingerprint": fingerprints.first(),
         "expiresAt": unix_now() + ROUND_TTL.as_secs(),
-    }))
+    });
+    if mode == Mode::Url {
+        body["mode"] = Value::from("url");
+    }
+    key.seal(&body)
 }
 
-/// The round's nonce, when `state` is this server's sealed state for this caller, tool and
-/// arguments, and not expired.
+/// The round's nonce and how it asked, when `state` is this server's sealed state for this
+/// caller, tool and arguments, and not expired.
 #[cfg(feature = "elicitation")]
 pub(super) fn open_state(
     key: &ServerKey,
@@ -287,7 +326,7 @@ pub(super) fn open_state(
     caller: &str,
     tool: &str,
     fingerprints: &[String],
-) -> Option<String> {
+) -> Option<(String, Mode)> {
     let body = key.open(state)?;
     let bound = body["caller"] == caller
         && body["tool"] == tool
@@ -295,7 +334,15 @@ pub(super) fn open_state(
             .as_str()
             .is_some_and(|f| fingerprints.iter().any(|mine| mine == f))
         && body["expiresAt"].as_u64().is_some_and(|at| at > unix_now());
-    body["nonce"].as_str().filter(|_| bound).map(str::to_owned)
+    let mode = match body.get("mode").and_then(Value::as_str) {
+        None => Mode::Form,
+        Some("url") => Mode::Url,
+        Some(_) => return None,
+    };
+    body["nonce"]
+        .as_str()
+        .filter(|_| bound)
+        .map(|nonce| (nonce.to_owned(), mode))
 }
 
 /// What the approval gate of one call reads: the tool's approval template, the call's
@@ -343,14 +390,7 @@ pub(crate) async fn gate(
                 .await
                 .into());
         }
-        return match store.consume(&id, &audit.record.caller, fingerprints).await {
-            Ok(Ok(approved)) => Ok(approved),
-            Ok(Err(refusal)) => Err(audit
-                .refuse(ToolError::conflict(refusal.message()))
-                .await
-                .into()),
-            Err(error) => Err(audit_failed(&error).into()),
-        };
+        return consume(&*store, &id, audit, fingerprints).await;
     }
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
         schema.is_secret(p)
@@ -384,6 +424,17 @@ pub(crate) async fn gate(
             .await
             .into()),
         Asked::Ask(question) => Err(question.into()),
+        #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+        Asked::ByUrl(id, confirmed) => {
+            let url = Url {
+                id: &id,
+                text: &text,
+                key,
+                fingerprints,
+                store: &*store,
+            };
+            by_url(confirmed, url, audit).await
+        }
         Asked::CannotAsk => {
             // The client cannot be asked during the call: an approver decides out of band.
             let request = ApprovalRequest {
@@ -415,39 +466,115 @@ pub(crate) async fn gate(
             // where its user confirms it (`ApprovalsPage::callers_confirm`); the page's
             // decision is then used as an out-of-band one is.
             #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
-            match crate::http::confirm_by_url(context, &*store, &request, policy).await {
-                Some(crate::http::Confirmed::Decided) => {
-                    return match store
-                        .consume(&request.id, &audit.record.caller, fingerprints)
-                        .await
-                    {
-                        Ok(Ok(approved)) => Ok(approved),
-                        Ok(Err(refusal)) => Err(audit
-                            .refuse(ToolError::conflict(refusal.message()))
-                            .await
-                            .into()),
-                        Err(error) => Err(audit_failed(&error).into()),
-                    };
-                }
-                Some(crate::http::Confirmed::Declined(reason)) => {
-                    return Err(audit.refuse(ToolError::policy_blocked(reason)).await.into());
-                }
-                Some(crate::http::Confirmed::Cancelled) => {
-                    return Err(audit
-                        .refuse(ToolError::cancelled_before_running())
-                        .await
-                        .into());
-                }
-                Some(crate::http::Confirmed::Undecided) | None => {}
+            if let Some(confirmed) =
+                crate::http::confirm_by_url(context, &*store, &request, policy).await
+            {
+                let url = Url {
+                    id: &request.id,
+                    text: &text,
+                    key,
+                    fingerprints,
+                    store: &*store,
+                };
+                return by_url(confirmed, url, audit).await;
             }
-            let mut answer = audit
-                .refuse(ToolError::approval_required(request.id.clone(), &text))
-                .await;
-            let link = crate::result::content::Artifact::new(request.uri(), "approval-request")
-                .with_title(format!("Approval request: {text}"))
-                .with_mime_type("application/json");
-            answer.content.push(link.to_block());
-            Err(answer.into())
+            Err(blocked(&request.id, &text, audit).await)
+        }
+    }
+}
+
+/// Runs the write under approval request `id` when the store lets this call use it (the
+/// caller's, for these arguments, approved, unexpired, unused; consumed now); else the
+/// refusal, audited (`conflict`).
+async fn consume(
+    store: &dyn ApprovalStore,
+    id: &str,
+    audit: &Audit,
+    fingerprints: &[String],
+) -> Result<(String, String), CallToolResponse> {
+    match store.consume(id, &audit.record.caller, fingerprints).await {
+        Ok(Ok(approved)) => Ok(approved),
+        Ok(Err(refusal)) => Err(audit
+            .refuse(ToolError::conflict(refusal.message()))
+            .await
+            .into()),
+        Err(error) => Err(audit_failed(&error).into()),
+    }
+}
+
+/// The answer of a write left to a decider: `blocked`, with approval request `id` and a
+/// `resource_link` to it, audited.
+async fn blocked(id: &str, text: &str, audit: &Audit) -> CallToolResponse {
+    let mut answer = audit
+        .refuse(ToolError::approval_required(id.to_owned(), text))
+        .await;
+    let link = crate::result::content::Artifact::new(
+        format!("{}{id}", crate::write::approval::APPROVAL_URI_PREFIX),
+        "approval-request",
+    )
+    .with_title(format!("Approval request: {text}"))
+    .with_mime_type("application/json");
+    answer.content.push(link.to_block());
+    answer.into()
+}
+
+/// The approval request a URL-mode confirmation is about, and what its answer needs.
+#[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+struct Url<'a> {
+    id: &'a str,
+    text: &'a str,
+    key: &'a ServerKey,
+    fingerprints: &'a [String],
+    store: &'a dyn ApprovalStore,
+}
+
+/// The answer of a URL-mode confirmation on the approvals page (MCP 2025-11-25
+/// "Elicitation", URL mode; in an input-required round from 2026-07-28 on), the same on
+/// both revisions: decided on the page, the request is used as an out-of-band approval is
+/// (the write runs once under it, or its refusal); declined or cancelled, the write does
+/// not run; undecided, `blocked` with the request's id; on 2026-07-28 first the round that
+/// asks, its state sealed as a form round's is (bound to the caller, the tool, the
+/// arguments and an expiry) and naming the request.
+#[cfg(all(feature = "approvals-page", feature = "elicitation"))]
+async fn by_url(
+    confirmed: crate::http::Confirmed,
+    url: Url<'_>,
+    audit: &Audit,
+) -> Result<(String, String), CallToolResponse> {
+    use crate::http::Confirmed;
+    let Url {
+        id,
+        text,
+        key,
+        fingerprints,
+        store,
+    } = url;
+    match confirmed {
+        Confirmed::Decided => consume(store, id, audit, fingerprints).await,
+        Confirmed::Declined(reason) => {
+            Err(audit.refuse(ToolError::policy_blocked(reason)).await.into())
+        }
+        Confirmed::Cancelled => Err(audit
+            .refuse(ToolError::cancelled_before_running())
+            .await
+            .into()),
+        Confirmed::Undecided => Err(blocked(id, text, audit).await),
+        Confirmed::Ask(question) => {
+            let record = &audit.record;
+            let mut requests = rmcp::model::InputRequests::new();
+            requests.insert(
+                QUESTION.to_owned(),
+                rmcp::model::InputRequest::Elicitation(*question),
+            );
+            let state = seal_state(
+                key,
+                id,
+                &record.caller,
+                &record.tool,
+                fingerprints,
+                Mode::Url,
+            );
+            Err(rmcp::model::InputRequiredResult::new(Some(requests), Some(state)).into())
         }
     }
 }

@@ -64,20 +64,26 @@ async fn an_approval_runs_one_write_with_its_arguments() {
     assert_eq!(store.approve("r-2", "alice"), Err(Refusal::Expired));
 }
 
-/// The state of a 2026-07-28 approval round opens (giving its nonce) only for the caller,
-/// tool and arguments it was sealed for, under the key that sealed it.
+/// The state of a 2026-07-28 approval round opens (giving its nonce and how it asked) only
+/// for the caller, tool and arguments it was sealed for, under the key that sealed it.
 #[cfg(feature = "elicitation")]
 #[test]
 fn a_sealed_round_opens_only_for_its_caller_tool_and_arguments() {
-    use super::gate::{open_state, seal_state};
+    use super::gate::{open_state, seal_state, Mode};
     use crate::store::key::ServerKey;
     let key = ServerKey::new("a server key that is long enough to be used", []).unwrap();
     let other = ServerKey::new("another server key, also long enough to use", []).unwrap();
     let fp = ["fp-1".to_owned()];
-    let state = seal_state(&key, "n-1", "acme:alice", "close_ticket", &fp);
+    let state = seal_state(&key, "n-1", "acme:alice", "close_ticket", &fp, Mode::Form);
     assert_eq!(
-        open_state(&key, &state, "acme:alice", "close_ticket", &fp).as_deref(),
-        Some("n-1")
+        open_state(&key, &state, "acme:alice", "close_ticket", &fp),
+        Some(("n-1".to_owned(), Mode::Form))
+    );
+    // A URL-mode round's state says so: its answer is never read as a form's.
+    let url = seal_state(&key, "r-1", "acme:alice", "close_ticket", &fp, Mode::Url);
+    assert_eq!(
+        open_state(&key, &url, "acme:alice", "close_ticket", &fp),
+        Some(("r-1".to_owned(), Mode::Url))
     );
     let opens = |key: &ServerKey, caller: &str, tool: &str, fp: &[String]| {
         open_state(key, &state, caller, tool, fp).is_some()

@@ -73,7 +73,7 @@ use handlers::{decide, list, request, sign_in};
 use render::*;
 use session::*;
 #[cfg(feature = "elicitation")]
-pub(crate) use url::{confirm_by_url, Confirmed, UrlConfirmation};
+pub(crate) use url::{confirm_by_url, confirmed_by_url, Confirmed, UrlConfirmation};
 
 use super::{metadata::ProtectedResource, TokenVerifier};
 use crate::{

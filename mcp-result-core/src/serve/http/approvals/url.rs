@@ -17,7 +17,7 @@ impl UrlConfirmation {
     }
 }
 
-/// How a URL-mode confirmation ended.
+/// How a URL-mode confirmation ended, or (MCP 2026-07-28) the question it asks first.
 #[cfg(feature = "elicitation")]
 pub(crate) enum Confirmed {
     /// The request was decided on the page (approved or rejected) or expired: the gate
@@ -30,11 +30,17 @@ pub(crate) enum Confirmed {
     /// No decision within the wait, or the client failed: the request stays pending, for
     /// a decider (or the caller, still signed in) and a later call with its id.
     Undecided,
+    /// MCP 2026-07-28 (multi round-trip requests, "Elicitation" URL mode): the
+    /// `elicitation/create` of mode `url` the call answers with, inside an input-required
+    /// round; the client opens the link and calls again with its answer
+    /// ([`confirmed_by_url`]).
+    Ask(Box<rmcp::model::ElicitRequest>),
 }
 
 /// The method of the notification that tells the client a URL-mode elicitation is done
 /// (MCP 2025-11-25 "Elicitation"; rmcp 3.11 has no type for it: sent as a custom
-/// notification).
+/// notification). MCP 2026-07-28 removed it: the client learns the outcome by calling
+/// again, so a round's confirmation sends none.
 #[cfg(feature = "elicitation")]
 pub(crate) const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
@@ -45,15 +51,22 @@ const POLL: Duration = Duration::from_millis(200);
 /// Sends the caller of `request` (pending, in `store`) to its page by URL-mode
 /// elicitation, when the call can: the page lets callers confirm and the router put it in
 /// this request, the client declared URL mode (and not form mode, which asks with a form
-/// instead), requests reach it during the call, the caller is the request's, and the page
-/// has a public base URL (or the MCP request's `Host` is a loopback host). `None` when not:
-/// the request is left to a decider, out of band.
+/// instead), the caller is the request's, the page has a public base URL (or the MCP
+/// request's `Host` is a loopback host), and the question can reach the client: during the
+/// call before MCP 2026-07-28 (over a connection that carries the answer back), in an
+/// input-required round from 2026-07-28 on. `None` when not: the request is left to a
+/// decider, out of band.
 ///
 /// The link is a one-time sign-in (as [`ApprovalsPage::sign_in_link`]) bound to the
 /// caller's identity and to this request, usable within [`SIGN_IN_TTL`], sent only in
-/// this elicitation (to the caller's own authenticated session). After the client's
-/// `accept` the call waits, until `policy.wait` from the start, for the page's decision;
-/// once decided it sends `notifications/elicitation/complete`.
+/// this elicitation (to the caller's own authenticated session).
+///
+/// Before 2026-07-28 (MCP 2025-11-25 "Elicitation", URL mode) the elicitation is sent
+/// during the call; after the client's `accept` the call waits, until `policy.wait` from
+/// the start, for the page's decision, and once decided sends
+/// `notifications/elicitation/complete`. From 2026-07-28 on (multi round-trip requests)
+/// it is [`Confirmed::Ask`]: the round's question, answered by the call that comes again
+/// ([`confirmed_by_url`]).
 #[cfg(feature = "elicitation")]
 pub(crate) async fn confirm_by_url(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
@@ -61,12 +74,97 @@ pub(crate) async fn confirm_by_url(
     request: &ApprovalRequest,
     policy: crate::call::client::AskPolicy,
 ) -> Option<Confirmed> {
-    use crate::call::client::{elicits_forms, request_during_call, Unanswered};
+    use crate::call::client::{request_during_call, Unanswered};
     use rmcp::model::{
-        ClientResult, CustomNotification, ElicitRequest, ElicitRequestParams, ElicitationAction,
-        ServerNotification, ServerRequest,
+        ClientResult, CustomNotification, ElicitRequest, ElicitationAction, ServerNotification,
+        ServerRequest,
     };
 
+    let by_round = crate::call::client::asks_by_round(context);
+    // Before MCP 2026-07-28 only over a connection that carries the answer back.
+    if !by_round && !crate::call::client::requests_reach_the_client(context) {
+        return None;
+    }
+    let (caller, asked) = link(context, store, request).await?;
+    if by_round {
+        return Some(Confirmed::Ask(Box::new(ElicitRequest::new(asked))));
+    }
+    let asked = ServerRequest::ElicitRequest(ElicitRequest::new(asked));
+    let started = tokio::time::Instant::now();
+    let waiting = format!(
+        "Waiting for the user to confirm on the page: {}",
+        request.text
+    );
+    match request_during_call(context, asked, policy, &waiting).await {
+        Ok(ClientResult::ElicitResult(answer)) if answer.action == ElicitationAction::Accept => {}
+        Ok(ClientResult::ElicitResult(_)) => {
+            return Some(decline(store, &request.id, &caller).await);
+        }
+        Ok(_) | Err(Unanswered::TimedOut(_)) => return Some(Confirmed::Undecided),
+        Err(Unanswered::Failed(error)) => {
+            tracing::debug!(%error, "URL-mode elicitation failed: asking out of band");
+            return Some(Confirmed::Undecided);
+        }
+        Err(Unanswered::Cancelled) => {
+            reject(store, &request.id, &caller, "the call was cancelled").await;
+            return Some(Confirmed::Cancelled);
+        }
+    }
+    // Accepted: the user opened the link. The decision is the page's, in the store.
+    let decided = decision(context, store, &request.id, &caller, started + policy.wait).await;
+    if !matches!(decided, Confirmed::Decided) {
+        return Some(decided);
+    }
+    let complete = CustomNotification::new(
+        ELICITATION_COMPLETE,
+        Some(serde_json::json!({ "elicitationId": request.id })),
+    );
+    if let Err(error) = context
+        .peer
+        .send_notification(ServerNotification::CustomNotification(complete))
+        .await
+    {
+        tracing::debug!(%error, "notifications/elicitation/complete not sent");
+    }
+    Some(Confirmed::Decided)
+}
+
+/// The answer of an MCP 2026-07-28 input-required round whose question was
+/// [`Confirmed::Ask`], for request `id` of `caller` (its identity key), the round's state
+/// opened. `accepted` (the client's `accept`: the user consented to open the link, which
+/// says nothing of the decision, 2026-07-28 "Elicitation", URL mode): the request's
+/// decision in the store, waited for as after a 2025-11-25 `accept`, until `policy.wait`
+/// from now (the page decided: [`Confirmed::Decided`]; still pending:
+/// [`Confirmed::Undecided`]; the call cancelled meanwhile rejects it). Not accepted
+/// (`decline`, `cancel`): the request is rejected, "declined by the user". No
+/// `notifications/elicitation/complete`: 2026-07-28 removed it, the answer of this call
+/// completes the elicitation.
+#[cfg(feature = "elicitation")]
+pub(crate) async fn confirmed_by_url(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    store: &dyn ApprovalStore,
+    id: &str,
+    caller: &str,
+    accepted: bool,
+    policy: crate::call::client::AskPolicy,
+) -> Confirmed {
+    if !accepted {
+        return decline(store, id, caller).await;
+    }
+    let deadline = tokio::time::Instant::now() + policy.wait;
+    decision(context, store, id, caller, deadline).await
+}
+
+/// The URL-mode elicitation that sends the caller of `request` to its page, when the page,
+/// the client's capabilities, the caller and the base URL allow it (see
+/// [`confirm_by_url`]): the caller's identity key and the elicitation's parameters, its
+/// link a one-time sign-in minted (and stored) for this caller and request.
+#[cfg(feature = "elicitation")]
+async fn link(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    store: &dyn ApprovalStore,
+    request: &ApprovalRequest,
+) -> Option<(String, rmcp::model::ElicitRequestParams)> {
     let parts = context.extensions.get::<http::request::Parts>()?;
     let UrlConfirmation(page) = parts.extensions.get::<UrlConfirmation>()?;
     let capabilities = context.client_capabilities()?;
@@ -74,14 +172,7 @@ pub(crate) async fn confirm_by_url(
         .elicitation
         .as_ref()
         .is_some_and(|modes| modes.url.is_some());
-    if !page.callers_confirm || !declared_url || elicits_forms(&capabilities) {
-        return None;
-    }
-    // Before MCP 2026-07-28 only (a request during the call); over a connection that
-    // carries the answer back.
-    if crate::call::client::asks_by_round(context)
-        || !crate::call::client::requests_reach_the_client(context)
-    {
+    if !page.callers_confirm || !declared_url || crate::call::client::elicits_forms(&capabilities) {
         return None;
     }
     let caller = Identity::of(context).filter(|c| c.key() == request.caller)?;
@@ -126,47 +217,50 @@ pub(crate) async fn confirm_by_url(
         request.text,
         shown_identity(&caller)
     );
-    let asked = ServerRequest::ElicitRequest(ElicitRequest::new(
-        ElicitRequestParams::UrlElicitationParams {
-            meta: None,
-            message,
-            url,
-            elicitation_id: request.id.clone(),
-        },
-    ));
-    let started = tokio::time::Instant::now();
-    let waiting = format!(
-        "Waiting for the user to confirm on the page: {}",
-        request.text
-    );
-    let reject = |reason: &str| Decision::Rejected {
-        approver: caller.key(),
+    // `elicitationId` is MCP 2025-11-25's; 2026-07-28 removed it, but rmcp 3.11 writes the
+    // field on every revision (empty when unset): the request's id on both.
+    let asked = rmcp::model::ElicitRequestParams::UrlElicitationParams {
+        meta: None,
+        message,
+        url,
+        elicitation_id: request.id.clone(),
+    };
+    Some((caller.key(), asked))
+}
+
+/// Rejects request `id` as its `caller` with `reason` (a decided or used request stays as
+/// it is).
+#[cfg(feature = "elicitation")]
+async fn reject(store: &dyn ApprovalStore, id: &str, caller: &str, reason: &str) {
+    let rejected = Decision::Rejected {
+        approver: caller.to_owned(),
         reason: reason.to_owned(),
     };
-    match request_during_call(context, asked, policy, &waiting).await {
-        Ok(ClientResult::ElicitResult(answer)) if answer.action == ElicitationAction::Accept => {}
-        Ok(ClientResult::ElicitResult(_)) => {
-            let _ = store
-                .decide(&request.id, reject("declined by the user"))
-                .await;
-            return Some(Confirmed::Declined("declined by the user"));
-        }
-        Ok(_) | Err(Unanswered::TimedOut(_)) => return Some(Confirmed::Undecided),
-        Err(Unanswered::Failed(error)) => {
-            tracing::debug!(%error, "URL-mode elicitation failed: asking out of band");
-            return Some(Confirmed::Undecided);
-        }
-        Err(Unanswered::Cancelled) => {
-            let _ = store
-                .decide(&request.id, reject("the call was cancelled"))
-                .await;
-            return Some(Confirmed::Cancelled);
-        }
-    }
-    // Accepted: the user opened the link. The decision is the page's, in the store.
-    let deadline = started + policy.wait;
+    let _ = store.decide(id, rejected).await;
+}
+
+/// The client declined or cancelled the elicitation: the request is rejected, so its page
+/// can no longer approve it.
+#[cfg(feature = "elicitation")]
+async fn decline(store: &dyn ApprovalStore, id: &str, caller: &str) -> Confirmed {
+    reject(store, id, caller, "declined by the user").await;
+    Confirmed::Declined("declined by the user")
+}
+
+/// Waits until `deadline` for the page's decision on request `id`, looking at the store
+/// every [`POLL`]: [`Confirmed::Decided`] once it is decided (or expired, or gone),
+/// [`Confirmed::Undecided`] past the deadline; a call cancelled meanwhile rejects it as
+/// `caller` ([`Confirmed::Cancelled`]).
+#[cfg(feature = "elicitation")]
+async fn decision(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    store: &dyn ApprovalStore,
+    id: &str,
+    caller: &str,
+    deadline: tokio::time::Instant,
+) -> Confirmed {
     loop {
-        match store.get(&request.id).await {
+        match store.get(id).await {
             Ok(Some(now)) if now.decision != Decision::Pending || now.expired() => break,
             Ok(Some(_)) => {}
             Ok(None) => break,
@@ -175,29 +269,16 @@ pub(crate) async fn confirm_by_url(
             }
         }
         if tokio::time::Instant::now() + POLL > deadline {
-            return Some(Confirmed::Undecided);
+            return Confirmed::Undecided;
         }
         tokio::select! {
             biased;
             () = context.ct.cancelled() => {
-                let _ = store
-                    .decide(&request.id, reject("the call was cancelled"))
-                    .await;
-                return Some(Confirmed::Cancelled);
+                reject(store, id, caller, "the call was cancelled").await;
+                return Confirmed::Cancelled;
             }
             () = tokio::time::sleep(POLL) => {}
         }
     }
-    let complete = CustomNotification::new(
-        ELICITATION_COMPLETE,
-        Some(serde_json::json!({ "elicitationId": request.id })),
-    );
-    if let Err(error) = context
-        .peer
-        .send_notification(ServerNotification::CustomNotification(complete))
-        .await
-    {
-        tracing::debug!(%error, "notifications/elicitation/complete not sent");
-    }
-    Some(Confirmed::Decided)
+    Confirmed::Decided
 }
