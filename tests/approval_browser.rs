@@ -13,7 +13,9 @@
 //! - A client of the TypeScript SDK that declared only URL-mode elicitation
 //!   (`tests/clients/url-elicitation.mjs`) calls the gated write over streamable HTTP
 //!   (2025-11-25), is sent the page's link, and the caller confirms there in Chromium; the
-//!   SDK's call returns the write's result, run once.
+//!   SDK's call returns the write's result, run once. The same with the TypeScript SDK v2
+//!   client on MCP 2026-07-28 (`tests/clients/url-elicitation-2.mjs`), the link sent in an
+//!   input-required round that the SDK's multi-round-trip driver answers.
 //!
 //! Chromium and chromedriver are Debian's `chromium` and `chromium-driver`, installed here
 //! with `apt-get` when missing (as root); a machine that cannot install them fails the test
@@ -1146,6 +1148,111 @@ async fn a_url_only_sdk_client_is_sent_to_the_page_and_its_call_runs_once() {
     );
     let complete = client_says(&mut lines, "complete").await;
     assert_eq!(complete, json!({"elicitationId": id}));
+    let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
+        .await
+        .expect("the client exits")
+        .unwrap();
+    assert!(status.success(), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_only_sdk_client_on_2026_is_sent_to_the_page_in_a_round_and_its_call_runs_once() {
+    let served = serve(true).await;
+    tokio::task::spawn_blocking(install_npm)
+        .await
+        .unwrap()
+        .expect("npm ci in tests/clients");
+    let chromium = Chromium::start().await;
+
+    let arguments = json!({"ticketId": "T-52", "note": NOTE, "token": SECRET});
+    let mut node = tokio::process::Command::new("node");
+    node.arg("url-elicitation-2.mjs")
+        .current_dir(CLIENTS_DIR)
+        .env("MCP_URL", format!("http://{}/mcp", served.address))
+        .env("MCP_TOKEN", "alice-token")
+        .env("ARGUMENTS", arguments.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut node = node.spawn().expect("start node url-elicitation-2.mjs");
+    let mut lines = BufReader::new(node.stdout.take().unwrap()).lines();
+
+    let connected = client_says(&mut lines, "connected").await;
+    assert_eq!(connected["protocolVersion"], "2026-07-28", "{connected}");
+    // The round's question, as the SDK's multi-round-trip driver handed it to the client's
+    // elicitation handler: URL mode, the page's one-time link. (The SDK's 2026-07-28 schema
+    // has no `elicitationId`, which that revision removed: it drops the field.)
+    let asked = client_says(&mut lines, "elicitation").await;
+    let url = asked["url"].as_str().expect("a url").to_owned();
+    assert!(
+        url.starts_with(&format!(
+            "http://{}/approvals/sign-in?token=",
+            served.address
+        )),
+        "{url}"
+    );
+    assert_eq!(
+        asked,
+        json!({"mode": "url", "url": url, "message": "Approve this write? Close ticket T-52 \
+            Open the link to review and confirm it, signed in as alice (acme)."})
+    );
+
+    // The SDK called again with `accept` and the round's state; that call waits for the
+    // page, where the caller confirms in the browser.
+    let mut id = String::new();
+    let mut page_said = String::new();
+    let result = async {
+        chromium.at("open the round's link");
+        chromium.client.goto(&url).await?;
+        heading(&chromium.client, "Close a ticket").await?;
+        let path = chromium.client.current_url().await?.path().to_owned();
+        id = path
+            .strip_prefix("/approvals/requests/")
+            .expect("the request's page")
+            .to_owned();
+        let page = chromium.client.source().await?;
+        assert!(page.contains("signed in as alice (acme)"), "{page}");
+        assert!(page.contains("Close ticket T-52"), "{page}");
+        assert!(!page.contains(SECRET), "{page}");
+        chromium.at("confirm");
+        chromium.click("Approve", "Approved").await?;
+        assert_eq!(chromium.status().await?, 200);
+        page_said = chromium.main().await?;
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    // The SDK's call returns the write's result, run once under that approval.
+    let result = client_says(&mut lines, "result").await;
+    assert_eq!(result["isError"], false, "{result}");
+    let answer = &result["structuredContent"];
+    assert_eq!(answer["status"], "succeeded", "{result}");
+    assert_eq!(answer["ticketId"], "T-52", "{result}");
+    let approval_id = answer["approvalId"]
+        .as_str()
+        .expect("approvalId")
+        .to_owned();
+    assert_eq!(
+        page_said,
+        format!(
+            "Approved\nHTTP 200\nApproved: go back to your client; the call that asked runs \
+             the write once, under approval {approval_id}.\nBack to the pending requests"
+        )
+    );
+    assert_eq!(
+        served.closed.load(Ordering::SeqCst),
+        1,
+        "the write ran once"
+    );
+    assert_eq!(
+        decision(&served, &id).await,
+        Decision::Used {
+            approval_id,
+            approver: "acme:alice".into()
+        }
+    );
     let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
         .await
         .expect("the client exits")
