@@ -21,7 +21,8 @@
 //!   `_meta`): the same question as an input-required round (`inputRequests.approval`, an
 //!   `elicitation/create` of mode `url`, and a sealed `requestState`); the call again with
 //!   `accept` waits for the page and runs the write once (the same round again: used);
-//!   `decline` and `cancel` reject the request; `accept` before the page decides answers
+//!   `decline` and `cancel` reject the request, and a request the page rejected runs
+//!   nothing; `accept` before the page decides answers
 //!   `blocked` with the request's id after the wait; a form-mode client keeps its form
 //!   round.
 
@@ -725,6 +726,16 @@ async fn url_round(served: &Served, ticket: &str) -> (String, String, String) {
 /// The person at the browser: follows `url` (the one-time sign-in), reads the request's
 /// page and approves it with its CSRF token. The approving page.
 async fn approve_in_browser(served: &Served, url: &str, id: &str) -> String {
+    decide_in_browser(served, url, id, &[("decision", "approve")]).await
+}
+
+/// [`approve_in_browser`] with the decision's `fields` (`decision`, and a `reason`).
+async fn decide_in_browser(
+    served: &Served,
+    url: &str,
+    id: &str,
+    fields: &[(&str, &str)],
+) -> String {
     let browser = browser();
     let signed_in = browser.get(url).send().await.unwrap();
     assert_eq!(signed_in.status(), 303);
@@ -752,7 +763,12 @@ async fn approve_in_browser(served: &Served, url: &str, id: &str) -> String {
         .post(&page)
         .header("cookie", &cookie)
         .header("origin", format!("http://{}", served.address))
-        .form(&[("csrf", csrf(&shown).as_str()), ("decision", "approve")])
+        .form(
+            &[("csrf", csrf(&shown).as_str())]
+                .into_iter()
+                .chain(fields.iter().copied())
+                .collect::<Vec<_>>(),
+        )
         .send()
         .await
         .unwrap();
@@ -842,9 +858,10 @@ async fn a_2026_round_sends_the_caller_to_the_page_and_the_write_runs_once() {
 }
 
 /// MCP 2026-07-28: `decline` (and `cancel`) of the URL-mode round runs nothing and rejects
-/// the request, answered as a declined form is.
+/// the request, answered as a declined form is; `accept` of a round whose request the page
+/// rejected runs nothing, refused with the rejection's reason.
 #[tokio::test]
-async fn a_2026_round_declined_runs_nothing_and_rejects_the_request() {
+async fn a_2026_round_declined_or_rejected_runs_nothing() {
     let served = serve("round-decline", true).await;
     for action in ["decline", "cancel"] {
         let (_, id, state) = url_round(&served, "T-22").await;
@@ -874,6 +891,26 @@ async fn a_2026_round_declined_runs_nothing_and_rejects_the_request() {
             }
         );
     }
+    // Rejected on the page with a reason, then accepted in the client.
+    let (url, id, state) = url_round(&served, "T-22").await;
+    let fields = [("decision", "reject"), ("reason", "not this one")];
+    let page = decide_in_browser(&served, &url, &id, &fields).await;
+    assert!(page.contains("Rejected"), "{page}");
+    let refused = close_2026(
+        &served,
+        "alice-token",
+        "T-22",
+        json!({"url": {}}),
+        Some((json!({"action": "accept"}), &state)),
+    )
+    .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        without_event_id(&refused),
+        json!({"status": "failed", "errorKind": "conflict", "retrySafe": true,
+               "message": "The approval request was rejected: not this one.",
+               "auditEventId": "<id>"})
+    );
     assert_eq!(served.closed.load(Ordering::SeqCst), 0, "nothing ran");
 }
 
