@@ -27,11 +27,14 @@
 //!
 //! **Callers confirming their own requests** ([`ApprovalsPage::callers_confirm`], with the
 //! `elicitation` feature): a gated write of a client that declared URL-mode elicitation
-//! (and not form mode) sends it, during the call, an `elicitation/create` of mode `url`
-//! whose link is a one-time sign-in bound to the caller's identity and to that request
-//! ([`SIGN_IN_TTL`]); the session it opens sees and decides that request only (`403`
-//! "Not your request" for any other), the call waits for the decision, sends
-//! `notifications/elicitation/complete` and uses it as an out-of-band approval. The link's
+//! (and not form mode) sends it an `elicitation/create` of mode `url` whose link is a
+//! one-time sign-in bound to the caller's identity and to that request ([`SIGN_IN_TTL`]);
+//! the session it opens sees and decides that request only (`403` "Not your request" for
+//! any other). Before MCP 2026-07-28 (2025-11-25 "Elicitation", URL mode) it is sent during
+//! the call, which waits for the decision, sends `notifications/elicitation/complete` and
+//! uses it as an out-of-band approval; from 2026-07-28 on it is the question of an
+//! input-required round, and the call that comes again with `accept` waits for the decision
+//! and uses it the same way (no completion notification: 2026-07-28 removed it). The link's
 //! base is [`ApprovalsPage::public_url`], else the MCP request's `Host` when it is a
 //! loopback host.
 //!
@@ -233,9 +236,10 @@ impl ApprovalsPage {
     /// Callers confirm their own approval requests on the page (opt-in; feature
     /// `elicitation` too). A caller whose client declared URL-mode elicitation
     /// (`{"elicitation": {"url": {}}}`, MCP 2025-11-25) and whose call can be answered
-    /// during the call (streamable HTTP with [`HttpOptions::sessions`](super::HttpOptions))
-    /// is sent, for a gated write, an `elicitation/create` of mode `url` whose link signs
-    /// it in, once, to that one request's page, as itself: it may approve or reject that
+    /// during the call (streamable HTTP with [`HttpOptions::sessions`](super::HttpOptions)),
+    /// or that calls on MCP 2026-07-28 (an input-required round, sessions or not), is sent,
+    /// for a gated write, an `elicitation/create` of mode `url` whose link signs it in,
+    /// once, to that one request's page, as itself: it may approve or reject that
     /// request and no other, whoever the deciders are. This is self-approval, as a form
     /// elicitation is (the approver recorded is the caller); a write that needs a second
     /// person must not enable it. A client that declared form mode is asked with a form,
