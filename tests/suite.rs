@@ -2,13 +2,20 @@
 //! saying what it covers, compiled when the features it needs are on (the README's test
 //! command, `--all-features`, turns them all on; a plain `cargo test` runs the rest). One
 //! binary links and monomorphizes the stack once, where fifty did it fifty times, and its
-//! areas' tests run side by side: one area's waits on PostgreSQL or a child process overlap
-//! another's work. Run one area with `cargo test --all-features --test suite -- <area>::`.
+//! areas' tests run side by side (four at a time, `.cargo/config.toml`): one area's waits on
+//! PostgreSQL or a child process overlap another's work. Run one area with
+//! `cargo test --all-features --test suite -- <area>::` (README.md's tests are `README::`).
 //!
 //! `errors`, `long_tools`, `panics`, `schema_cache` and `client_view` are binaries of their
 //! own (Cargo.toml says why).
 
 mod common;
+
+// README.md's quickstart and the migration guide, built as fresh crates: the longest tests
+// (they compile), named so that they sort, and start, first.
+#[allow(non_snake_case)]
+#[path = "readme.rs"]
+mod README;
 
 mod approval;
 #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
@@ -56,7 +63,6 @@ mod pagination;
 #[cfg(feature = "preserve-order")]
 mod portability;
 mod promises;
-mod readme;
 mod result_surface;
 mod round_trips;
 #[cfg(all(feature = "http", feature = "postgres"))]

@@ -8,8 +8,9 @@ use std::{
     fs,
     io::Read,
     os::unix::process::CommandExt,
-    path::Path,
+    path::{Path, PathBuf},
     process::{Child, Command, ExitStatus, Stdio},
+    sync::{Arc, Mutex},
     thread,
     time::{Duration, Instant},
 };
@@ -142,6 +143,9 @@ pub struct Installed {
 }
 
 /// Installs into `target` unless its stamp equals `key` and every `required` file exists.
+/// One install of a `target` at a time in this process: the integration tests are one
+/// binary, and several of its tests ask for the same clients at once (the later ones find
+/// the stamp written).
 pub fn install(
     what: &str,
     target: &Path,
@@ -149,6 +153,20 @@ pub fn install(
     required: &[&str],
     steps: impl FnOnce() -> Result<(), String>,
 ) -> Result<Installed, String> {
+    type Installs = Vec<(PathBuf, Arc<Mutex<()>>)>;
+    static INSTALLS: Mutex<Installs> = Mutex::new(Vec::new());
+    let lock = {
+        let mut installs = INSTALLS.lock().unwrap_or_else(|e| e.into_inner());
+        match installs.iter().find(|(dir, _)| dir == target) {
+            Some((_, lock)) => Arc::clone(lock),
+            None => {
+                let lock = Arc::default();
+                installs.push((target.to_path_buf(), Arc::clone(&lock)));
+                lock
+            }
+        }
+    };
+    let _installing = lock.lock().unwrap_or_else(|e| e.into_inner());
     let stamp = target.join(STAMP);
     let complete = fs::read_to_string(&stamp).is_ok_and(|s| s == key)
         && required.iter().all(|f| target.join(f).exists());
