@@ -251,7 +251,8 @@ impl Chromium {
         }
     }
 
-    /// Signs `who` in with a fresh one-time link: the browser lands on the list.
+    /// Signs `who` in with a fresh one-time link: the browser lands on the list (the
+    /// "Signed in" page moves on to it by itself).
     async fn sign_in(&self, served: &Served, who: &str) -> Result<(), CmdError> {
         let link = served
             .page
@@ -262,8 +263,9 @@ impl Chromium {
         self.client
             .goto(&format!("http://{}{link}", served.address))
             .await?;
+        heading(&self.client, "Pending approval requests").await?;
         assert_eq!(self.client.current_url().await?.path(), "/approvals");
-        heading(&self.client, "Pending approval requests").await
+        Ok(())
     }
 
     /// Opens the page of request `id`, pending: its heading is the tool's title.
@@ -1258,4 +1260,143 @@ async fn a_url_only_sdk_client_on_2026_is_sent_to_the_page_in_a_round_and_its_ca
         .expect("the client exits")
         .unwrap();
     assert!(status.success(), "{status}");
+}
+
+/// The URL-mode round of `close_ticket` of `ticket` as the holder of `token`, on MCP
+/// 2026-07-28 over raw JSON-RPC, its client declaring only URL-mode elicitation: the link
+/// the round carries and the request's id (`elicitationId`).
+async fn url_round(served: &Served, token: &str, ticket: &str) -> (String, String) {
+    let params = json!({"name": "close_ticket",
+    "arguments": {"ticketId": ticket, "note": NOTE, "token": SECRET},
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }});
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = reqwest::Client::new()
+        .post(format!("http://{}/mcp", served.address))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "close_ticket")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    // JSON, or one SSE event carrying it.
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let answer: Value = serde_json::from_str(json).unwrap();
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "input_required", "{answer}");
+    let asked = &result["inputRequests"]["approval"]["params"];
+    assert_eq!(asked["mode"], "url", "{answer}");
+    (
+        asked["url"].as_str().expect("a url").to_owned(),
+        asked["elicitationId"].as_str().expect("an id").to_owned(),
+    )
+}
+
+/// Clicks the link `#{id}` of the page shown and waits for the page whose heading is
+/// `then`; a page with another heading fails the step, naming where the browser landed
+/// and what it shows.
+async fn follow(chromium: &Chromium, id: &str, then: &str) -> Result<(), CmdError> {
+    let client = &chromium.client;
+    client.find(Locator::Id(id)).await?.click().await?;
+    if let Err(error) = heading(client, then).await {
+        let url = client.current_url().await?;
+        let main = chromium.main().await.unwrap_or_default();
+        let status = chromium.status().await.unwrap_or_default();
+        eprintln!("expected `{then}`, landed on {url} ({status}): {main:?}");
+        return Err(error);
+    }
+    Ok(())
+}
+
+/// A sign-in link clicked on a page of another site (a chat client's web page, a web mail:
+/// here `localhost`, another site than `127.0.0.1`, where the desk is): the navigation
+/// started on another site, so Chromium sends no `SameSite=Strict` cookie on a redirect of
+/// its chain. The link answers a page that moves on by itself (`Refresh`), a navigation the
+/// page's own document starts, which carries the session just set: the decider's link
+/// lands on the list, the caller's (URL-mode elicitation) on its request, each signed in,
+/// and the caller confirms there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_link_clicked_on_another_site_lands_signed_in() {
+    let served = serve(true).await;
+    let (caller_link, id) = url_round(&served, "alice-token", "T-53").await;
+    assert!(
+        caller_link.starts_with(&format!(
+            "http://{}/approvals/sign-in?token=",
+            served.address
+        )),
+        "{caller_link}"
+    );
+    let decider_link = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse("acme:carol").unwrap())
+        .await
+        .unwrap();
+    let chat = format!(
+        r#"<!DOCTYPE html><title>Another site</title><h1>Another site</h1>
+<p><a id="decider" href="http://{}{decider_link}">Review the pending requests</a></p>
+<p><a id="caller" href="{caller_link}">Confirm your request</a></p>"#,
+        served.address
+    );
+    let other = another_origin(vec![("/chat", chat)]).await;
+    let port = other.rsplit_once(':').unwrap().1;
+    let chat = format!("http://localhost:{port}/chat");
+
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
+    let result = async {
+        chromium.at("open the other site's page");
+        client.goto(&chat).await?;
+        heading(client, "Another site").await?;
+        chromium.at("click the decider's sign-in link");
+        follow(&chromium, "decider", "Pending approval requests").await?;
+        assert_eq!(client.current_url().await?.path(), "/approvals");
+        let list = client.source().await?;
+        assert!(list.contains("signed in as carol (acme)"), "{list}");
+        assert!(list.contains("Close ticket T-53"), "{list}");
+
+        // Signed out again; the caller's link, clicked on the same page of another site.
+        chromium.at("sign out");
+        client.delete_all_cookies().await?;
+        client.goto(&chat).await?;
+        heading(client, "Another site").await?;
+        chromium.at("click the caller's sign-in link");
+        follow(&chromium, "caller", "Close a ticket").await?;
+        assert_eq!(
+            client.current_url().await?.path(),
+            format!("/approvals/requests/{id}")
+        );
+        let page = client.source().await?;
+        assert!(page.contains("signed in as alice (acme)"), "{page}");
+        assert!(!page.contains(SECRET), "{page}");
+        chromium.at("confirm");
+        chromium.click("Approve", "Approved").await?;
+        assert_eq!(chromium.status().await?, 200);
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+    assert!(
+        matches!(
+            decision(&served, &id).await,
+            Decision::Approved { approver, .. } if approver == "acme:alice"
+        ),
+        "approved on the page by its caller"
+    );
+    assert_eq!(
+        served.closed.load(Ordering::SeqCst),
+        0,
+        "no call came again"
+    );
 }

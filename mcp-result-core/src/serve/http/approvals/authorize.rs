@@ -339,19 +339,7 @@ pub(super) async fn callback(
     if !page.config.may_decide(&identity) {
         return page.not_a_decider(&identity);
     }
-    let mut response = page.message(
-        StatusCode::OK,
-        Some(&identity),
-        "Signed in",
-        &format!("Signed in as {}.", shown_identity(&identity)),
-    );
-    // A page that moves on by itself rather than a redirect: the session cookie is
-    // `SameSite=Strict`, which a browser leaves out of a redirect chain another site
-    // started.
-    if let Ok(refresh) = HeaderValue::from_str(&format!("0; url={}", page.config.path)) {
-        response.headers_mut().insert("refresh", refresh);
-    }
-    page.open_session(&headers, identity, None, &mut response);
+    let mut response = page.signed_in(&headers, identity, None, None);
     let clear = format!(
         "{LOGIN_COOKIE}=; Path={}; Max-Age=0; HttpOnly; SameSite=Lax{}",
         page.config.path,

@@ -21,6 +21,7 @@ impl Page {
             line,
             back: who.is_some(),
             sign_in: None,
+            next: None,
         };
         html(status, page.render())
     }
@@ -37,6 +38,7 @@ impl Page {
                 line: "You are not signed in to the approvals page.",
                 back: false,
                 sign_in: Some(format!("{}/login", self.config.path)),
+                next: None,
             };
             return html(StatusCode::UNAUTHORIZED, page.render());
         }
@@ -97,6 +99,49 @@ impl Page {
         }
     }
 
+    /// The answer of a sign-in (a one-time link, or the authorization server's callback):
+    /// a session of `identity` opened (a caller's of request `only`, when given), on a
+    /// `200` page "Signed in as ..." that moves on by itself to request `then`'s page (else
+    /// the list): a `Refresh` header, and a plain link for a browser that does not
+    /// refresh.
+    ///
+    /// Not a redirect: the session cookie is `SameSite=Strict` (RFC 6265bis, "Same-site
+    /// and Cross-site Requests"), and a link opened from a page of another site (a chat
+    /// client's web page, a web mail) starts a cross-site navigation, whose redirects a
+    /// browser sends without `Strict` cookies (Chromium counts the whole redirect chain as
+    /// cross-site), so a `303` lands signed out. The refresh is a navigation the page's
+    /// own document starts, same-site, which carries the cookie.
+    pub(super) fn signed_in(
+        &self,
+        headers: &HeaderMap,
+        identity: Identity,
+        only: Option<String>,
+        then: Option<&str>,
+    ) -> Response {
+        let next = match then {
+            Some(id) => format!("{}/requests/{id}", self.config.path),
+            None => self.config.path.clone(),
+        };
+        let line = format!("Signed in as {}.", shown_identity(&identity));
+        let page = Message {
+            style: STYLE,
+            base: &self.config.path,
+            who: Some(shown_identity(&identity)),
+            status: 200,
+            heading: "Signed in",
+            line: &line,
+            back: false,
+            sign_in: None,
+            next: Some(&next),
+        };
+        let mut response = html(StatusCode::OK, page.render());
+        if let Ok(refresh) = HeaderValue::from_str(&format!("0; url={next}")) {
+            response.headers_mut().insert("refresh", refresh);
+        }
+        self.open_session(headers, identity, only, &mut response);
+        response
+    }
+
     pub(super) fn not_a_decider(&self, identity: &Identity) -> Response {
         self.message(
             StatusCode::FORBIDDEN,
@@ -128,13 +173,17 @@ impl Page {
         )
     }
 
-    /// The signed-in decider of `headers`' session, or the page that says why not.
-    fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
-        let Some(session) = cookie(headers)
+    /// The session of `headers`' cookie, sealed by this server and not expired.
+    fn open(&self, headers: &HeaderMap) -> Option<Session> {
+        cookie(headers)
             .and_then(|sealed| self.key.open(&sealed))
             .and_then(|body| serde_json::from_value::<Session>(body).ok())
             .filter(|s| s.purpose == SESSION_PURPOSE && s.expires_at > unix_now())
-        else {
+    }
+
+    /// The signed-in decider of `headers`' session, or the page that says why not.
+    fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
+        let Some(session) = self.open(headers) else {
             return Err(self.not_signed_in());
         };
         let allowed = if session.request.is_some() {
@@ -226,7 +275,8 @@ impl Page {
     }
 }
 
-/// `GET /approvals/sign-in?token=...`: uses the link once and opens a session.
+/// `GET /approvals/sign-in?token=...`: uses the link once and opens a session, on a page
+/// that moves on to the list or the caller's request ([`Page::signed_in`]).
 pub(super) async fn sign_in(
     Extract(page): Extract<Arc<Page>>,
     headers: HeaderMap,
@@ -292,13 +342,8 @@ pub(super) async fn sign_in(
     if request.is_none() && !page.config.may_decide(&identity) {
         return page.not_a_decider(&identity);
     }
-    let location = match &request {
-        Some(id) => format!("{}/requests/{id}", page.config.path),
-        None => page.config.path.clone(),
-    };
-    let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
-    page.open_session(&headers, identity, request, &mut response);
-    response
+    let then = request.clone();
+    page.signed_in(&headers, identity, request, then.as_deref())
 }
 
 /// `GET /approvals`: the pending requests of the decider's tenant.

@@ -5,7 +5,7 @@
 //!
 //! | request | answers |
 //! |---|---|
-//! | `GET /approvals/sign-in?token=...` | a one-time sign-in link ([`ApprovalsPage::sign_in_link`]): `303` to the list with the session cookie; a used or expired link `410`, any other `403` |
+//! | `GET /approvals/sign-in?token=...` | a one-time sign-in link ([`ApprovalsPage::sign_in_link`]): `200` "Signed in" with the session cookie, a page that moves on to the list by itself (`Refresh`, and a link: not a redirect, which a browser sends without the `SameSite=Strict` cookie when the link was opened from another site); a used or expired link `410`, any other `403` |
 //! | `GET /approvals` | the pending requests of the signed-in person's tenant (`401` without a session) |
 //! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms |
 //! | `POST /approvals/requests/{id}` | the decision (`decision=approve`, or `decision=reject` with a `reason`), recorded once with the approver's identity |

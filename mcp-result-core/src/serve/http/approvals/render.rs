@@ -14,6 +14,9 @@ pub(super) struct Message<'a> {
     pub(super) back: bool,
     /// Where to sign in, on a `401` of a page that signs in with OAuth.
     pub(super) sign_in: Option<String>,
+    /// Where a page that moves on by itself (`Refresh`) goes: its link, for a browser
+    /// that does not refresh.
+    pub(super) next: Option<&'a str>,
 }
 
 pub(super) struct Row {
