@@ -3,6 +3,11 @@
 //! the page a confidential client, `state` and `nonce` checked, the person the identity an
 //! MCP call with the resulting access token would be.
 //!
+//! With `callers_confirm`, the caller of a URL-mode elicitation signs in the same way: the
+//! link it is sent is the request's page with no credential in it; opened without a
+//! session it starts the sign-in and comes back to the request, which only its caller may
+//! confirm (another person of the tenant is refused "Not your request").
+//!
 //! The authorization server is real: `oidc-provider` (`tests/clients/oauth-server.mjs`,
 //! pinned), with the page's client registered and its development interactions on (a login
 //! form taking any login, then a consent form). reqwest is the browser: it follows the
@@ -23,13 +28,16 @@ use std::{
 };
 
 use common::pinned::{command, install_npm, KillOnDrop, CLIENTS_DIR};
+#[cfg(feature = "elicitation")]
+use mcp_result::approval::{ApprovalStore, Decision};
 use mcp_result::{
+    approval::MemoryApprovals,
     extract::WriteContext,
     http::{serve_http, ApprovalsPage, HttpOptions, ProtectedResource},
     mcp_handler, mcp_tools,
     oauth::JwtVerifier,
     rmcp::ServerHandler,
-    AuditEventId, Secret, Status, ToolError, ToolResult,
+    AuditEventId, Secret, State, Status, ToolError, ToolResult,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -89,6 +97,7 @@ struct Setup {
     /// `127.0.0.1:PORT` of the desk.
     address: String,
     closed: Arc<AtomicUsize>,
+    approvals: MemoryApprovals,
     _server: KillOnDrop,
 }
 
@@ -97,6 +106,12 @@ impl Setup {
     /// page signing in with the client `mcp-approvals`; deciders `acme:alice` and
     /// `globex:eve`.
     async fn start() -> Setup {
+        Self::start_with(ApprovalsPage::new().deciders(["acme:alice", "globex:eve"])).await
+    }
+
+    /// [`Setup::start`] with `page` (its deciders, `callers_confirm`), signing in with the
+    /// client `mcp-approvals`.
+    async fn start_with(page: ApprovalsPage) -> Setup {
         install_npm().expect("npm ci in tests/clients");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap().to_string();
@@ -120,11 +135,11 @@ impl Setup {
         let verifier = JwtVerifier::discover(&issuer, resource.clone())
             .await
             .expect("the authorization server's metadata");
-        let page = ApprovalsPage::new()
-            .deciders(["acme:alice", "globex:eve"])
-            .oauth_client("mcp-approvals", "approvals-secret");
+        let page = page.oauth_client("mcp-approvals", "approvals-secret");
+        let approvals = MemoryApprovals::default();
         let options = HttpOptions {
             resource: Some(ProtectedResource::new(resource, [issuer.clone()])),
+            state: State::new().with_approval_store(Arc::new(approvals.clone())),
             ..HttpOptions::default()
         }
         .with_approvals_page(page);
@@ -147,6 +162,7 @@ impl Setup {
             issuer,
             address,
             closed,
+            approvals,
             _server: server,
         }
     }
@@ -550,4 +566,261 @@ async fn a_person_signs_in_at_the_authorization_server_and_decides() {
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("mallory may not decide"), "{body}");
     assert!(headers.get("set-cookie").is_none(), "{headers:?}");
+}
+
+// URL-mode elicitation (the test below and its helpers) needs the `elicitation` feature
+// too; this area is built with `oauth` and `approvals-page`.
+
+/// An access token for the desk of the person `login` (a browser's authorization code
+/// flow with PKCE at the authorization server, the test exchanging the code itself): the
+/// token an MCP client of that person's would call with, its subject the login, its tenant
+/// the person's. (The code is asked for with the page's client, the one client registered
+/// for the authorization code here; the identity the verifier derives is the person's,
+/// whatever the client.)
+#[cfg(feature = "elicitation")]
+async fn person_token(setup: &Setup, login: &str) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let verifier = format!("{}-a-pkce-code-verifier-of-this-test-0123456789", login);
+    let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(verifier.as_bytes()));
+    let redirect = setup.page_url("/approvals/callback");
+    let resource = setup.page_url("/mcp");
+    let authorize = reqwest::Url::parse_with_params(
+        &format!("{}/auth", setup.issuer),
+        &[
+            ("response_type", "code"),
+            ("client_id", "mcp-approvals"),
+            ("redirect_uri", redirect.as_str()),
+            ("scope", "openid"),
+            ("state", "a-state-of-this-test"),
+            ("nonce", "a-nonce-of-this-test"),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("resource", resource.as_str()),
+        ],
+    )
+    .unwrap();
+    let back = at_the_authorization_server(setup, authorize.as_str(), login).await;
+    let code = query(&back)["code"].clone();
+    let answer: Value = reqwest::Client::new()
+        .post(format!("{}/token", setup.issuer))
+        .basic_auth("mcp-approvals", Some("approvals-secret"))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", redirect.as_str()),
+            ("code_verifier", verifier.as_str()),
+            ("resource", resource.as_str()),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    answer["access_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an access token: {answer}"))
+        .to_owned()
+}
+
+/// `close_ticket` of `ticket` on MCP 2026-07-28 as the holder of `token`, over streamable
+/// HTTP with raw JSON-RPC, its client declaring only URL-mode elicitation; `round` adds
+/// the `inputResponses` and `requestState` of a call that comes again. The JSON-RPC
+/// `result`.
+#[cfg(feature = "elicitation")]
+async fn close_2026(
+    setup: &Setup,
+    token: &str,
+    ticket: &str,
+    round: Option<(Value, &str)>,
+) -> Value {
+    let mut params = json!({"name": "close_ticket",
+    "arguments": {"ticketId": ticket, "token": SECRET},
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }});
+    if let Some((answer, state)) = round {
+        params["inputResponses"] = json!({ "approval": answer });
+        params["requestState"] = json!(state);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = reqwest::Client::new()
+        .post(setup.page_url("/mcp"))
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "close_ticket")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    // JSON, or one SSE event carrying it.
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let answer: Value = serde_json::from_str(json).unwrap();
+    answer
+        .get("result")
+        .unwrap_or_else(|| panic!("a result: {answer}"))
+        .clone()
+}
+
+/// A person opens `path` (the link of a URL-mode elicitation) with no session and signs in
+/// as `login` at the authorization server, the whole way: the sign-in's answer when the
+/// browser comes back (its status, headers and page) and the session cookie
+/// (`name=value`).
+#[cfg(feature = "elicitation")]
+async fn open_signed_out(
+    setup: &Setup,
+    path: &str,
+    login: &str,
+) -> ((u16, reqwest::header::HeaderMap, String), String) {
+    let response = browser().get(setup.page_url(path)).send().await.unwrap();
+    assert_eq!(response.status(), 303, "a sign-in starts");
+    let authorize = response.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        authorize.starts_with(&format!("{}/auth?", setup.issuer)),
+        "{authorize}"
+    );
+    let login_cookie = set_cookies(response.headers())
+        .into_iter()
+        .find(|(name, _)| name == "mcp_result_approvals_login")
+        .map(|(name, value)| format!("{name}={value}"))
+        .expect("the sign-in cookie");
+    let back = at_the_authorization_server(setup, &authorize, login).await;
+    let back = back.strip_prefix(&setup.page_url("")).unwrap().to_owned();
+    let answer = get(setup, &back, Some(&login_cookie)).await;
+    let session = set_cookies(&answer.1)
+        .into_iter()
+        .find(|(name, _)| name == "mcp_result_approvals")
+        .map(|(name, value)| format!("{name}={value}"))
+        .unwrap_or_default();
+    (answer, session)
+}
+
+/// URL-mode elicitation on a page that signs in through the authorization server: the link
+/// sent to the caller is the request's page, with no credential in it (MCP 2025-11-25
+/// "Elicitation", URL mode: the server verifies that the person who completes it is the
+/// user it was meant for, not whoever holds the link). Opened without a session it starts
+/// the sign-in and comes back to the request; another person of the caller's tenant who
+/// signs in through it is refused "Not your request" and the request stays pending; the
+/// caller signs in, lands on it, confirms, and the call that comes again runs the write
+/// once.
+#[cfg(feature = "elicitation")]
+#[tokio::test]
+async fn the_caller_of_a_url_elicitation_signs_in_at_the_authorization_server_to_confirm() {
+    // Only globex:eve decides: alice and carol (acme) are no deciders.
+    let setup = Setup::start_with(
+        ApprovalsPage::new()
+            .deciders(["globex:eve"])
+            .callers_confirm(),
+    )
+    .await;
+    let carol = person_token(&setup, "carol").await;
+
+    // The round's question: the request's page, nothing else.
+    let round = close_2026(&setup, &carol, "T-9", None).await;
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    let id = round["inputRequests"]["approval"]["params"]["elicitationId"]
+        .as_str()
+        .expect("the request's id")
+        .to_owned();
+    let path = format!("/approvals/requests/{id}");
+    assert_eq!(
+        round["inputRequests"],
+        json!({"approval": {"method": "elicitation/create", "params": {
+            "mode": "url",
+            "message": "Approve this write? Close ticket T-9 Open the link and sign in as \
+                carol (acme) to review and confirm it.",
+            "url": setup.page_url(&path),
+            "elicitationId": id}}}),
+    );
+    let state = round["requestState"].as_str().expect("a state").to_owned();
+    let request = setup.approvals.get(&id).await.unwrap().expect("stored");
+    assert_eq!(request.caller, "acme:carol");
+    assert_eq!(request.decision, Decision::Pending);
+
+    // alice, of the caller's tenant, signs in through the link: back on the request's
+    // page, which refuses her.
+    let ((status, headers, body), alice) = open_signed_out(&setup, &path, "alice").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(headers["refresh"], format!("0; url={path}"));
+    assert!(body.contains("<p>Signed in as alice (acme).</p>"), "{body}");
+    assert!(!alice.is_empty(), "a session, of that request only");
+    let (status, _, body) = get(&setup, &path, Some(&alice)).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body.contains(
+            "<h1>Not your request</h1>\n<p class=\"status\">HTTP 403</p>\n<p>This approval \
+             request is not the one you were signed in to confirm; only its caller may \
+             confirm it, and only from the link its client was sent.</p>"
+        ),
+        "{body}"
+    );
+    assert!(!body.contains("Close ticket T-9"), "{body}");
+    assert!(!body.contains("name=\"csrf\""), "{body}");
+    let (status, _, body) = get(&setup, "/approvals", Some(&alice)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains(&id), "{body}");
+    assert_eq!(
+        setup.approvals.get(&id).await.unwrap().unwrap().decision,
+        Decision::Pending
+    );
+
+    // carol, the caller, signs in through the same link: on her request, she confirms.
+    let ((status, headers, body), session) = open_signed_out(&setup, &path, "carol").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(headers["refresh"], format!("0; url={path}"));
+    assert!(body.contains("<p>Signed in as carol (acme).</p>"), "{body}");
+    let (status, _, body) = get(&setup, &path, Some(&session)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("signed in as carol (acme)"), "{body}");
+    assert!(body.contains("Close ticket T-9"), "{body}");
+    assert!(!body.contains(SECRET), "{body}");
+    let at = body.find(r#"name="csrf" value=""#).unwrap() + 19;
+    let csrf = body[at..].split('"').next().unwrap().to_owned();
+    let response = browser()
+        .post(setup.page_url(&path))
+        .header("cookie", &session)
+        .header("origin", setup.page_url(""))
+        .form(&[("csrf", csrf.as_str()), ("decision", "approve")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.text().await.unwrap();
+    assert!(body.contains("Approved: go back to your client"), "{body}");
+
+    // The call again with `accept`: the write runs once, under carol's approval.
+    let accept = || Some((json!({"action": "accept"}), state.as_str()));
+    let result = close_2026(&setup, &carol, "T-9", accept()).await;
+    assert_eq!(
+        result["structuredContent"]["status"], "succeeded",
+        "{result}"
+    );
+    assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
+    assert!(
+        matches!(
+            setup.approvals.get(&id).await.unwrap().unwrap().decision,
+            Decision::Used { approver, .. } if approver == "acme:carol"
+        ),
+        "used, approved by its caller"
+    );
+    // The same round again runs nothing.
+    let again = close_2026(&setup, &carol, "T-9", accept()).await;
+    assert_eq!(
+        again["structuredContent"]["message"],
+        "The approval was used already; each approval runs one write.",
+        "{again}"
+    );
+    assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
 }

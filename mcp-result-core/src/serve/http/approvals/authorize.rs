@@ -91,6 +91,10 @@ struct Login {
     /// The PKCE code verifier.
     verifier: String,
     expires_at: u64,
+    /// The request whose page the sign-in comes back to (a URL-mode elicitation's link
+    /// opened without a session); `None`: the list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    request: Option<String>,
 }
 
 fn random() -> String {
@@ -127,12 +131,31 @@ impl Page {
     }
 }
 
-/// `GET /approvals/login`: to the authorization server, with PKCE, `state` and `nonce`.
+/// `GET /approvals/login`: to the authorization server, with PKCE, `state` and `nonce`;
+/// back to the list.
 pub(super) async fn login(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) -> Response {
+    start(&page, &headers, None).await
+}
+
+/// Whether `id` may stand in a path and a header as a sign-in's way back: a request id's
+/// characters (the gate's are UUIDs), at most 128 of them.
+pub(super) fn returnable(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// Starts a sign-in at the authorization server (`303` there, with PKCE, `state` and
+/// `nonce`, the sign-in under way sealed in its cookie), coming back to request `request`'s
+/// page when given (a URL-mode elicitation's link, opened without a session), else to the
+/// list.
+pub(super) async fn start(page: &Page, headers: &HeaderMap, request: Option<&str>) -> Response {
     let Some(oauth) = &page.oauth else {
         return page.no_oauth();
     };
-    let Some(redirect) = redirect_uri(&page, &headers) else {
+    let Some(redirect) = redirect_uri(page, headers) else {
         return page.sign_in_failed(
             StatusCode::BAD_REQUEST,
             "This page has no public URL to come back to: set `ApprovalsPage::public_url`.",
@@ -153,6 +176,7 @@ pub(super) async fn login(Extract(page): Extract<Arc<Page>>, headers: HeaderMap)
         nonce: random(),
         verifier: random(),
         expires_at: unix_now() + LOGIN_TTL,
+        request: request.filter(|id| returnable(id)).map(str::to_owned),
     };
     let challenge = {
         use sha2::Digest as _;
@@ -179,7 +203,7 @@ pub(super) async fn login(Extract(page): Extract<Arc<Page>>, headers: HeaderMap)
     let cookie = format!(
         "{LOGIN_COOKIE}={sealed}; Path={}; Max-Age={LOGIN_TTL}; HttpOnly; SameSite=Lax{}",
         page.config.path,
-        secure(&headers)
+        secure(headers)
     );
     let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
     if let Ok(cookie) = HeaderValue::from_str(&cookie) {
@@ -336,10 +360,19 @@ pub(super) async fn callback(
         }
         Err(error) => return page.authorization_server_failed(&error),
     };
-    if !page.config.may_decide(&identity) {
-        return page.not_a_decider(&identity);
-    }
-    let mut response = page.signed_in(&headers, identity, None, None);
+    // A decider's session; or, back to a request without being a decider, a caller's
+    // session of that one request: its page opens only if the person is the request's
+    // caller (`Page::own`: the identity key an MCP call with this token has, tenant
+    // included), anyone else is refused "Not your request" (MCP 2025-11-25 "Elicitation",
+    // URL mode: the server checks that the person who completes it is the user it was
+    // meant for).
+    let then = login.request.as_deref();
+    let only = match then {
+        _ if page.config.may_decide(&identity) => None,
+        Some(id) if page.config.callers_confirm => Some(id.to_owned()),
+        _ => return page.not_a_decider(&identity),
+    };
+    let mut response = page.signed_in(&headers, identity, only, then);
     let clear = format!(
         "{LOGIN_COOKIE}=; Path={}; Max-Age=0; HttpOnly; SameSite=Lax{}",
         page.config.path,

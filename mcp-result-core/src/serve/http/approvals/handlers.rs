@@ -181,6 +181,20 @@ impl Page {
             .filter(|s| s.purpose == SESSION_PURPOSE && s.expires_at > unix_now())
     }
 
+    /// Whether opening request `id`'s page with `headers` starts a sign-in at the
+    /// authorization server, coming back to it ([`ApprovalsPage::oauth_client`]): there is
+    /// no session, or a caller's session of another request. The page a URL-mode
+    /// elicitation sends a caller to carries no credential; the browser proves who opens
+    /// it by signing in.
+    #[cfg(feature = "oauth")]
+    fn signs_in_first(&self, headers: &HeaderMap, id: &str) -> bool {
+        self.oauth.is_some()
+            && authorize::returnable(id)
+            && self
+                .open(headers)
+                .is_none_or(|s| s.request.as_ref().is_some_and(|only| only != id))
+    }
+
     /// The signed-in decider of `headers`' session, or the page that says why not.
     fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
         let Some(session) = self.open(headers) else {
@@ -391,12 +405,18 @@ pub(super) async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) 
     html(StatusCode::OK, list.render())
 }
 
-/// `GET /approvals/requests/{id}`: one request and the forms that decide it.
+/// `GET /approvals/requests/{id}`: one request and the forms that decide it. With OAuth
+/// sign-in, opened without a session (or with a caller's session of another request): the
+/// sign-in at the authorization server, coming back here ([`authorize::start`]).
 pub(super) async fn request(
     Extract(page): Extract<Arc<Page>>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
+    #[cfg(feature = "oauth")]
+    if page.signs_in_first(&headers, &id) {
+        return authorize::start(&page, &headers, Some(&id)).await;
+    }
     let session = match page.session(&headers) {
         Ok(session) => session,
         Err(refused) => return refused,

@@ -7,10 +7,10 @@
 //! |---|---|
 //! | `GET /approvals/sign-in?token=...` | a one-time sign-in link ([`ApprovalsPage::sign_in_link`]): `200` "Signed in" with the session cookie, a page that moves on to the list by itself (`Refresh`, and a link: not a redirect, which a browser sends without the `SameSite=Strict` cookie when the link was opened from another site); a used or expired link `410`, any other `403` |
 //! | `GET /approvals` | the pending requests of the signed-in person's tenant (`401` without a session) |
-//! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms |
+//! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms; with OAuth sign-in and no session (or a caller's session of another request), `303` to the authorization server, the sign-in coming back here |
 //! | `POST /approvals/requests/{id}` | the decision (`decision=approve`, or `decision=reject` with a `reason`), recorded once with the approver's identity |
 //! | `GET /approvals/login` | with [`ApprovalsPage::oauth_client`] (feature `oauth`): `303` to the authorization server, authorization code with PKCE |
-//! | `GET /approvals/callback?code=...&state=...` | the sign-in's return: the state checked (`400` otherwise), the code exchanged, the person signed in as the access token's identity |
+//! | `GET /approvals/callback?code=...&state=...` | the sign-in's return: the state checked (`400` otherwise), the code exchanged, the person signed in as the access token's identity; `200` "Signed in", moving on to the list or the request the sign-in started from |
 //!
 //! Every refusal is a page with its exact status: `401` not signed in; `403` not a decider,
 //! a missing or wrong CSRF token, or a form from another origin; `404` no such request (or
@@ -27,10 +27,14 @@
 //!
 //! **Callers confirming their own requests** ([`ApprovalsPage::callers_confirm`], with the
 //! `elicitation` feature): a gated write of a client that declared URL-mode elicitation
-//! (and not form mode) sends it an `elicitation/create` of mode `url` whose link is a
-//! one-time sign-in bound to the caller's identity and to that request ([`SIGN_IN_TTL`]);
-//! the session it opens sees and decides that request only (`403` "Not your request" for
-//! any other). Before MCP 2026-07-28 (2025-11-25 "Elicitation", URL mode) it is sent during
+//! (and not form mode) sends it an `elicitation/create` of mode `url`. With OAuth sign-in
+//! ([`ApprovalsPage::oauth_client`]) its link is the request's page, with no credential in
+//! it: the caller signs in at the authorization server, and the page lets the signed-in
+//! person confirm only if it is the request's caller (the identity an MCP call with its
+//! token has, tenant included). Without (static tokens, local use) the link is a one-time
+//! sign-in bound to the caller's identity and to that request ([`SIGN_IN_TTL`]). Either
+//! session sees and decides that request only, and only as its caller (`403` "Not your
+//! request" for any other, or for anyone else). Before MCP 2026-07-28 (2025-11-25 "Elicitation", URL mode) it is sent during
 //! the call, which waits for the decision, sends `notifications/elicitation/complete` and
 //! uses it as an out-of-band approval; from 2026-07-28 on it is the question of an
 //! input-required round, and the call that comes again with `accept` waits for the decision
@@ -238,9 +242,16 @@ impl ApprovalsPage {
     /// (`{"elicitation": {"url": {}}}`, MCP 2025-11-25) and whose call can be answered
     /// during the call (streamable HTTP with [`HttpOptions::sessions`](super::HttpOptions)),
     /// or that calls on MCP 2026-07-28 (an input-required round, sessions or not), is sent,
-    /// for a gated write, an `elicitation/create` of mode `url` whose link signs it in,
-    /// once, to that one request's page, as itself: it may approve or reject that
-    /// request and no other, whoever the deciders are. This is self-approval, as a form
+    /// for a gated write, an `elicitation/create` of mode `url` to that one request's
+    /// page: it may approve or reject that request and no other, whoever the deciders
+    /// are. MCP 2025-11-25 "Elicitation", URL mode: the server verifies that the person who
+    /// completes it is the user it was meant for. With [`Self::oauth_client`] the link is
+    /// the request's page with no credential in it: the person signs in at the
+    /// authorization server, and only the request's caller (the identity an MCP call with
+    /// its token has, tenant included) may confirm it; anyone else is refused "Not your
+    /// request". Without it (static tokens, local use) the link is a one-time sign-in as
+    /// the caller to that request (whoever opens it first is signed in, within
+    /// [`SIGN_IN_TTL`]). This is self-approval, as a form
     /// elicitation is (the approver recorded is the caller); a write that needs a second
     /// person must not enable it. A client that declared form mode is asked with a form,
     /// as without the page.

@@ -57,7 +57,13 @@ const POLL: Duration = Duration::from_millis(200);
 /// input-required round from 2026-07-28 on. `None` when not: the request is left to a
 /// decider, out of band.
 ///
-/// The link is a one-time sign-in (as [`ApprovalsPage::sign_in_link`]) bound to the
+/// With OAuth sign-in ([`ApprovalsPage::oauth_client`]) the link is the request's page,
+/// with no credential in it: opened without a session, the page starts the sign-in at the
+/// authorization server and comes back to the request, which it shows and lets decide only
+/// to its caller (the identity key an MCP call with the person's token has, tenant
+/// included: MCP 2025-11-25 "Elicitation", URL mode, the server verifies that the person
+/// who completes it is the user it was meant for). Without it (static tokens, local use)
+/// the link is a one-time sign-in (as [`ApprovalsPage::sign_in_link`]) bound to the
 /// caller's identity and to this request, usable within [`SIGN_IN_TTL`], sent only in
 /// this elicitation (to the caller's own authenticated session).
 ///
@@ -158,7 +164,8 @@ pub(crate) async fn confirmed_by_url(
 /// The URL-mode elicitation that sends the caller of `request` to its page, when the page,
 /// the client's capabilities, the caller and the base URL allow it (see
 /// [`confirm_by_url`]): the caller's identity key and the elicitation's parameters, its
-/// link a one-time sign-in minted (and stored) for this caller and request.
+/// link the request's page (OAuth sign-in), else a one-time sign-in minted (and stored)
+/// for this caller and request.
 #[cfg(feature = "elicitation")]
 async fn link(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
@@ -190,6 +197,52 @@ async fn link(
             return None;
         }
     };
+    #[cfg(feature = "oauth")]
+    let through_the_authorization_server = page.oauth.is_some();
+    #[cfg(not(feature = "oauth"))]
+    let through_the_authorization_server = false;
+    let shown = shown_identity(&caller);
+    let (url, message) = if through_the_authorization_server {
+        // The request's page, no credential in it: opened without a session it starts the
+        // sign-in at the authorization server, and shows the request only to its caller.
+        (
+            format!("{base}{}/requests/{}", page.path, request.id),
+            format!(
+                "Approve this write? {} Open the link and sign in as {shown} to review and \
+                 confirm it.",
+                request.text
+            ),
+        )
+    } else {
+        let token = caller_link(store, &caller, request).await?;
+        (
+            format!("{base}{}/sign-in?token={token}", page.path),
+            format!(
+                "Approve this write? {} Open the link to review and confirm it, signed in \
+                 as {shown}.",
+                request.text
+            ),
+        )
+    };
+    // `elicitationId` is MCP 2025-11-25's; 2026-07-28 removed it, but rmcp 3.11 writes the
+    // field on every revision (empty when unset): the request's id on both.
+    let asked = rmcp::model::ElicitRequestParams::UrlElicitationParams {
+        meta: None,
+        message,
+        url,
+        elicitation_id: request.id.clone(),
+    };
+    Some((caller.key(), asked))
+}
+
+/// A one-time sign-in link's token for `caller` to `request` (a page without OAuth
+/// sign-in), its record stored under the token's SHA-256: `None` when the store failed.
+#[cfg(feature = "elicitation")]
+async fn caller_link(
+    store: &dyn ApprovalStore,
+    caller: &Identity,
+    request: &ApprovalRequest,
+) -> Option<String> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the operating system's random source");
     let token = base64_url(&bytes);
@@ -211,21 +264,7 @@ async fn link(
         tracing::warn!(%error, "URL-mode elicitation not sent: its sign-in link was not stored");
         return None;
     }
-    let url = format!("{base}{}/sign-in?token={token}", page.path);
-    let message = format!(
-        "Approve this write? {} Open the link to review and confirm it, signed in as {}.",
-        request.text,
-        shown_identity(&caller)
-    );
-    // `elicitationId` is MCP 2025-11-25's; 2026-07-28 removed it, but rmcp 3.11 writes the
-    // field on every revision (empty when unset): the request's id on both.
-    let asked = rmcp::model::ElicitRequestParams::UrlElicitationParams {
-        meta: None,
-        message,
-        url,
-        elicitation_id: request.id.clone(),
-    };
-    Some((caller.key(), asked))
+    Some(token)
 }
 
 /// Rejects request `id` as its `caller` with `reason` (a decided or used request stays as
