@@ -181,15 +181,17 @@ impl Drop for Profile {
 /// A headless Chromium of its own (a fresh profile, its own chromedriver on a free loopback
 /// port), driven over WebDriver, and the step it is at: a WebDriver command that fails
 /// fails the test naming it.
-struct Chromium {
-    client: fantoccini::Client,
+/// A headless Chromium session of its own (profile, chromedriver), for this area and
+/// others of the suite (`approval_oauth` signs in through the authorization server with it).
+pub(crate) struct Chromium {
+    pub(crate) client: fantoccini::Client,
     step: Cell<&'static str>,
     _driver: KillOnDrop,
     _profile: Profile,
 }
 
 impl Chromium {
-    async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         let (chromium, chromedriver) = chromium();
         let profile = Profile::new();
         let port = common::free_port();
@@ -238,12 +240,12 @@ impl Chromium {
     }
 
     /// Names the step the browser is at.
-    fn at(&self, step: &'static str) {
+    pub(crate) fn at(&self, step: &'static str) {
         self.step.set(step);
     }
 
     /// Ends the browser session; a command that failed fails the test, naming its step.
-    async fn finish(self, result: Result<(), CmdError>) {
+    pub(crate) async fn finish(self, result: Result<(), CmdError>) {
         let step = self.step.get();
         let _ = self.client.clone().close().await;
         if let Err(error) = result {
@@ -291,7 +293,7 @@ impl Chromium {
     }
 
     /// Clicks the button `label`, then waits for the page whose heading is `then`.
-    async fn click(&self, label: &str, then: &str) -> Result<(), CmdError> {
+    pub(crate) async fn click(&self, label: &str, then: &str) -> Result<(), CmdError> {
         self.client
             .find(Locator::XPath(&format!(r#"//button[text()="{label}"]"#)))
             .await?
@@ -301,7 +303,7 @@ impl Chromium {
     }
 
     /// The HTTP status of the document shown: its navigation's response.
-    async fn status(&self) -> Result<u64, CmdError> {
+    pub(crate) async fn status(&self) -> Result<u64, CmdError> {
         let status = self
             .client
             .execute(
@@ -313,13 +315,18 @@ impl Chromium {
     }
 
     /// The text of the page's `main`, as the browser renders it.
-    async fn main(&self) -> Result<String, CmdError> {
+    pub(crate) async fn main(&self) -> Result<String, CmdError> {
         self.client.find(Locator::Css("main")).await?.text().await
     }
 
     /// The document shown is the page of one message, `heading`, with `status` (the page
     /// states it, and so does the navigation's response) and exactly `line`.
-    async fn message(&self, status: u64, heading_text: &str, line: &str) -> Result<(), CmdError> {
+    pub(crate) async fn message(
+        &self,
+        status: u64,
+        heading_text: &str,
+        line: &str,
+    ) -> Result<(), CmdError> {
         heading(&self.client, heading_text).await?;
         assert_eq!(self.status().await?, status, "{heading_text}");
         assert_eq!(
@@ -331,7 +338,7 @@ impl Chromium {
 
     /// Runs `script` in the page (the forms' fields, as a person with the browser's
     /// developer tools could change them): what it returns.
-    async fn script(&self, script: &str) -> Result<Value, CmdError> {
+    pub(crate) async fn script(&self, script: &str) -> Result<Value, CmdError> {
         self.client.execute(script, vec![]).await
     }
 }
@@ -448,19 +455,88 @@ async fn decision(served: &Served, id: &str) -> Decision {
     served.approvals.get(id).await.unwrap().unwrap().decision
 }
 
-/// Saves the browser's screenshot as `docs/guide/img/{name}`.
-async fn screenshot(client: &fantoccini::Client, name: &str) {
-    let png = client.screenshot().await.expect("a screenshot");
-    assert!(png.starts_with(b"\x89PNG"), "{name} is a PNG");
+/// Saves the browser's screenshot as `docs/guide/img/{name}`, of request `id`'s pages.
+///
+/// Only when the page changed: beside each PNG is the page's HTML as Chromium holds it
+/// (`{stem}.html`, its style included), with what changes on every run masked (the
+/// request's id, the CSRF token, the times). The PNG is written again only when that HTML
+/// differs from the committed one (or the PNG is missing), so a run that changes nothing
+/// on the page leaves both files as they are, and a change to the page shows in review in
+/// both. (A new Chromium that draws the same page otherwise is not noticed: delete the PNG
+/// to redraw it.)
+async fn screenshot(client: &fantoccini::Client, name: &str, id: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/img");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(name), png).unwrap();
+    let page = masked(&client.source().await.expect("the page's source"), id);
+    let html = dir.join(Path::new(name).with_extension("html"));
+    let png_path = dir.join(name);
+    if png_path.exists() && std::fs::read_to_string(&html).is_ok_and(|old| old == page) {
+        return;
+    }
+    let png = client.screenshot().await.expect("a screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "{name} is a PNG");
+    std::fs::write(png_path, png).unwrap();
+    std::fs::write(html, page).unwrap();
+}
+
+/// `page` with request id `id`, the CSRF tokens (`name="csrf" value="..."`), UUIDs, the
+/// times (`2026-12-15 10:04:05 UTC`) and the minutes left (`in 9 min`) masked.
+fn masked(page: &str, id: &str) -> String {
+    let mut page = page.replace(id, "{request id}");
+    let field = r#"name="csrf" value=""#;
+    let mut from = 0;
+    while let Some(at) = page[from..].find(field) {
+        let start = from + at + field.len();
+        let end = start + page[start..].find('"').expect("the value ends");
+        page.replace_range(start..end, "{csrf}");
+        from = start;
+    }
+    // `YYYY-MM-DD hh:mm:ss UTC`, digits where the shape has `9`; UUIDs (the approval's id),
+    // hexadecimal digits where it has `f`.
+    let shapes = [
+        ("9999-99-99 99:99:99 UTC", "{time}"),
+        ("ffffffff-ffff-ffff-ffff-ffffffffffff", "{uuid}"),
+    ];
+    let mut out = String::with_capacity(page.len());
+    let mut rest = page.as_str();
+    'scan: while !rest.is_empty() {
+        for (shape, mask) in shapes {
+            let fits = rest.get(..shape.len()).is_some_and(|c| {
+                c.bytes().zip(shape.bytes()).all(|(c, s)| match s {
+                    b'9' => c.is_ascii_digit(),
+                    b'f' => c.is_ascii_hexdigit(),
+                    _ => c == s,
+                })
+            });
+            if fits {
+                out.push_str(mask);
+                rest = &rest[shape.len()..];
+                continue 'scan;
+            }
+        }
+        let c = rest.chars().next().unwrap();
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    let mut page = out;
+    let mut from = 0;
+    while let Some(at) = page[from..].find("(in ").map(|at| from + at) {
+        from = at + 1;
+        let digits = page[at + 4..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        if digits > 0 && page[at + 4 + digits..].starts_with(" min)") {
+            page.replace_range(at..at + 4 + digits + " min)".len(), "(in {n} min)");
+        }
+    }
+    page
 }
 
 /// Waits until the page's heading is `text` (the navigation a click started has
 /// ended). Errors while the browser is between two documents are retried; the last
 /// is returned after 30 seconds.
-async fn heading(client: &fantoccini::Client, text: &str) -> Result<(), CmdError> {
+pub(crate) async fn heading(client: &fantoccini::Client, text: &str) -> Result<(), CmdError> {
     let xpath = format!(r#"//h1[text()="{text}"]"#);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -533,7 +609,7 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
         assert!(list.contains("Pending approval requests"), "{list}");
         assert!(list.contains("signed in as carol (acme)"), "{list}");
         assert!(list.contains("Close ticket T-42"), "{list}");
-        screenshot(client, "approvals-list.png").await;
+        screenshot(client, "approvals-list.png", &id).await;
 
         // The request: its arguments, the secret withheld.
         chromium.at("open the request from the list");
@@ -578,7 +654,7 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
         );
         let request = client.source().await?;
         assert!(!request.contains(SECRET), "{request}");
-        screenshot(client, "approvals-request.png").await;
+        screenshot(client, "approvals-request.png", &id).await;
 
         // Approve: the decided page.
         chromium.at("approve");
@@ -589,7 +665,7 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
             decided.contains("the caller's next call with this request runs once"),
             "{decided}"
         );
-        screenshot(client, "approvals-decided.png").await;
+        screenshot(client, "approvals-decided.png", &id).await;
         Ok(())
     }
     .await;
