@@ -1128,18 +1128,25 @@ async fn client_says(
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_url_only_sdk_client_is_sent_to_the_page_and_its_call_runs_once() {
+/// The output of a URL-only SDK client's script, line by line.
+type ClientLines = tokio::io::Lines<BufReader<tokio::process::ChildStdout>>;
+
+/// The desk with `callers_confirm`, the pinned npm clients installed, Chromium, and `script`
+/// of `tests/clients/` calling `close_ticket` of `ticket` as alice: the node process and its
+/// output.
+async fn sdk_client(
+    script: &str,
+    ticket: &str,
+) -> (Served, Chromium, tokio::process::Child, ClientLines) {
     let served = serve(true).await;
     tokio::task::spawn_blocking(install_npm)
         .await
         .unwrap()
         .expect("npm ci in tests/clients");
     let chromium = Chromium::start().await;
-
-    let arguments = json!({"ticketId": "T-51", "note": NOTE, "token": SECRET});
+    let arguments = json!({"ticketId": ticket, "note": NOTE, "token": SECRET});
     let mut node = tokio::process::Command::new("node");
-    node.arg("url-elicitation.mjs")
+    node.arg(script)
         .current_dir(CLIENTS_DIR)
         .env("MCP_URL", format!("http://{}/mcp", served.address))
         .env("MCP_TOKEN", "alice-token")
@@ -1148,9 +1155,92 @@ async fn a_url_only_sdk_client_is_sent_to_the_page_and_its_call_runs_once() {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
-    let mut node = node.spawn().expect("start node url-elicitation.mjs");
-    let mut lines = BufReader::new(node.stdout.take().unwrap()).lines();
+    let mut node = node
+        .spawn()
+        .unwrap_or_else(|e| panic!("start node {script}: {e}"));
+    let lines = BufReader::new(node.stdout.take().unwrap()).lines();
+    (served, chromium, node, lines)
+}
 
+/// The caller opens `url` (the page's one-time link an elicitation carried) in Chromium,
+/// lands on its request's page signed in as alice (the ticket shown, the secret not), and
+/// approves (the browser session ends): the request's id and what the decided page said.
+async fn confirm_in_chromium(chromium: Chromium, url: &str, ticket: &str) -> (String, String) {
+    let (mut id, mut page_said) = (String::new(), String::new());
+    let result = async {
+        chromium.at("open the elicitation's link");
+        chromium.client.goto(url).await?;
+        heading(&chromium.client, "Close a ticket").await?;
+        let path = chromium.client.current_url().await?.path().to_owned();
+        id = path
+            .strip_prefix("/approvals/requests/")
+            .expect("the request's page")
+            .to_owned();
+        let page = chromium.client.source().await?;
+        assert!(page.contains("signed in as alice (acme)"), "{page}");
+        assert!(page.contains(&format!("Close ticket {ticket}")), "{page}");
+        assert!(!page.contains(SECRET), "{page}");
+        chromium.at("confirm");
+        chromium.click("Approve", "Approved").await?;
+        assert_eq!(chromium.status().await?, 200);
+        page_said = chromium.main().await?;
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+    (id, page_said)
+}
+
+/// The SDK client's call returned `result`: the write's, run once under the approval the
+/// page gave to request `id` (`page_said`), used by alice.
+async fn ran_once_under_the_pages_approval(
+    served: &Served,
+    result: &Value,
+    ticket: &str,
+    id: &str,
+    page_said: &str,
+) {
+    assert_eq!(result["isError"], false, "{result}");
+    let answer = &result["structuredContent"];
+    assert_eq!(answer["status"], "succeeded", "{result}");
+    assert_eq!(answer["ticketId"], ticket, "{result}");
+    let approval_id = answer["approvalId"]
+        .as_str()
+        .expect("approvalId")
+        .to_owned();
+    assert_eq!(
+        page_said,
+        format!(
+            "Approved\nHTTP 200\nApproved: go back to your client; the call that asked runs \
+             the write once, under approval {approval_id}.\nBack to the pending requests"
+        )
+    );
+    assert_eq!(
+        served.closed.load(Ordering::SeqCst),
+        1,
+        "the write ran once"
+    );
+    assert_eq!(
+        decision(served, id).await,
+        Decision::Used {
+            approval_id,
+            approver: "acme:alice".into()
+        }
+    );
+}
+
+/// The SDK client's script ended well.
+async fn exits_well(node: &mut tokio::process::Child) {
+    let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
+        .await
+        .expect("the client exits")
+        .unwrap();
+    assert!(status.success(), "{status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_only_sdk_client_is_sent_to_the_page_and_its_call_runs_once() {
+    let (served, chromium, mut node, mut lines) = sdk_client("url-elicitation.mjs", "T-51").await;
     let connected = client_says(&mut lines, "connected").await;
     assert_eq!(connected["protocolVersion"], "2025-11-25", "{connected}");
     // The elicitation the SDK client was sent: URL mode, the page's one-time link.
@@ -1173,89 +1263,20 @@ async fn a_url_only_sdk_client_is_sent_to_the_page_and_its_call_runs_once() {
     assert_eq!(decision(&served, &id).await, Decision::Pending);
 
     // The caller opens the link in the browser and confirms.
-    let mut page_said = String::new();
-    let result = async {
-        chromium.at("open the elicitation's link");
-        chromium.client.goto(&url).await?;
-        heading(&chromium.client, "Close a ticket").await?;
-        assert_eq!(
-            chromium.client.current_url().await?.path(),
-            format!("/approvals/requests/{id}")
-        );
-        let page = chromium.client.source().await?;
-        assert!(page.contains("signed in as alice (acme)"), "{page}");
-        assert!(page.contains("Close ticket T-51"), "{page}");
-        assert!(!page.contains(SECRET), "{page}");
-        chromium.at("confirm");
-        chromium.click("Approve", "Approved").await?;
-        assert_eq!(chromium.status().await?, 200);
-        page_said = chromium.main().await?;
-        Ok(())
-    }
-    .await;
-    chromium.finish(result).await;
+    let (opened, page_said) = confirm_in_chromium(chromium, &url, "T-51").await;
+    assert_eq!(opened, id, "the link lands on the elicitation's request");
 
     // The SDK client's call returns the write's result, run once under that approval.
     let result = client_says(&mut lines, "result").await;
-    assert_eq!(result["isError"], false, "{result}");
-    let answer = &result["structuredContent"];
-    assert_eq!(answer["status"], "succeeded", "{result}");
-    assert_eq!(answer["ticketId"], "T-51", "{result}");
-    let approval_id = answer["approvalId"]
-        .as_str()
-        .expect("approvalId")
-        .to_owned();
-    assert_eq!(
-        page_said,
-        format!(
-            "Approved\nHTTP 200\nApproved: go back to your client; the call that asked runs \
-             the write once, under approval {approval_id}.\nBack to the pending requests"
-        )
-    );
-    assert_eq!(
-        served.closed.load(Ordering::SeqCst),
-        1,
-        "the write ran once"
-    );
-    assert_eq!(
-        decision(&served, &id).await,
-        Decision::Used {
-            approval_id,
-            approver: "acme:alice".into()
-        }
-    );
+    ran_once_under_the_pages_approval(&served, &result, "T-51", &id, &page_said).await;
     let complete = client_says(&mut lines, "complete").await;
     assert_eq!(complete, json!({"elicitationId": id}));
-    let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
-        .await
-        .expect("the client exits")
-        .unwrap();
-    assert!(status.success(), "{status}");
+    exits_well(&mut node).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_url_only_sdk_client_on_2026_is_sent_to_the_page_in_a_round_and_its_call_runs_once() {
-    let served = serve(true).await;
-    tokio::task::spawn_blocking(install_npm)
-        .await
-        .unwrap()
-        .expect("npm ci in tests/clients");
-    let chromium = Chromium::start().await;
-
-    let arguments = json!({"ticketId": "T-52", "note": NOTE, "token": SECRET});
-    let mut node = tokio::process::Command::new("node");
-    node.arg("url-elicitation-2.mjs")
-        .current_dir(CLIENTS_DIR)
-        .env("MCP_URL", format!("http://{}/mcp", served.address))
-        .env("MCP_TOKEN", "alice-token")
-        .env("ARGUMENTS", arguments.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    let mut node = node.spawn().expect("start node url-elicitation-2.mjs");
-    let mut lines = BufReader::new(node.stdout.take().unwrap()).lines();
-
+    let (served, chromium, mut node, mut lines) = sdk_client("url-elicitation-2.mjs", "T-52").await;
     let connected = client_says(&mut lines, "connected").await;
     assert_eq!(connected["protocolVersion"], "2026-07-28", "{connected}");
     // The round's question, as the SDK's multi-round-trip driver handed it to the client's
@@ -1278,64 +1299,12 @@ async fn a_url_only_sdk_client_on_2026_is_sent_to_the_page_in_a_round_and_its_ca
 
     // The SDK called again with `accept` and the round's state; that call waits for the
     // page, where the caller confirms in the browser.
-    let mut id = String::new();
-    let mut page_said = String::new();
-    let result = async {
-        chromium.at("open the round's link");
-        chromium.client.goto(&url).await?;
-        heading(&chromium.client, "Close a ticket").await?;
-        let path = chromium.client.current_url().await?.path().to_owned();
-        id = path
-            .strip_prefix("/approvals/requests/")
-            .expect("the request's page")
-            .to_owned();
-        let page = chromium.client.source().await?;
-        assert!(page.contains("signed in as alice (acme)"), "{page}");
-        assert!(page.contains("Close ticket T-52"), "{page}");
-        assert!(!page.contains(SECRET), "{page}");
-        chromium.at("confirm");
-        chromium.click("Approve", "Approved").await?;
-        assert_eq!(chromium.status().await?, 200);
-        page_said = chromium.main().await?;
-        Ok(())
-    }
-    .await;
-    chromium.finish(result).await;
+    let (id, page_said) = confirm_in_chromium(chromium, &url, "T-52").await;
 
     // The SDK's call returns the write's result, run once under that approval.
     let result = client_says(&mut lines, "result").await;
-    assert_eq!(result["isError"], false, "{result}");
-    let answer = &result["structuredContent"];
-    assert_eq!(answer["status"], "succeeded", "{result}");
-    assert_eq!(answer["ticketId"], "T-52", "{result}");
-    let approval_id = answer["approvalId"]
-        .as_str()
-        .expect("approvalId")
-        .to_owned();
-    assert_eq!(
-        page_said,
-        format!(
-            "Approved\nHTTP 200\nApproved: go back to your client; the call that asked runs \
-             the write once, under approval {approval_id}.\nBack to the pending requests"
-        )
-    );
-    assert_eq!(
-        served.closed.load(Ordering::SeqCst),
-        1,
-        "the write ran once"
-    );
-    assert_eq!(
-        decision(&served, &id).await,
-        Decision::Used {
-            approval_id,
-            approver: "acme:alice".into()
-        }
-    );
-    let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
-        .await
-        .expect("the client exits")
-        .unwrap();
-    assert!(status.success(), "{status}");
+    ran_once_under_the_pages_approval(&served, &result, "T-52", &id, &page_said).await;
+    exits_well(&mut node).await;
 }
 
 /// The URL-mode round of `close_ticket` of `ticket` as the holder of `token`, on MCP
