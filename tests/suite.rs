@@ -7,7 +7,8 @@
 //! `cargo test --all-features --test suite -- <area>::` (README.md's tests are `README::`).
 //!
 //! `errors`, `long_tools`, `panics`, `schema_cache` and `client_view` are binaries of their
-//! own (Cargo.toml says why).
+//! own (Cargo.toml says why). Each area's features are on its `cfg` below; what a feature
+//! is for, Cargo.toml's `[features]` says.
 
 mod common;
 
@@ -29,6 +30,8 @@ mod approval_page;
 #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
 mod approval_url;
 mod ask;
+// Compares with committed snapshots or lists in declaration order, the order serde_json
+// keeps only with `preserve_order`.
 #[cfg(feature = "preserve-order")]
 mod audit;
 mod beside;
@@ -47,6 +50,8 @@ mod guide_keyed;
 mod guide_tutorial;
 #[cfg(feature = "testing")]
 mod harness;
+// Compares with committed snapshots or lists in declaration order, the order serde_json
+// keeps only with `preserve_order`.
 #[cfg(feature = "preserve-order")]
 mod helpdesk_stdio;
 #[cfg(feature = "http")]
@@ -60,6 +65,8 @@ mod msrv;
 #[cfg(feature = "oauth")]
 mod oauth;
 mod pagination;
+// Compares with committed snapshots or lists in declaration order, the order serde_json
+// keeps only with `preserve_order`.
 #[cfg(feature = "preserve-order")]
 mod portability;
 mod promises;
@@ -67,6 +74,8 @@ mod result_surface;
 mod round_trips;
 #[cfg(all(feature = "http", feature = "postgres"))]
 mod scale_out;
+// Compares with committed snapshots or lists in declaration order, the order serde_json
+// keeps only with `preserve_order`.
 #[cfg(feature = "preserve-order")]
 mod schema_corpus;
 #[cfg(feature = "testing")]
