@@ -12,7 +12,8 @@
 //! pinned), with the page's client registered and its development interactions on (a login
 //! form taking any login, then a consent form). reqwest is the browser: it follows the
 //! redirects, carries the authorization server's cookies and submits its forms as a person
-//! would.
+//! would. One test (with `elicitation` too, which the browser tests need) drives headless
+//! Chromium through the same sign-in instead, with the helper of `approval_browser`.
 
 use crate::common;
 
@@ -817,6 +818,212 @@ async fn the_caller_of_a_url_elicitation_signs_in_at_the_authorization_server_to
     );
     // The same round again runs nothing.
     let again = close_2026(&setup, &carol, "T-9", accept()).await;
+    assert_eq!(
+        again["structuredContent"]["message"],
+        "The approval was used already; each approval runs one write.",
+        "{again}"
+    );
+    assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
+}
+
+/// The sign-in in a real browser: Chromium (headless, the browser tests' helper) opens the
+/// page signed out, follows its *Sign in* link to the real authorization server, fills its
+/// login form as alice (a decider of acme) with any password, passes its consent form, and
+/// comes back through the callback signed in, on the list; it opens the request an MCP
+/// call left pending, reads its arguments with the secret withheld, approves, and the MCP
+/// call's retry runs the write once (a second retry does not run it again).
+#[cfg(feature = "elicitation")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_signs_in_at_the_authorization_server_in_chromium_and_approves() {
+    use crate::approval_browser::{heading, Chromium};
+    use fantoccini::Locator;
+
+    let setup = Setup::start().await;
+    let caller = setup.caller_token().await;
+    let blocked = setup.close(&caller, "T-17", None).await;
+    assert_eq!(
+        blocked["structuredContent"]["status"], "blocked",
+        "{blocked}"
+    );
+    let id = blocked["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .expect("an approval request id")
+        .to_owned();
+    let desk = setup.page_url("");
+
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
+    let result = async {
+        // Signed out: the list answers 401 with where to sign in.
+        chromium.at("open the list signed out");
+        client.goto(&setup.page_url("/approvals")).await?;
+        heading(client, "Not signed in").await?;
+        assert_eq!(chromium.status().await?, 401);
+        assert_eq!(
+            chromium.main().await?,
+            "Not signed in\nHTTP 401\nYou are not signed in to the approvals page.\nSign in"
+        );
+
+        // Sign in: the authorization server's login form (oidc-provider's development
+        // interaction: a form posting `login` and `password` to the issuer).
+        chromium.at("follow Sign in");
+        client
+            .find(Locator::LinkText("Sign in"))
+            .await?
+            .click()
+            .await?;
+        heading(client, "Sign-in").await?;
+        let at = client.current_url().await?;
+        assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
+        assert!(at.path().starts_with("/interaction/"), "{at}");
+        assert_eq!(chromium.status().await?, 200);
+        let form = client.find(Locator::Css("form")).await?;
+        let action = form.attr("action").await?.unwrap_or_default();
+        assert!(action.starts_with(&setup.issuer), "{action}");
+        assert_eq!(
+            client
+                .find(Locator::Css(r#"form input[name="prompt"]"#))
+                .await?
+                .attr("value")
+                .await?
+                .as_deref(),
+            Some("login")
+        );
+        chromium.at("fill the login form");
+        client
+            .find(Locator::Css(r#"form input[name="login"]"#))
+            .await?
+            .send_keys("alice")
+            .await?;
+        client
+            .find(Locator::Css(r#"form input[name="password"]"#))
+            .await?
+            .send_keys("any password at all")
+            .await?;
+
+        // Its consent form, on the issuer too.
+        chromium.at("submit the login form");
+        chromium.click("Sign-in", "Authorize").await?;
+        let at = client.current_url().await?;
+        assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
+        assert!(at.path().starts_with("/interaction/"), "{at}");
+        assert_eq!(
+            client
+                .find(Locator::Css(r#"form input[name="prompt"]"#))
+                .await?
+                .attr("value")
+                .await?
+                .as_deref(),
+            Some("consent")
+        );
+
+        // Back through the callback ("Signed in", which moves on by itself): the list,
+        // signed in as alice, with the session cookie and the sign-in's cookie gone.
+        chromium.at("consent");
+        chromium
+            .click("Continue", "Pending approval requests")
+            .await?;
+        let at = client.current_url().await?;
+        assert_eq!(at.as_str(), format!("{desk}/approvals"));
+        assert_eq!(chromium.status().await?, 200);
+        assert_eq!(
+            client
+                .find(Locator::Css("header .who"))
+                .await?
+                .text()
+                .await?,
+            "signed in as alice (acme)"
+        );
+        let cookies = client.get_all_cookies().await?;
+        let session = cookies
+            .iter()
+            .find(|c| c.name() == "mcp_result_approvals")
+            .unwrap_or_else(|| panic!("the session cookie: {cookies:?}"));
+        assert_eq!(session.http_only(), Some(true), "{session:?}");
+        assert_eq!(
+            session.same_site().map(|s| s.to_string()).as_deref(),
+            Some("Strict"),
+            "{session:?}"
+        );
+        assert!(
+            !cookies
+                .iter()
+                .any(|c| c.name() == "mcp_result_approvals_login"),
+            "the sign-in's cookie is cleared: {cookies:?}"
+        );
+        let list = chromium.main().await?;
+        assert!(list.contains("Close ticket T-17"), "{list}");
+
+        // The request: its arguments, the secret withheld.
+        chromium.at("open the request from the list");
+        client
+            .find(Locator::Css(&format!(
+                r#"a[href="/approvals/requests/{id}"]"#
+            )))
+            .await?
+            .click()
+            .await?;
+        heading(client, "Close a ticket").await?;
+        assert_eq!(
+            client.current_url().await?.path(),
+            format!("/approvals/requests/{id}")
+        );
+        chromium.at("read the arguments");
+        let mut shown = Vec::new();
+        for row in client.find_all(Locator::Css("tbody tr")).await? {
+            let name = row.find(Locator::Css("th")).await?.text().await?;
+            let value = row.find(Locator::Css("td")).await?.text().await?;
+            shown.push((name, value));
+        }
+        assert_eq!(
+            shown,
+            [
+                ("ticketId".to_owned(), "T-17".to_owned()),
+                ("token".to_owned(), "withheld (secret)".to_owned()),
+            ],
+        );
+        let source = client.source().await?;
+        assert!(!source.contains(SECRET), "{source}");
+
+        // Approve: the decided page names the approval the store holds.
+        chromium.at("approve");
+        chromium.click("Approve", "Approved").await?;
+        let approval_id = match setup.approvals.get(&id).await.unwrap().unwrap().decision {
+            Decision::Approved {
+                approval_id,
+                approver,
+            } if approver == "acme:alice" => approval_id,
+            other => panic!("approved by acme:alice: {other:?}"),
+        };
+        chromium
+            .message(
+                200,
+                "Approved",
+                &format!(
+                    "Approved: the caller's next call with this request runs once, under \
+                     approval {approval_id}."
+                ),
+            )
+            .await
+    }
+    .await;
+    chromium.finish(result).await;
+
+    // The MCP call's retry runs the write once; a second retry does not run it again.
+    let retried = setup.close(&caller, "T-17", Some(&id)).await;
+    assert_eq!(
+        retried["structuredContent"]["status"], "succeeded",
+        "{retried}"
+    );
+    assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
+    assert!(
+        matches!(
+            setup.approvals.get(&id).await.unwrap().unwrap().decision,
+            Decision::Used { approver, .. } if approver == "acme:alice"
+        ),
+        "used, approved by alice"
+    );
+    let again = setup.close(&caller, "T-17", Some(&id)).await;
     assert_eq!(
         again["structuredContent"]["message"],
         "The approval was used already; each approval runs one write.",
