@@ -41,67 +41,13 @@ use common::pinned::{install_npm, KillOnDrop, CLIENTS_DIR};
 use fantoccini::{error::CmdError, ClientBuilder, Locator};
 use mcp_result::{
     approval::{ApprovalStore, Decision, MemoryApprovals},
-    extract::WriteContext,
     http::{serve_http, ApprovalsPage, HttpOptions, StaticTokens},
-    mcp_handler, mcp_tools,
-    rmcp::ServerHandler,
-    AuditEventId, Identity, Secret, State, Status, ToolError, ToolResult,
+    Identity, State,
 };
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
-#[derive(Clone)]
-struct Desk {
-    closed: Arc<AtomicUsize>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-struct CloseArgs {
-    ticket_id: String,
-    /// The note left on the ticket.
-    note: String,
-    /// Credentials for the ticketing upstream.
-    token: Secret<String>,
-}
-
-/// Closed.
-#[derive(Serialize, JsonSchema, ToolResult)]
-#[serde(rename_all = "camelCase")]
-struct Closed {
-    ticket_id: String,
-    status: Status,
-    retry_safe: bool,
-    audit_event_id: AuditEventId,
-    approval_id: Option<String>,
-}
-
-#[mcp_tools]
-impl Desk {
-    /// Closes a ticket, once a human approved.
-    #[mcp_tool(title = "Close a ticket", approval = "Close ticket {ticketId}")]
-    async fn close_ticket(
-        &self,
-        args: CloseArgs,
-        write: WriteContext,
-    ) -> Result<Closed, ToolError> {
-        let _ = args.token;
-        let _ = args.note;
-        self.closed.fetch_add(1, Ordering::SeqCst);
-        Ok(Closed {
-            ticket_id: args.ticket_id,
-            status: Status::Succeeded,
-            retry_safe: false,
-            audit_event_id: write.audit_event_id().clone(),
-            approval_id: None,
-        })
-    }
-}
-
-#[mcp_handler]
-impl ServerHandler for Desk {}
+use crate::common::approvals::Desk;
 
 const SECRET: &str = "s3cret-upstream-credential";
 const NOTE: &str = "Printer on floor 3 replaced; the user confirmed it prints.";

@@ -33,62 +33,13 @@ use common::pinned::{command, install_npm, KillOnDrop, CLIENTS_DIR};
 use mcp_result::approval::{ApprovalStore, Decision};
 use mcp_result::{
     approval::MemoryApprovals,
-    extract::WriteContext,
     http::{serve_http, ApprovalsPage, HttpOptions, ProtectedResource},
-    mcp_handler, mcp_tools,
     oauth::JwtVerifier,
-    rmcp::ServerHandler,
-    AuditEventId, Secret, State, Status, ToolError, ToolResult,
+    State,
 };
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-#[derive(Clone)]
-struct Desk {
-    closed: Arc<AtomicUsize>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-struct CloseArgs {
-    ticket_id: String,
-    /// Credentials for the ticketing upstream.
-    token: Secret<String>,
-}
-
-/// Closed.
-#[derive(Serialize, JsonSchema, ToolResult)]
-#[serde(rename_all = "camelCase")]
-struct Closed {
-    ticket_id: String,
-    status: Status,
-    retry_safe: bool,
-    audit_event_id: AuditEventId,
-}
-
-#[mcp_tools]
-impl Desk {
-    /// Closes a ticket, once a human approved.
-    #[mcp_tool(title = "Close a ticket", approval = "Close ticket {ticketId}")]
-    async fn close_ticket(
-        &self,
-        args: CloseArgs,
-        write: WriteContext,
-    ) -> Result<Closed, ToolError> {
-        let _ = args.token;
-        self.closed.fetch_add(1, Ordering::SeqCst);
-        Ok(Closed {
-            ticket_id: args.ticket_id,
-            status: Status::Succeeded,
-            retry_safe: false,
-            audit_event_id: write.audit_event_id().clone(),
-        })
-    }
-}
-
-#[mcp_handler]
-impl ServerHandler for Desk {}
+use crate::common::approvals::Desk;
 
 const SECRET: &str = "s3cret-upstream-credential";
 

@@ -37,9 +37,7 @@ use std::{
 use mcp_result::{
     approval::{ApprovalRequest, ApprovalStore, Decision, MemoryApprovals, Review},
     audit::{read_records, JsonLinesSink, Phase},
-    extract::WriteContext,
     http::{serve_http, ApprovalsPage, HttpOptions, StaticTokens},
-    mcp_handler, mcp_tools,
     rmcp::{
         model::{
             CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
@@ -55,61 +53,13 @@ use mcp_result::{
             streamable_http_client::StreamableHttpClientTransportConfig,
             StreamableHttpClientTransport,
         },
-        ClientHandler, ErrorData, ServerHandler,
+        ClientHandler, ErrorData,
     },
-    AskPolicy, AuditEventId, Identity, Secret, State, Status, ToolError, ToolResult,
+    AskPolicy, Identity, State,
 };
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-#[derive(Clone)]
-struct Desk {
-    closed: Arc<AtomicUsize>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-struct CloseArgs {
-    ticket_id: String,
-    /// Credentials for the ticketing upstream.
-    token: Secret<String>,
-}
-
-/// Closed.
-#[derive(Serialize, JsonSchema, ToolResult)]
-#[serde(rename_all = "camelCase")]
-struct Closed {
-    ticket_id: String,
-    status: Status,
-    retry_safe: bool,
-    audit_event_id: AuditEventId,
-    approval_id: Option<String>,
-}
-
-#[mcp_tools]
-impl Desk {
-    /// Closes a ticket, once a human approved.
-    #[mcp_tool(title = "Close a ticket", approval = "Close ticket {ticketId}")]
-    async fn close_ticket(
-        &self,
-        args: CloseArgs,
-        write: WriteContext,
-    ) -> Result<Closed, ToolError> {
-        let _ = args.token;
-        self.closed.fetch_add(1, Ordering::SeqCst);
-        Ok(Closed {
-            ticket_id: args.ticket_id,
-            status: Status::Succeeded,
-            retry_safe: false,
-            audit_event_id: write.audit_event_id().clone(),
-            approval_id: None,
-        })
-    }
-}
-
-#[mcp_handler]
-impl ServerHandler for Desk {}
+use crate::common::approvals::Desk;
 
 const SECRET: &str = "s3cret-upstream-credential";
 

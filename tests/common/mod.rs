@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+#[cfg(feature = "approvals-page")]
+pub mod approvals;
 pub mod pinned;
 pub mod postgres;
 pub mod raw;

@@ -1,0 +1,67 @@
+//! The desk the approvals page's areas serve (`approval_page`, `approval_url`,
+//! `approval_oauth`, `approval_browser`): one approval-gated write, `close_ticket`, with a
+//! secret argument, and a count of the writes that ran.
+
+use std::sync::{
+    atomic::{AtomicUsize, Ordering},
+    Arc,
+};
+
+use mcp_result::{
+    extract::WriteContext, mcp_handler, mcp_tools, rmcp::ServerHandler, AuditEventId, Secret,
+    Status, ToolError, ToolResult,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The desk; `closed` counts the writes that ran.
+#[derive(Clone)]
+pub struct Desk {
+    pub closed: Arc<AtomicUsize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CloseArgs {
+    ticket_id: String,
+    /// The note left on the ticket.
+    note: Option<String>,
+    /// Credentials for the ticketing upstream.
+    token: Secret<String>,
+}
+
+/// Closed.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[serde(rename_all = "camelCase")]
+pub struct Closed {
+    ticket_id: String,
+    status: Status,
+    retry_safe: bool,
+    audit_event_id: AuditEventId,
+    approval_id: Option<String>,
+}
+
+#[mcp_tools]
+impl Desk {
+    /// Closes a ticket, once a human approved.
+    #[mcp_tool(title = "Close a ticket", approval = "Close ticket {ticketId}")]
+    async fn close_ticket(
+        &self,
+        args: CloseArgs,
+        write: WriteContext,
+    ) -> Result<Closed, ToolError> {
+        let _ = args.token;
+        let _ = args.note;
+        self.closed.fetch_add(1, Ordering::SeqCst);
+        Ok(Closed {
+            ticket_id: args.ticket_id,
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: None,
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Desk {}
