@@ -41,13 +41,13 @@ use common::pinned::{install_npm, KillOnDrop, CLIENTS_DIR};
 use fantoccini::{error::CmdError, ClientBuilder, Locator};
 use mcp_result::{
     approval::{ApprovalStore, Decision, MemoryApprovals},
-    http::{serve_http, ApprovalsPage, HttpOptions, StaticTokens},
+    http::{ApprovalsPage, HttpOptions, StaticTokens},
     Identity, State,
 };
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
-use crate::common::approvals::Desk;
+use crate::common::approvals;
 
 const SECRET: &str = "s3cret-upstream-credential";
 const NOTE: &str = "Printer on floor 3 replaced; the user confirmed it prints.";
@@ -317,21 +317,7 @@ async fn serve(callers_confirm: bool) -> Served {
         ..HttpOptions::default()
     }
     .with_approvals_page(page.clone());
-    let closed = Arc::new(AtomicUsize::new(0));
-    let desk = Desk {
-        closed: Arc::clone(&closed),
-    };
-    tokio::spawn(async move {
-        serve_http(
-            desk,
-            listener,
-            Arc::new(tokens),
-            options,
-            std::future::pending(),
-        )
-        .await
-        .unwrap();
-    });
+    let closed = approvals::serve(listener, Arc::new(tokens), options);
     Served {
         address,
         page,

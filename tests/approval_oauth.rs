@@ -33,13 +33,13 @@ use common::pinned::{command, install_npm, KillOnDrop, CLIENTS_DIR};
 use mcp_result::approval::{ApprovalStore, Decision};
 use mcp_result::{
     approval::MemoryApprovals,
-    http::{serve_http, ApprovalsPage, HttpOptions, ProtectedResource},
+    http::{ApprovalsPage, HttpOptions, ProtectedResource},
     oauth::JwtVerifier,
     State,
 };
 use serde_json::{json, Value};
 
-use crate::common::approvals::Desk;
+use crate::common::approvals;
 
 const SECRET: &str = "s3cret-upstream-credential";
 
@@ -95,21 +95,7 @@ impl Setup {
             ..HttpOptions::default()
         }
         .with_approvals_page(page);
-        let closed = Arc::new(AtomicUsize::new(0));
-        let desk = Desk {
-            closed: Arc::clone(&closed),
-        };
-        tokio::spawn(async move {
-            serve_http(
-                desk,
-                listener,
-                Arc::new(verifier),
-                options,
-                std::future::pending(),
-            )
-            .await
-            .unwrap();
-        });
+        let closed = approvals::serve(listener, Arc::new(verifier), options);
         Setup {
             issuer,
             address,

@@ -19,12 +19,12 @@ use std::{
 
 use mcp_result::{
     approval::{ApprovalRequest, ApprovalStore, Decision, MemoryApprovals, Review},
-    http::{serve_http, ApprovalsPage, HttpOptions, StaticTokens},
+    http::{ApprovalsPage, HttpOptions, StaticTokens},
     Identity, State,
 };
 use serde_json::{json, Value};
 
-use crate::common::approvals::Desk;
+use crate::common::approvals;
 
 const SECRET: &str = "s3cret-upstream-credential";
 
@@ -50,21 +50,7 @@ async fn serve() -> Served {
         ..HttpOptions::default()
     }
     .with_approvals_page(page.clone());
-    let closed = Arc::new(AtomicUsize::new(0));
-    let desk = Desk {
-        closed: Arc::clone(&closed),
-    };
-    tokio::spawn(async move {
-        serve_http(
-            desk,
-            listener,
-            Arc::new(tokens),
-            options,
-            std::future::pending(),
-        )
-        .await
-        .unwrap();
-    });
+    let closed = approvals::serve(listener, Arc::new(tokens), options);
     Served {
         address,
         page,

@@ -37,7 +37,7 @@ use std::{
 use mcp_result::{
     approval::{ApprovalRequest, ApprovalStore, Decision, MemoryApprovals, Review},
     audit::{read_records, JsonLinesSink, Phase},
-    http::{serve_http, ApprovalsPage, HttpOptions, StaticTokens},
+    http::{ApprovalsPage, HttpOptions, StaticTokens},
     rmcp::{
         model::{
             CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
@@ -59,7 +59,7 @@ use mcp_result::{
 };
 use serde_json::{json, Value};
 
-use crate::common::approvals::Desk;
+use crate::common::approvals;
 
 const SECRET: &str = "s3cret-upstream-credential";
 
@@ -102,21 +102,7 @@ async fn serve_waiting(name: &str, callers_confirm: bool, policy: AskPolicy) -> 
         ..HttpOptions::default()
     }
     .with_approvals_page(page);
-    let closed = Arc::new(AtomicUsize::new(0));
-    let desk = Desk {
-        closed: Arc::clone(&closed),
-    };
-    tokio::spawn(async move {
-        serve_http(
-            desk,
-            listener,
-            Arc::new(tokens),
-            options,
-            std::future::pending(),
-        )
-        .await
-        .unwrap();
-    });
+    let closed = approvals::serve(listener, Arc::new(tokens), options);
     Served {
         address,
         approvals,

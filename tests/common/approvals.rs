@@ -65,3 +65,22 @@ impl Desk {
 
 #[mcp_handler]
 impl ServerHandler for Desk {}
+
+/// A fresh desk served on `listener` (streamable HTTP with `options`, callers known by
+/// `verifier`) until the test ends: its count of the writes that ran.
+pub fn serve(
+    listener: tokio::net::TcpListener,
+    verifier: Arc<dyn mcp_result::http::TokenVerifier>,
+    options: mcp_result::http::HttpOptions,
+) -> Arc<AtomicUsize> {
+    let closed = Arc::new(AtomicUsize::new(0));
+    let desk = Desk {
+        closed: Arc::clone(&closed),
+    };
+    tokio::spawn(async move {
+        mcp_result::http::serve_http(desk, listener, verifier, options, std::future::pending())
+            .await
+            .unwrap();
+    });
+    closed
+}
