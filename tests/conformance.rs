@@ -1,5 +1,5 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, npm, pinned in
-//! `tests/clients/`) against `examples/conformance.rs`, a server built on this crate that
+//! `tests/clients/`) against `examples/conformance/`, a server built on this crate that
 //! provides the tools, resources and prompts the suite's scenarios call. It is served over
 //! streamable HTTP on `http://127.0.0.1:PORT/mcp`. The address is loopback, so the suite's
 //! `dns-rebinding-protection` scenario applies.

@@ -317,7 +317,7 @@ fn the_example_is_clean_over_streamable_http() {
     );
 }
 
-/// The fixture server of the official conformance suite (`examples/conformance.rs`) is
+/// The fixture server of the official conformance suite (`examples/conformance/`) is
 /// clean too, checked against the spec's own rules (`--host mcp`: its tool names are the
 /// suite's, longer than some hosts take) with its plain-content tools allowed (the suite
 /// asks for text, image and audio blocks, which have no `structuredContent` to describe)
