@@ -266,6 +266,45 @@ async fn out_of_band(served: &Served) {
         2,
         "one more human answer, one more intent"
     );
+    // The command's decision is in the server's audit log, and every record about the
+    // request names it: what the approvals page shows as its trail.
+    use mcp_result::audit::{AuditSink as _, Phase};
+    let trail = mcp_result::sql::SqlStores::connect(store)
+        .await
+        .unwrap()
+        .audit()
+        .approval_records(&id)
+        .await
+        .unwrap()
+        .expect("the SQL log is read back");
+    let phases: Vec<Phase> = trail.iter().map(|r| r.phase).collect();
+    assert_eq!(
+        phases,
+        [
+            Phase::Outcome,  // alice's call, blocked: it created the request
+            Phase::Outcome,  // bob presenting it: no such request
+            Phase::Approved, // the command
+            Phase::Outcome,  // bob again
+            Phase::Intent,   // alice's write, under the approval
+            Phase::Outcome,
+            Phase::Outcome, // alice again: used
+        ],
+        "{trail:#?}"
+    );
+    assert_eq!(
+        trail[0].event_id,
+        envelope["auditEventId"].as_str().unwrap()
+    );
+    assert_eq!(trail[2].approver.as_deref(), Some("carol"));
+    assert_eq!(
+        trail[2].approval_id.as_deref(),
+        structured(&ran)["approvalId"].as_str()
+    );
+    assert_eq!(trail[2].argument_digest, trail[0].argument_digest);
+    assert_eq!(
+        trail[4].event_id,
+        structured(&ran)["auditEventId"].as_str().unwrap()
+    );
 }
 
 /// Resource URIs and arguments holding U+0000: not found, and (on PostgreSQL, which cannot

@@ -838,6 +838,80 @@ async fn the_audit_log_is_append_only(store: Store) {
     assert_eq!(log.records().await.unwrap().len(), 3);
 }
 
+async fn an_approval_requests_records_are_found_by_its_id(store: Store) {
+    let log = store.sql().stores.audit();
+    let about = |event: &str, phase, request: Option<&str>| {
+        let mut record = record(event, phase, "2026-01-01T00:00:00.000Z");
+        record.approval_request_id = request.map(str::to_owned);
+        record
+    };
+    let blocked = about("e-1", Phase::Outcome, Some("r-1"));
+    let approved = about("e-2", Phase::Approved, Some("r-1"));
+    let intent = about("e-3", Phase::Intent, Some("r-1"));
+    let outcome = about("e-3", Phase::Outcome, Some("r-1"));
+    for record in [
+        &blocked,
+        &about("e-4", Phase::Outcome, Some("r-2")),
+        &approved,
+        &about("e-5", Phase::Intent, None),
+        &intent,
+        &outcome,
+    ] {
+        log.record(record).await.unwrap();
+    }
+    assert_eq!(
+        log.approval_records("r-1").await.unwrap(),
+        Some(vec![blocked, approved, intent, outcome])
+    );
+    assert_eq!(log.approval_records("r-3").await.unwrap(), Some(vec![]));
+    // The query is the index's (migration 20261216000001), not a scan of the log.
+    let plan = match store.sql().stores.dialect() {
+        Dialect::Sqlite => {
+            "EXPLAIN QUERY PLAN SELECT record FROM mcp_result_audit \
+             WHERE json_extract(record, '$.approvalRequestId') = 'r-1' ORDER BY seq"
+        }
+        Dialect::Postgres => {
+            "EXPLAIN SELECT record FROM mcp_result_audit \
+             WHERE (record::jsonb ->> 'approvalRequestId') = 'r-1' ORDER BY seq"
+        }
+    };
+    let mut connection = store.sql().stores.pool().acquire().await.unwrap();
+    if store.sql().stores.dialect() == Dialect::Postgres {
+        // Six rows: the planner would scan them; the question is whether it can use the index.
+        mcp_result::sql::sqlx::query("SET enable_seqscan = off")
+            .execute(&mut *connection)
+            .await
+            .unwrap();
+    }
+    let rows = mcp_result::sql::sqlx::query(plan)
+        .fetch_all(&mut *connection)
+        .await
+        .unwrap();
+    let plan: Vec<String> = rows
+        .iter()
+        .map(|row| {
+            use mcp_result::sql::sqlx::Row as _;
+            let column = if store.sql().stores.dialect() == Dialect::Sqlite {
+                3
+            } else {
+                0
+            };
+            row.try_get::<String, _>(column).unwrap()
+        })
+        .collect();
+    if store.sql().stores.dialect() == Dialect::Postgres {
+        mcp_result::sql::sqlx::query("RESET enable_seqscan")
+            .execute(&mut *connection)
+            .await
+            .unwrap();
+    }
+    assert!(
+        plan.iter()
+            .any(|line| line.contains("mcp_result_audit_approval_request")),
+        "{plan:#?}"
+    );
+}
+
 async fn sqlx_execute(stores: &SqlStores, statement: &str) -> Result<u64, String> {
     mcp_result::sql::sqlx::query(statement)
         .execute(stores.pool())
@@ -1060,6 +1134,7 @@ suite!(
     sql: [
         completed_results_survive_reopening,
         the_audit_log_is_append_only,
+        an_approval_requests_records_are_found_by_its_id,
         archive_before_writes_then_deletes_exactly_the_older_records,
         dangling_intents_get_one_unknown_outcome,
     ]

@@ -58,9 +58,8 @@ pub(crate) async fn decide(
     let usage =
         "usage: helpdesk approve --store URL ID APPROVER | reject --store URL ID APPROVER REASON";
     let store = store.ok_or(usage)?;
-    let approvals = mcp_result::sql::SqlStores::connect(store)
-        .await?
-        .approvals();
+    let stores = mcp_result::sql::SqlStores::connect(store).await?;
+    let approvals = stores.approvals();
     let outcome = match (decision, args) {
         ("approve", [id, approver]) => approvals
             .approve(id, approver)
@@ -74,6 +73,16 @@ pub(crate) async fn decide(
     };
     match outcome {
         Ok(done) => {
+            // The decision goes in the audit log the server writes, as the approvals page
+            // records it: the request's page shows it in its trail.
+            use mcp_result::{approval::ApprovalStore as _, audit::AuditSink as _};
+            let record = approvals
+                .get(&args[0])
+                .await?
+                .and_then(|r| r.decision_record());
+            if let Some(record) = record {
+                stores.audit().record(&record).await?;
+            }
             println!("{done}");
             Ok(())
         }

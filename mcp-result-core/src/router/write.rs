@@ -146,7 +146,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             };
             // Boxed: the gate's state machine (the question, its wait, the store) is the
             // largest of the write path, and only gated writes take it.
-            match Box::pin(gate(gate_input, &audit)).await {
+            match Box::pin(gate(gate_input, &mut audit)).await {
                 Ok((approval_id, approver)) => {
                     audit.record.approval_id = Some(approval_id);
                     audit.record.approver = Some(approver);

@@ -40,6 +40,8 @@ fn phase_name(phase: Phase) -> &'static str {
         Phase::Intent => "intent",
         Phase::Outcome => "outcome",
         Phase::Replay => "replay",
+        Phase::Approved => "approved",
+        Phase::Rejected => "rejected",
     }
 }
 
@@ -235,6 +237,35 @@ impl SqlAuditLog {
 impl AuditSink for SqlAuditLog {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move { self.insert(record, None).await.map(|_| ()) })
+    }
+
+    /// One indexed query (the index on the record's `approvalRequestId`, migration
+    /// `20261216000001`), on the pool: reads do not wait for writes.
+    fn approval_records<'a>(
+        &'a self,
+        approval_request_id: &'a str,
+    ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
+        Box::pin(async move {
+            let query = match self.db.dialect {
+                Dialect::Sqlite => {
+                    "SELECT record FROM mcp_result_audit \
+                     WHERE json_extract(record, '$.approvalRequestId') = $1 ORDER BY seq"
+                }
+                Dialect::Postgres => {
+                    "SELECT record FROM mcp_result_audit \
+                     WHERE (record::jsonb ->> 'approvalRequestId') = $1 ORDER BY seq"
+                }
+            };
+            sqlx::query(query)
+                .bind(approval_request_id)
+                .fetch_all(&self.db.pool)
+                .await
+                .map_err(failed("reading the audit log"))?
+                .iter()
+                .map(parse)
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        })
     }
 
     fn as_any(&self) -> Option<&dyn std::any::Any> {

@@ -228,18 +228,20 @@ impl Dialect {
     }
 
     fn migrations(self) -> Vec<Migration> {
-        let (stores, quota, tasks, review) = match self {
+        let (stores, quota, tasks, review, trail) = match self {
             Dialect::Sqlite => (
                 include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
                 include_str!("../../migrations/sqlite/20261202000001_caller_bounds.sql"),
                 include_str!("../../migrations/sqlite/20261203000001_tasks.sql"),
                 include_str!("../../migrations/sqlite/20261215000001_approval_review.sql"),
+                include_str!("../../migrations/sqlite/20261216000001_audit_approval_request.sql"),
             ),
             Dialect::Postgres => (
                 include_str!("../../migrations/postgres/20261130000001_stores.sql"),
                 include_str!("../../migrations/postgres/20261202000001_caller_bounds.sql"),
                 include_str!("../../migrations/postgres/20261203000001_tasks.sql"),
                 include_str!("../../migrations/postgres/20261215000001_approval_review.sql"),
+                include_str!("../../migrations/postgres/20261216000001_audit_approval_request.sql"),
             ),
         };
         let migration = |version, name, sql| {
@@ -256,6 +258,7 @@ impl Dialect {
             migration(20261202000001, "mcp-result caller bounds", quota),
             migration(20261203000001, "mcp-result tasks", tasks),
             migration(20261215000001, "mcp-result approval review", review),
+            migration(20261216000001, "mcp-result audit approval requests", trail),
         ]
     }
 }

@@ -365,9 +365,13 @@ pub(crate) struct Gate<'a> {
 /// approver))` lets it run now; `Err(answer)` is the answer instead: blocked, declined or
 /// refused (audited as this attempt's outcome), or, on MCP 2026-07-28, the question as an
 /// input-required round (not a write attempt: nothing audited, no key kept).
+///
+/// Every record of the attempt about an approval request names it
+/// ([`AuditRecord::approval_request_id`](crate::audit::AuditRecord)): the request the call
+/// came back with, or the one it created.
 pub(crate) async fn gate(
     gate: Gate<'_>,
-    audit: &Audit,
+    audit: &mut Audit,
 ) -> Result<(String, String), CallToolResponse> {
     let Gate {
         template,
@@ -384,12 +388,14 @@ pub(crate) async fn gate(
     let round = &round;
     if let Some(id) = request_id {
         if id.contains('\0') {
-            // No request's id holds it, and some databases cannot even be asked.
+            // No request's id holds it, and some databases cannot even be asked (nor keep it
+            // in the audit record).
             return Err(audit
                 .refuse(ToolError::conflict(Refusal::Unknown.message()))
                 .await
                 .into());
         }
+        audit.record.approval_request_id = Some(id.clone());
         return consume(&*store, &id, audit, fingerprints).await;
     }
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
@@ -426,6 +432,7 @@ pub(crate) async fn gate(
         Asked::Ask(question) => Err(question.into()),
         #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
         Asked::ByUrl(id, confirmed) => {
+            audit.record.approval_request_id = Some(id.clone());
             let url = Url {
                 id: &id,
                 text: &text,
@@ -446,10 +453,13 @@ pub(crate) async fn gate(
                 expires_at: unix_now() + APPROVAL_TTL.as_secs(),
                 decision: Decision::Pending,
                 // What the approver is shown (the approvals page): the arguments, no secret.
-                review: Some(Review::of(arguments, |p| {
-                    schema.has_secrets() && schema.is_secret(p)
-                })),
+                review: Some(Review {
+                    argument_digest: audit.record.argument_digest.clone(),
+                    ..Review::of(arguments, |p| schema.has_secrets() && schema.is_secret(p))
+                }),
             };
+            audit.record.approval_request_id = Some(request.id.clone());
+            let audit = &*audit;
             match store.create(&request).await {
                 Ok(()) => {}
                 Err(crate::store::StoreError::Refused(reason)) => {

@@ -1,5 +1,8 @@
 //! An approval request, its decision, and the store trait.
-use crate::store::{clock::unix_now, StoreFuture};
+use crate::{
+    store::{clock::unix_now, StoreFuture},
+    write::audit::{attempt::new_event_id, AuditRecord, Phase},
+};
 
 use std::time::Duration;
 
@@ -78,6 +81,10 @@ pub struct Review {
     /// order met: shown as withheld.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub withheld: Vec<String>,
+    /// The call's [`AuditRecord::argument_digest`] (empty when not known): the decision's
+    /// audit record ([`ApprovalRequest::decision_record`]) carries it, as the call's did.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub argument_digest: String,
 }
 
 impl Review {
@@ -91,6 +98,7 @@ impl Review {
             asked_at: unix_now(),
             arguments,
             withheld,
+            argument_digest: String::new(),
         }
     }
 }
@@ -174,6 +182,46 @@ impl ApprovalRequest {
                 approver,
             } => Ok((approval_id, approver)),
         }
+    }
+
+    /// The audit record of this request's decision, made now: phase
+    /// [`Phase::Approved`](crate::audit::Phase::Approved) (an approved or used request, with
+    /// its `approvalId`) or [`Phase::Rejected`](crate::audit::Phase::Rejected), a new event
+    /// id, `approver` who decided, `approvalRequestId` this request; `tool`, `caller` and
+    /// `argumentDigest` the request's. `None` while it is pending. The approvals page
+    /// records it after each decision; an application that decides in code
+    /// (`approve`, `reject`) records it to its sink the same way, so the decision is in the
+    /// request's audit trail.
+    pub fn decision_record(&self) -> Option<AuditRecord> {
+        let (phase, approval_id, approver) = match &self.decision {
+            Decision::Pending => return None,
+            Decision::Approved {
+                approval_id,
+                approver,
+            }
+            | Decision::Used {
+                approval_id,
+                approver,
+            } => (Phase::Approved, Some(approval_id.clone()), approver),
+            Decision::Rejected { approver, .. } => (Phase::Rejected, None, approver),
+        };
+        let digest = self
+            .review
+            .as_ref()
+            .map(|review| review.argument_digest.clone())
+            .unwrap_or_default();
+        let mut record = AuditRecord::intent(
+            new_event_id(),
+            &self.tool,
+            self.caller.clone(),
+            None,
+            digest,
+        );
+        record.phase = phase;
+        record.approval_id = approval_id;
+        record.approver = Some(approver.clone());
+        record.approval_request_id = Some(self.id.clone());
+        Some(record)
     }
 }
 

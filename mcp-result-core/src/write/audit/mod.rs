@@ -15,6 +15,11 @@
 //!   (its `auditEventId` is the original event's); the replay's own event points at it with
 //!   `replayOf`, and its id is not in the answer.
 //!
+//! An approver's decision on an approval request is an event of its own, one record:
+//! `approved` or `rejected` ([`ApprovalRequest::decision_record`](crate::approval::ApprovalRequest::decision_record)).
+//! Every record about a request names it (`approvalRequestId`), and
+//! [`AuditSink::approval_records`] reads them back: the approvals page's audit trail.
+//!
 //! An intent without an outcome means the server stopped in between: the outcome is
 //! unknown. [`JsonLinesSink::open`] writes that outcome for such events when a server starts
 //! again on the same file.

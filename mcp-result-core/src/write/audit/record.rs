@@ -28,6 +28,13 @@ pub enum Phase {
     Outcome,
     /// An answer given from the idempotency store; `replayOf` names the original event.
     Replay,
+    /// An approver approved an approval request (the approvals page): `approver` decided,
+    /// `approvalRequestId` names the request and `approvalId` the approval a write may run
+    /// under; `caller`, `tool` and `argumentDigest` are the request's.
+    Approved,
+    /// An approver rejected an approval request (the approvals page): as `approved`, without
+    /// `approvalId`; no write runs under the request.
+    Rejected,
 }
 
 /// One audit record. Published as a JSON Schema ([`record_schema`]) for SIEMs and
@@ -72,9 +79,15 @@ pub struct AuditRecord {
     /// The human approval the write ran under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_id: Option<String>,
-    /// Who approved it.
+    /// Who approved it (on an `approved` or `rejected` record: who decided).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approver: Option<String>,
+    /// The approval request the event is about: the one its `blocked` answer created, the
+    /// one its call came back with (the write ran under it, or was refused), or the one an
+    /// approver decided. The approvals page shows a request's records by it
+    /// (`AuditSink::approval_records`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_request_id: Option<String>,
     /// The result withheld a secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redaction_applied: Option<bool>,
@@ -129,6 +142,7 @@ impl AuditRecord {
             requires_human_review: None,
             approval_id: None,
             approver: None,
+            approval_request_id: None,
             redaction_applied: None,
             correlation_id: None,
             duration_ms: None,
@@ -171,6 +185,23 @@ pub trait AuditSink: Send + Sync + 'static {
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
     }
+
+    /// The records about approval request `approval_request_id`
+    /// ([`AuditRecord::approval_request_id`]: the `blocked` answer that created it, the
+    /// decision, and the attempts that came back with it), in the order they were recorded;
+    /// what the approvals page shows of a decided request. `None`: this sink cannot be read
+    /// back (the default, and [`TracingSink`]'s: its records are wherever its subscriber
+    /// writes them).
+    ///
+    /// # Errors
+    /// The sink could not be read.
+    fn approval_records<'a>(
+        &'a self,
+        approval_request_id: &'a str,
+    ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
+        let _ = approval_request_id;
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// Records to `tracing` (target `mcp_result::audit`, level INFO, the record as JSON in the
@@ -202,6 +233,21 @@ impl AuditSink for Vec<Arc<dyn AuditSink>> {
                 sink.record(record).await?;
             }
             Ok(())
+        })
+    }
+
+    /// The records of the first sink of the list that can be read back.
+    fn approval_records<'a>(
+        &'a self,
+        approval_request_id: &'a str,
+    ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
+        Box::pin(async move {
+            for sink in self {
+                if let Some(records) = sink.approval_records(approval_request_id).await? {
+                    return Ok(Some(records));
+                }
+            }
+            Ok(None)
         })
     }
 }
@@ -278,7 +324,7 @@ fn dangling_intents(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
         match record.phase {
             Phase::Intent => intents.push(record),
             Phase::Outcome => intents.retain(|i| i.event_id != record.event_id),
-            Phase::Replay => {}
+            Phase::Replay | Phase::Approved | Phase::Rejected => {}
         }
     }
     Ok(intents)
@@ -294,6 +340,33 @@ impl AuditSink for JsonLinesSink {
                 let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
                 file.write_all(&line)?;
                 file.sync_data()
+            })
+            .await
+            .map_err(|e| StoreError::Io {
+                what: "audit file".into(),
+                source: std::io::Error::other(e),
+            })?
+            .map_err(|source| StoreError::Io {
+                what: "audit file".into(),
+                source,
+            })
+        })
+    }
+
+    /// Reads the file (under the writer's lock, so no record is half written) and keeps the
+    /// records about the request: a scan of the whole file.
+    fn approval_records<'a>(
+        &'a self,
+        approval_request_id: &'a str,
+    ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
+        Box::pin(async move {
+            let (file, path) = (self.file.clone(), self.path.clone());
+            let id = approval_request_id.to_owned();
+            tokio::task::spawn_blocking(move || {
+                let _writer = file.lock().unwrap_or_else(|e| e.into_inner());
+                let mut records = read_records(&path)?;
+                records.retain(|r| r.approval_request_id.as_deref() == Some(id.as_str()));
+                Ok(Some(records))
             })
             .await
             .map_err(|e| StoreError::Io {

@@ -279,6 +279,40 @@ impl Page {
         ))
     }
 
+    /// What the page of a decided `request` shows instead of its forms: the decision, and
+    /// the audit trail read from the server's sink; `None` while it is pending.
+    async fn decided(&self, request: &ApprovalRequest) -> Option<Decided> {
+        let decision = match &request.decision {
+            Decision::Pending => return None,
+            Decision::Approved {
+                approval_id,
+                approver,
+            } => format!(
+                "Approved by {}: approval {approval_id}, not used yet.",
+                shown_caller(approver)
+            ),
+            Decision::Used {
+                approval_id,
+                approver,
+            } => format!(
+                "Approved by {}: approval {approval_id}, used by the write it was for.",
+                shown_caller(approver)
+            ),
+            Decision::Rejected { approver, reason } => {
+                format!("Rejected by {}: {reason}", shown_caller(approver))
+            }
+        };
+        let trail = match self.audit.approval_records(&request.id).await {
+            Ok(Some(records)) => Trail::Records(records.iter().map(Step::of).collect()),
+            Ok(None) => Trail::NotReadable,
+            Err(error) => {
+                tracing::error!(%error, "approvals page: the audit log could not be read");
+                Trail::Failed
+            }
+        };
+        Some(Decided { decision, trail })
+    }
+
     fn expired(&self, identity: &Identity) -> Response {
         self.message(
             StatusCode::GONE,
@@ -405,7 +439,8 @@ pub(super) async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) 
     html(StatusCode::OK, list.render())
 }
 
-/// `GET /approvals/requests/{id}`: one request and the forms that decide it. With OAuth
+/// `GET /approvals/requests/{id}`: one request and the forms that decide it; decided, its
+/// decision and audit trail instead (expired undecided: `410`). With OAuth
 /// sign-in, opened without a session (or with a caller's session of another request): the
 /// sign-in at the authorization server, coming back here ([`authorize::start`]).
 pub(super) async fn request(
@@ -429,9 +464,10 @@ pub(super) async fn request(
     if let Err(refused) = page.own(&session, &request) {
         return refused;
     }
-    if let Some(settled) = page.settled(identity, &request) {
-        return settled;
+    if request.decision == Decision::Pending && request.expired() {
+        return page.expired(identity);
     }
+    let decided = page.decided(&request).await;
     let title = page
         .titles
         .get(&request.tool)
@@ -449,6 +485,7 @@ pub(super) async fn request(
         expires: shown_expiry(request.expires_at),
         arguments: argument_rows(&review),
         csrf: &session.csrf,
+        decided,
     };
     html(StatusCode::OK, detail.render())
 }
@@ -540,7 +577,18 @@ pub(super) async fn decide(
         }
     };
     match page.store.decide(&request.id, decision).await {
-        Ok(Ok(_)) => {
+        Ok(Ok(decided)) => {
+            // The decision stands once the store has it; its audit record follows (a sink
+            // that fails leaves the decision in the store, and says so in the log).
+            if let Some(record) = decided.decision_record() {
+                if let Err(error) = page.audit.record(&record).await {
+                    tracing::error!(
+                        %error,
+                        request = %decided.id,
+                        "approvals page: a decision was made and its audit record failed"
+                    );
+                }
+            }
             let heading = if done.starts_with("Approved") {
                 "Approved"
             } else {

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `GET /approvals/sign-in?token=...` | a one-time sign-in link ([`ApprovalsPage::sign_in_link`]): `200` "Signed in" with the session cookie, a page that moves on to the list by itself (`Refresh`, and a link: not a redirect, which a browser sends without the `SameSite=Strict` cookie when the link was opened from another site); a used or expired link `410`, any other `403` |
 //! | `GET /approvals` | the pending requests of the signed-in person's tenant (`401` without a session) |
-//! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms; with OAuth sign-in and no session (or a caller's session of another request), `303` to the authorization server, the sign-in coming back here |
+//! | `GET /approvals/requests/{id}` | one request: the tool's title, the approval text, the arguments (secrets withheld, long values cut with their length), who asked and when, when it expires, the Approve and Reject forms; decided, the decision and its audit trail instead ([`AuditSink::approval_records`]); with OAuth sign-in and no session (or a caller's session of another request), `303` to the authorization server, the sign-in coming back here |
 //! | `POST /approvals/requests/{id}` | the decision (`decision=approve`, or `decision=reject` with a `reason`), recorded once with the approver's identity |
 //! | `GET /approvals/login` | with [`ApprovalsPage::oauth_client`] (feature `oauth`): `303` to the authorization server, authorization code with PKCE |
 //! | `GET /approvals/callback?code=...&state=...` | the sign-in's return: the state checked (`400` otherwise), the code exchanged, the person signed in as the access token's identity; `200` "Signed in", moving on to the list or the request the sign-in started from |
@@ -84,8 +84,10 @@ pub(crate) use url::{confirm_by_url, confirmed_by_url, Confirmed, UrlConfirmatio
 
 use super::{metadata::ProtectedResource, TokenVerifier};
 use crate::{
+    audit::{AuditRecord, AuditSink, Phase},
     store::{clock::unix_now, key::ServerKey, StoreError},
     wire::identity::Identity,
+    wire::status::Status,
     write::approval::{in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review},
 };
 
@@ -382,6 +384,8 @@ fn token_id(token: &str) -> String {
 struct Page {
     config: ApprovalsPage,
     store: Arc<dyn ApprovalStore>,
+    /// Where each decision is recorded, and a decided request's trail is read.
+    audit: Arc<dyn AuditSink>,
     key: Arc<ServerKey>,
     /// Each tool's title, by name.
     titles: HashMap<String, String>,
@@ -427,6 +431,7 @@ pub(super) fn routes(
     let page = Arc::new(Page {
         config: config.clone(),
         store: Arc::clone(state.approval_store()),
+        audit: Arc::clone(state.audit_sink()),
         key: Arc::clone(state.server_key()),
         titles,
         csp: HeaderValue::from_str(&csp).expect("a header value"),

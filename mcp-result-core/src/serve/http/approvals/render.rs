@@ -60,6 +60,95 @@ pub(super) struct Detail<'a> {
     pub(super) expires: String,
     pub(super) arguments: Vec<Argument>,
     pub(super) csrf: &'a str,
+    /// A decided request: its decision, as a sentence, and its audit trail; no forms.
+    pub(super) decided: Option<Decided>,
+}
+
+/// What a decided request's page shows instead of its forms.
+pub(super) struct Decided {
+    pub(super) decision: String,
+    pub(super) trail: Trail,
+}
+
+/// A decided request's audit trail: the records about it
+/// ([`AuditSink::approval_records`](crate::audit::AuditSink::approval_records)).
+pub(super) enum Trail {
+    /// The records, oldest first.
+    Records(Vec<Step>),
+    /// The server's audit sink cannot be read back (tracing).
+    NotReadable,
+    /// Reading it failed (logged).
+    Failed,
+}
+
+/// One audit record of a request's trail, as a table row.
+pub(super) struct Step {
+    pub(super) time: String,
+    /// `blocked`, `approved`, `rejected`, `attempt`, `outcome` or `replay`.
+    pub(super) step: &'static str,
+    pub(super) event_id: String,
+    /// The record's `status`, with its `errorKind` in brackets.
+    pub(super) status: String,
+    /// Who decided, the approval's id, what a replay repeated, the upstream id.
+    pub(super) detail: String,
+}
+
+impl Step {
+    pub(super) fn of(record: &AuditRecord) -> Self {
+        let step = match record.phase {
+            Phase::Intent => "attempt",
+            Phase::Outcome
+                if record.status == Some(Status::Blocked) && record.approval_id.is_none() =>
+            {
+                "blocked"
+            }
+            Phase::Outcome => "outcome",
+            Phase::Replay => "replay",
+            Phase::Approved => "approved",
+            Phase::Rejected => "rejected",
+        };
+        // The wire's words: `blocked`, `policy_blocked`.
+        let kind = record.error_kind.as_ref().map(|kind| {
+            serde_json::to_value(kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        });
+        let status = match (record.status, kind) {
+            (Some(status), Some(kind)) => format!("{status} ({kind})"),
+            (Some(status), None) => status.to_string(),
+            (None, Some(kind)) => format!("({kind})"),
+            (None, None) => String::new(),
+        };
+        let mut detail = Vec::new();
+        if let Some(approver) = &record.approver {
+            let by = if matches!(record.phase, Phase::Approved | Phase::Rejected) {
+                "by"
+            } else {
+                "approved by"
+            };
+            detail.push(format!("{by} {}", shown_caller(approver)));
+        }
+        if let Some(approval) = &record.approval_id {
+            detail.push(format!("approval {approval}"));
+        }
+        if let Some(original) = &record.replay_of {
+            detail.push(format!("the answer of {original}"));
+        }
+        if let Some(external) = &record.external_id {
+            detail.push(format!("external id {external}"));
+        }
+        Step {
+            time: chrono::DateTime::parse_from_rfc3339(&record.time).map_or_else(
+                |_| record.time.clone(),
+                |t| t.format("%Y-%m-%d %H:%M:%S%.3f UTC").to_string(),
+            ),
+            step,
+            event_id: record.event_id.clone(),
+            status,
+            detail: detail.join("; "),
+        }
+    }
 }
 
 pub(super) fn html(status: StatusCode, body: Result<String, askama::Error>) -> Response {
