@@ -41,6 +41,7 @@ use common::pinned::{install_npm, KillOnDrop, CLIENTS_DIR};
 use fantoccini::{error::CmdError, ClientBuilder, Locator};
 use mcp_result::{
     approval::{ApprovalStore, Decision, MemoryApprovals},
+    audit::JsonLinesSink,
     http::{ApprovalsPage, HttpOptions, StaticTokens},
     Identity, State,
 };
@@ -311,8 +312,21 @@ async fn serve(callers_confirm: bool) -> Served {
     if callers_confirm {
         page = page.callers_confirm();
     }
+    // The audit records in a JSON Lines file of this desk's own: a decided request's page
+    // shows its trail from it.
+    let audit = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("approval_browser")
+        .join(format!(
+            "{}-{}.jsonl",
+            std::process::id(),
+            address.replace(':', "-")
+        ));
+    std::fs::create_dir_all(audit.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&audit);
     let options = HttpOptions {
-        state: State::new().with_approval_store(Arc::new(approvals.clone())),
+        state: State::new()
+            .with_approval_store(Arc::new(approvals.clone()))
+            .with_audit_sink(Arc::new(JsonLinesSink::open(&audit).unwrap())),
         sessions: callers_confirm,
         ..HttpOptions::default()
     }
@@ -412,7 +426,8 @@ async fn screenshot(client: &fantoccini::Client, name: &str, id: &str) {
 }
 
 /// `page` with request id `id`, the CSRF tokens (`name="csrf" value="..."`), UUIDs, the
-/// times (`2026-12-15 10:04:05 UTC`) and the minutes left (`in 9 min`) masked.
+/// times (`2026-12-15 10:04:05 UTC`, `10:04:05.123 UTC`) and the minutes left (`in 9 min`)
+/// masked.
 fn masked(page: &str, id: &str) -> String {
     let mut page = page.replace(id, "{request id}");
     let field = r#"name="csrf" value=""#;
@@ -423,9 +438,11 @@ fn masked(page: &str, id: &str) -> String {
         page.replace_range(start..end, "{csrf}");
         from = start;
     }
-    // `YYYY-MM-DD hh:mm:ss UTC`, digits where the shape has `9`; UUIDs (the approval's id),
-    // hexadecimal digits where it has `f`.
+    // `YYYY-MM-DD hh:mm:ss UTC` (with milliseconds in the audit trail), digits where the
+    // shape has `9`; UUIDs (the approval's id, the audit event ids), hexadecimal digits
+    // where it has `f`.
     let shapes = [
+        ("9999-99-99 99:99:99.999 UTC", "{time}"),
         ("9999-99-99 99:99:99 UTC", "{time}"),
         ("ffffffff-ffff-ffff-ffff-ffffffffffff", "{uuid}"),
     ];
@@ -588,36 +605,94 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
         assert!(!request.contains(SECRET), "{request}");
         screenshot(client, "approvals-request.png", &id).await;
 
-        // Approve: the decided page.
+        // Approve.
         chromium.at("approve");
         chromium.click("Approve", "Approved").await?;
-        let decided = client.source().await?;
-        assert!(decided.contains("<h1>Approved</h1>"), "{decided}");
+        let approved = client.source().await?;
+        assert!(approved.contains("<h1>Approved</h1>"), "{approved}");
         assert!(
-            decided.contains("the caller's next call with this request runs once"),
-            "{decided}"
+            approved.contains("the caller's next call with this request runs once"),
+            "{approved}"
         );
+        let stored = decision(&served, &id).await;
+        let Decision::Approved {
+            approval_id,
+            approver,
+        } = &stored
+        else {
+            panic!("{stored:?}")
+        };
+        assert_eq!(approver, "acme:carol");
+
+        // The MCP call's retry runs the write once; a second retry does not run it again.
+        let retried = close(&served.address, "alice-token", "T-42", Some(&id)).await;
+        assert_eq!(
+            retried["structuredContent"]["status"], "succeeded",
+            "{retried}"
+        );
+        assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+        let again = close(&served.address, "alice-token", "T-42", Some(&id)).await;
+        assert_ne!(again["structuredContent"]["status"], "succeeded", "{again}");
+        assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+
+        // The decided request's page: the decision and the audit trail, each step with its
+        // audit event id (the write's is the one its result carries).
+        chromium.at("open the decided request");
+        chromium.open(&served, &id).await?;
+        assert_eq!(chromium.status().await?, 200);
+        assert_eq!(
+            client
+                .find(Locator::Css("p.decision"))
+                .await?
+                .text()
+                .await?,
+            format!(
+                "Approved by carol (acme): approval {approval_id}, used by the write it was for."
+            )
+        );
+        assert!(client.find_all(Locator::Css("form")).await?.is_empty());
+        chromium.at("read the audit trail");
+        let mut steps = Vec::new();
+        for row in client
+            .find_all(Locator::Css("table.trail tbody tr"))
+            .await?
+        {
+            let cells = row.find_all(Locator::Css("td")).await?;
+            let mut texts = Vec::new();
+            for cell in cells.iter().skip(1).take(3) {
+                texts.push(cell.text().await?);
+            }
+            steps.push(texts);
+        }
+        let write_event = retried["structuredContent"]["auditEventId"]
+            .as_str()
+            .unwrap();
+        let again_event = again["structuredContent"]["auditEventId"].as_str().unwrap();
+        let shown: Vec<(&str, &str)> = steps
+            .iter()
+            .map(|row| (row[0].as_str(), row[2].as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("blocked", "blocked (policy_blocked)"),
+                ("approved", ""),
+                ("attempt", ""),
+                ("outcome", "succeeded"),
+                ("outcome", "failed (conflict)"),
+            ],
+            "{steps:?}"
+        );
+        assert_eq!(steps[2][1], write_event);
+        assert_eq!(steps[3][1], write_event);
+        assert_eq!(steps[4][1], again_event);
+        // Tall enough for the whole trail.
+        client.set_window_size(1000, 1400).await?;
         screenshot(client, "approvals-decided.png", &id).await;
         Ok(())
     }
     .await;
     chromium.finish(result).await;
-
-    let stored = decision(&served, &id).await;
-    assert!(
-        matches!(&stored, Decision::Approved { approver, .. } if approver == "acme:carol"),
-        "{stored:?}"
-    );
-    // The MCP call's retry runs the write once; a second retry does not run it again.
-    let retried = close(&served.address, "alice-token", "T-42", Some(&id)).await;
-    assert_eq!(
-        retried["structuredContent"]["status"], "succeeded",
-        "{retried}"
-    );
-    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
-    let again = close(&served.address, "alice-token", "T-42", Some(&id)).await;
-    assert_ne!(again["structuredContent"]["status"], "succeeded", "{again}");
-    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
 }
 
 /// A reason with markup in it: the page shows it as text.
@@ -717,7 +792,7 @@ async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
                 "This approval request was decided already: approved by acme:carol.",
             )
             .await?;
-        // And so is opening it again.
+        // Opened again, it is the decided request's page: the decision, no forms.
         chromium.at("open it again");
         client
             .goto(&format!(
@@ -725,13 +800,20 @@ async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
                 served.address
             ))
             .await?;
-        chromium
-            .message(
-                409,
-                "Decided already",
-                "This approval request was decided already: approved by acme:carol.",
-            )
-            .await
+        heading(client, "Close a ticket").await?;
+        assert_eq!(chromium.status().await?, 200);
+        let decided = client
+            .find(Locator::Css("p.decision"))
+            .await?
+            .text()
+            .await?;
+        assert!(
+            decided.starts_with("Approved by carol (acme): approval ")
+                && decided.ends_with(", not used yet."),
+            "{decided}"
+        );
+        assert!(client.find_all(Locator::Css("form")).await?.is_empty());
+        Ok(())
     }
     .await;
     chromium.finish(result).await;

@@ -19,6 +19,7 @@ use std::{
 
 use mcp_result::{
     approval::{ApprovalRequest, ApprovalStore, Decision, MemoryApprovals, Review},
+    audit::JsonLinesSink,
     http::{ApprovalsPage, HttpOptions, StaticTokens},
     Identity, State,
 };
@@ -36,8 +37,18 @@ struct Served {
 }
 
 /// The desk on a free loopback port, its approvals page deciders `acme:carol`; callers
-/// `alice-token` (acme:alice) and `bob-token` (globex:bob).
+/// `alice-token` (acme:alice) and `bob-token` (globex:bob); its audit records in a JSON Lines
+/// file of its own, which the page reads a decided request's trail from.
 async fn serve() -> Served {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("approval_page")
+        .join(format!("{}-{}.jsonl", std::process::id(), now_nanos()));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    serve_with(State::new().with_audit_sink(Arc::new(JsonLinesSink::open(&path).unwrap()))).await
+}
+
+/// [`serve`] with `state`'s audit sink.
+async fn serve_with(state: State) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let tokens = StaticTokens::new()
@@ -46,7 +57,7 @@ async fn serve() -> Served {
     let approvals = MemoryApprovals::default();
     let page = ApprovalsPage::new().deciders(["acme:carol"]);
     let options = HttpOptions {
-        state: State::new().with_approval_store(Arc::new(approvals.clone())),
+        state: state.with_approval_store(Arc::new(approvals.clone())),
         ..HttpOptions::default()
     }
     .with_approvals_page(page.clone());
@@ -180,10 +191,22 @@ fn now() -> u64 {
         .as_secs()
 }
 
+fn now_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
 #[tokio::test]
 async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     let served = serve().await;
-    let id = blocked(&served.address, "alice-token", "T-1").await;
+    let first = close(&served.address, "alice-token", "T-1", None).await;
+    let id = first["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .expect("an approvalRequestId")
+        .to_owned();
+    let blocked_event = first["structuredContent"]["auditEventId"].as_str().unwrap();
 
     // The link signs in once: a session cookie (HttpOnly, SameSite=Strict; on loopback, no
     // Secure: plain HTTP), then a clear 410.
@@ -314,10 +337,77 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     let again = close(&served.address, "alice-token", "T-1", Some(&id)).await;
     assert_eq!(again["isError"], true, "{again}");
     assert_eq!(served.closed.load(Ordering::SeqCst), 1);
-    // Used: its page says so.
+    // Used: its page shows the request, its decision and its audit trail (the blocked
+    // round, the approval, the attempt and its outcome, the refused second retry, each with
+    // its audit event id), and no forms.
     let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
-    assert_eq!(status, 409, "{body}");
-    assert!(body.contains("approved by acme:carol, and used"), "{body}");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<h1>Close a ticket</h1>"), "{body}");
+    assert!(body.contains("withheld (secret)"), "{body}");
+    assert!(!body.contains(SECRET), "{body}");
+    assert!(!body.contains("<form"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "<p class=\"decision\">Approved by carol (acme): approval {approval_id}, used by the \
+             write it was for.</p>"
+        )),
+        "{body}"
+    );
+    let write_event = result["structuredContent"]["auditEventId"]
+        .as_str()
+        .unwrap();
+    let again_event = again["structuredContent"]["auditEventId"].as_str().unwrap();
+    let trail = trail(&body);
+    let decision_event = trail[1][1].clone();
+    assert_ne!(decision_event, blocked_event);
+    let approved = format!("approved by carol (acme); approval {approval_id}");
+    assert_eq!(
+        trail,
+        [
+            ["blocked", blocked_event, "blocked (policy_blocked)", ""],
+            [
+                "approved",
+                &decision_event,
+                "",
+                &format!("by carol (acme); approval {approval_id}")
+            ],
+            ["attempt", write_event, "", &approved],
+            ["outcome", write_event, "succeeded", &approved],
+            ["outcome", again_event, "failed (conflict)", ""],
+        ]
+        .map(|row| row.map(str::to_owned)),
+        "{body}"
+    );
+}
+
+/// The rows of a decided request's audit trail: step, audit event id, status, detail (the
+/// time left out).
+fn trail(html: &str) -> Vec<[String; 4]> {
+    let table = html
+        .split("<h2>Audit trail</h2>")
+        .nth(1)
+        .expect("an audit trail");
+    let body = &table[table.find("<tbody>").expect("a table") + 7..table.find("</tbody>").unwrap()];
+    body.split("<tr>")
+        .filter(|row| !row.trim().is_empty())
+        .map(|row| {
+            let cells: Vec<String> = row
+                .split("<td>")
+                .skip(1)
+                .map(|cell| {
+                    let cell = &cell[..cell.find("</td>").unwrap()];
+                    cell.replace("<code>", "").replace("</code>", "")
+                })
+                .collect();
+            assert_eq!(cells.len(), 5, "{row}");
+            [
+                cells[1].clone(),
+                cells[2].clone(),
+                cells[3].clone(),
+                cells[4].clone(),
+            ]
+        })
+        .collect()
 }
 
 #[tokio::test]
@@ -377,12 +467,61 @@ async fn a_rejection_with_its_reason_answers_the_retry_as_a_declined_approval() 
     );
     assert_eq!(served.closed.load(Ordering::SeqCst), 0);
 
+    // Its page: the rejection with its reason, and the trail (the blocked round, the
+    // rejection, the refused retry).
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains("<form"), "{body}");
+    assert!(
+        body.contains("<p class=\"decision\">Rejected by carol (acme): not &#60;b&#62;this&#60;/b&#62; week</p>")
+            || body.contains("<p class=\"decision\">Rejected by carol (acme): not &lt;b&gt;this&lt;/b&gt; week</p>"),
+        "{body}"
+    );
+    let steps: Vec<String> = trail(&body).into_iter().map(|[step, ..]| step).collect();
+    assert_eq!(steps, ["blocked", "rejected", "outcome"], "{body}");
+    let retry = &trail(&body)[2];
+    assert_eq!(
+        [&retry[1], &retry[2]],
+        [
+            result["structuredContent"]["auditEventId"]
+                .as_str()
+                .unwrap(),
+            "failed (conflict)"
+        ],
+        "{body}"
+    );
+
     // The list no longer shows it.
     let (status, body) = get(&served, "/approvals", Some(&cookie)).await;
     assert_eq!(status, 200);
     assert!(!body.contains(&id), "{body}");
     assert!(
         body.contains("No approval request is waiting for you."),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_decided_request_on_a_sink_that_cannot_be_read_says_where_its_trail_is() {
+    // The default sink, tracing: the page cannot read it back, and says what to look for.
+    let served = serve_with(State::new()).await;
+    let id = blocked(&served.address, "alice-token", "T-5").await;
+    served
+        .approvals
+        .approve(&id, "acme:carol")
+        .expect("approved in code");
+    let cookie = sign_in(&served, "acme:carol").await;
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("<p class=\"decision\">Approved by carol (acme): approval "),
+        "{body}"
+    );
+    assert!(
+        body.contains(&format!(
+            "<p>This server's audit sink cannot be read back here: its records of this request \
+             carry <code>approvalRequestId</code> <code>{id}</code>.</p>"
+        )),
         "{body}"
     );
 }
