@@ -238,16 +238,19 @@ impl<S: ToolSet> ToolRegistry<S> {
                 // A JSON-RPC error or a question: the tool ended before acting (its
                 // promise), so the attempt is recorded as ended without effect and the key
                 // is given back for the call that comes again.
+                // The outcome is read from the answer where it is one (no copy of it).
+                let ended_before;
                 let recorded = match &answer {
-                    ToolAnswer::Result(result) => result.clone(),
+                    ToolAnswer::Result(result) => result,
                     ToolAnswer::Protocol(_) | ToolAnswer::Ask(_) => {
-                        error_result(&ToolError::conflict(
+                        ended_before = error_result(&ToolError::conflict(
                             "The write ended before acting: it answered a protocol error or \
                              asked the client first.",
-                        ))
+                        ));
+                        &ended_before
                     }
                 };
-                final_audit.stamp(Phase::Outcome, Some((&recorded, started.elapsed())));
+                final_audit.stamp(Phase::Outcome, Some((recorded, started.elapsed())));
                 let outcome = &final_audit.record;
                 if let Some(write) = open {
                     // One commit: the claim, the intent, the tool's statements (rolled back
