@@ -1125,7 +1125,7 @@ async fn the_page_does_not_render_in_a_frame_of_another_origin() {
 
 /// The next line the URL-only client prints: a JSON object whose one key is `key`; its
 /// value.
-async fn client_says(
+pub(crate) async fn client_says(
     lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
     key: &str,
 ) -> Value {
@@ -1244,7 +1244,7 @@ async fn ran_once_under_the_pages_approval(
 }
 
 /// The SDK client's script ended well.
-async fn exits_well(node: &mut tokio::process::Child) {
+pub(crate) async fn exits_well(node: &mut tokio::process::Child) {
     let status = tokio::time::timeout(Duration::from_secs(30), node.wait())
         .await
         .expect("the client exits")

@@ -12,8 +12,10 @@
 //! pinned), with the page's client registered and its development interactions on (a login
 //! form taking any login, then a consent form). reqwest is the browser: it follows the
 //! redirects, carries the authorization server's cookies and submits its forms as a person
-//! would. One test (with `elicitation` too, which the browser tests need) drives headless
-//! Chromium through the same sign-in instead, with the helper of `approval_browser`.
+//! would. Two tests (with `elicitation` too, which the browser tests need) drive headless
+//! Chromium through the same sign-in instead, with the helper of `approval_browser`: a
+//! decider's, and a caller's from the link a URL-only TypeScript SDK client is sent during
+//! its call (MCP 2025-11-25).
 
 use crate::common;
 
@@ -89,9 +91,12 @@ impl Setup {
             .expect("the authorization server's metadata");
         let page = page.oauth_client("mcp-approvals", "approvals-secret");
         let approvals = MemoryApprovals::default();
+        // Callers confirming on the page keep sessions: a 2025-11-25 client is sent the
+        // elicitation during its call.
         let options = HttpOptions {
             resource: Some(ProtectedResource::new(resource, [issuer.clone()])),
             state: State::new().with_approval_store(Arc::new(approvals.clone())),
+            sessions: page.confirms_callers(),
             ..HttpOptions::default()
         }
         .with_approvals_page(page);
@@ -801,65 +806,14 @@ async fn a_person_signs_in_at_the_authorization_server_in_chromium_and_approves(
             "Not signed in\nHTTP 401\nYou are not signed in to the approvals page.\nSign in"
         );
 
-        // Sign in: the authorization server's login form (oidc-provider's development
-        // interaction: a form posting `login` and `password` to the issuer).
+        // Sign in at the authorization server, and back on the list.
         chromium.at("follow Sign in");
         client
             .find(Locator::LinkText("Sign in"))
             .await?
             .click()
             .await?;
-        heading(client, "Sign-in").await?;
-        let at = client.current_url().await?;
-        assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
-        assert!(at.path().starts_with("/interaction/"), "{at}");
-        assert_eq!(chromium.status().await?, 200);
-        let form = client.find(Locator::Css("form")).await?;
-        let action = form.attr("action").await?.unwrap_or_default();
-        assert!(action.starts_with(&setup.issuer), "{action}");
-        assert_eq!(
-            client
-                .find(Locator::Css(r#"form input[name="prompt"]"#))
-                .await?
-                .attr("value")
-                .await?
-                .as_deref(),
-            Some("login")
-        );
-        chromium.at("fill the login form");
-        client
-            .find(Locator::Css(r#"form input[name="login"]"#))
-            .await?
-            .send_keys("alice")
-            .await?;
-        client
-            .find(Locator::Css(r#"form input[name="password"]"#))
-            .await?
-            .send_keys("any password at all")
-            .await?;
-
-        // Its consent form, on the issuer too.
-        chromium.at("submit the login form");
-        chromium.click("Sign-in", "Authorize").await?;
-        let at = client.current_url().await?;
-        assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
-        assert!(at.path().starts_with("/interaction/"), "{at}");
-        assert_eq!(
-            client
-                .find(Locator::Css(r#"form input[name="prompt"]"#))
-                .await?
-                .attr("value")
-                .await?
-                .as_deref(),
-            Some("consent")
-        );
-
-        // Back through the callback ("Signed in", which moves on by itself): the list,
-        // signed in as alice, with the session cookie and the sign-in's cookie gone.
-        chromium.at("consent");
-        chromium
-            .click("Continue", "Pending approval requests")
-            .await?;
+        sign_in_in_chromium(&chromium, &setup, "alice", "Pending approval requests").await?;
         let at = client.current_url().await?;
         assert_eq!(at.as_str(), format!("{desk}/approvals"));
         assert_eq!(chromium.status().await?, 200);
@@ -967,4 +921,162 @@ async fn a_person_signs_in_at_the_authorization_server_in_chromium_and_approves(
         "{again}"
     );
     assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
+}
+
+/// Chromium at the authorization server's login page (oidc-provider's development
+/// interaction, on the issuer): fills its login form as `login` with any password, passes
+/// its consent form, and comes back through the page's callback ("Signed in", which moves
+/// on by itself) to the page whose heading is `then`.
+#[cfg(feature = "elicitation")]
+async fn sign_in_in_chromium(
+    chromium: &crate::approval_browser::Chromium,
+    setup: &Setup,
+    login: &str,
+    then: &str,
+) -> Result<(), fantoccini::error::CmdError> {
+    use crate::approval_browser::heading;
+    use fantoccini::Locator;
+    let client = &chromium.client;
+    // The login form: a form posting `login` and `password` to the issuer.
+    heading(client, "Sign-in").await?;
+    let at = client.current_url().await?;
+    assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
+    assert!(at.path().starts_with("/interaction/"), "{at}");
+    assert_eq!(chromium.status().await?, 200);
+    let form = client.find(Locator::Css("form")).await?;
+    let action = form.attr("action").await?.unwrap_or_default();
+    assert!(action.starts_with(&setup.issuer), "{action}");
+    let prompt = |client: &fantoccini::Client| {
+        let client = client.clone();
+        async move {
+            client
+                .find(Locator::Css(r#"form input[name="prompt"]"#))
+                .await?
+                .attr("value")
+                .await
+        }
+    };
+    assert_eq!(prompt(client).await?.as_deref(), Some("login"));
+    chromium.at("fill the login form");
+    client
+        .find(Locator::Css(r#"form input[name="login"]"#))
+        .await?
+        .send_keys(login)
+        .await?;
+    client
+        .find(Locator::Css(r#"form input[name="password"]"#))
+        .await?
+        .send_keys("any password at all")
+        .await?;
+    // Its consent form, on the issuer too.
+    chromium.at("submit the login form");
+    chromium.click("Sign-in", "Authorize").await?;
+    let at = client.current_url().await?;
+    assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
+    assert!(at.path().starts_with("/interaction/"), "{at}");
+    assert_eq!(prompt(client).await?.as_deref(), Some("consent"));
+    chromium.at("consent");
+    chromium.click("Continue", then).await
+}
+
+/// URL-mode elicitation during the call (MCP 2025-11-25) on a server whose page signs in
+/// through the authorization server, the whole way in real clients: the TypeScript SDK's
+/// URL-only client (`tests/clients/url-elicitation.mjs`, with carol's access token) calls
+/// the gated write and is sent the request's page, with no credential in it; Chromium opens
+/// it signed out, is sent to the authorization server, signs in as carol, comes back to the
+/// request, and confirms; the SDK's call returns the write's result, run once under carol's
+/// approval, and `notifications/elicitation/complete` names the request.
+#[cfg(feature = "elicitation")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_only_sdk_clients_caller_signs_in_at_the_authorization_server_in_chromium() {
+    use crate::approval_browser::{client_says, exits_well, Chromium};
+    use fantoccini::Locator;
+    use tokio::io::AsyncBufReadExt as _;
+
+    // Only globex:eve decides: carol (acme) can confirm only her own request.
+    let setup = Setup::start_with(
+        ApprovalsPage::new()
+            .deciders(["globex:eve"])
+            .callers_confirm(),
+    )
+    .await;
+    let carol = person_token(&setup, "carol").await;
+    let arguments = json!({"ticketId": "T-23", "token": SECRET});
+    let mut node = tokio::process::Command::new("node");
+    node.arg("url-elicitation.mjs")
+        .current_dir(CLIENTS_DIR)
+        .env("MCP_URL", setup.page_url("/mcp"))
+        .env("MCP_TOKEN", &carol)
+        .env("ARGUMENTS", arguments.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    let mut node = node.spawn().expect("start node url-elicitation.mjs");
+    let mut lines = tokio::io::BufReader::new(node.stdout.take().unwrap()).lines();
+    let connected = client_says(&mut lines, "connected").await;
+    assert_eq!(connected["protocolVersion"], "2025-11-25", "{connected}");
+    let elicitation = client_says(&mut lines, "elicitation").await;
+    assert_eq!(elicitation["mode"], "url", "{elicitation}");
+    let id = elicitation["elicitationId"]
+        .as_str()
+        .expect("the request's id")
+        .to_owned();
+    let path = format!("/approvals/requests/{id}");
+    assert_eq!(
+        elicitation["url"],
+        json!(setup.page_url(&path)),
+        "no credential in it"
+    );
+
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
+    let result = async {
+        chromium.at("open the elicitation's link signed out");
+        client.goto(&setup.page_url(&path)).await?;
+        sign_in_in_chromium(&chromium, &setup, "carol", "Close a ticket").await?;
+        assert_eq!(client.current_url().await?.path(), path);
+        assert_eq!(chromium.status().await?, 200);
+        assert_eq!(
+            client
+                .find(Locator::Css("header .who"))
+                .await?
+                .text()
+                .await?,
+            "signed in as carol (acme)"
+        );
+        let page = client.source().await?;
+        assert!(page.contains("Close ticket T-23"), "{page}");
+        assert!(!page.contains(SECRET), "{page}");
+        chromium.at("confirm");
+        chromium.click("Approve", "Approved").await?;
+        let said = chromium.main().await?;
+        assert!(said.contains("Approved: go back to your client"), "{said}");
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    // The SDK's call: the write's result, run once under carol's own approval.
+    let result = client_says(&mut lines, "result").await;
+    assert_eq!(
+        result["structuredContent"]["status"], "succeeded",
+        "{result}"
+    );
+    assert_eq!(setup.closed.load(Ordering::SeqCst), 1);
+    let Decision::Used {
+        approval_id,
+        approver,
+    } = setup.approvals.get(&id).await.unwrap().unwrap().decision
+    else {
+        panic!("used")
+    };
+    assert_eq!(approver, "acme:carol");
+    assert_eq!(
+        result["structuredContent"]["approvalId"],
+        json!(approval_id)
+    );
+    let complete = client_says(&mut lines, "complete").await;
+    assert_eq!(complete["elicitationId"], json!(id), "{complete}");
+    exits_well(&mut node).await;
 }
