@@ -63,6 +63,19 @@ impl Setup {
         Self::start_with(ApprovalsPage::new().deciders(["acme:alice", "globex:eve"])).await
     }
 
+    /// [`Setup::start`] whose callers confirm their own requests on the page
+    /// (`callers_confirm`), where only `globex:eve` decides: alice and carol (acme) are no
+    /// deciders, each may confirm only her own request.
+    #[cfg(feature = "elicitation")]
+    async fn callers_confirm() -> Setup {
+        Self::start_with(
+            ApprovalsPage::new()
+                .deciders(["globex:eve"])
+                .callers_confirm(),
+        )
+        .await
+    }
+
     /// [`Setup::start`] with `page` (its deciders, `callers_confirm`), signing in with the
     /// client `mcp-approvals`.
     async fn start_with(page: ApprovalsPage) -> Setup {
@@ -661,13 +674,7 @@ async fn open_signed_out(
 #[cfg(feature = "elicitation")]
 #[tokio::test]
 async fn the_caller_of_a_url_elicitation_signs_in_at_the_authorization_server_to_confirm() {
-    // Only globex:eve decides: alice and carol (acme) are no deciders.
-    let setup = Setup::start_with(
-        ApprovalsPage::new()
-            .deciders(["globex:eve"])
-            .callers_confirm(),
-    )
-    .await;
+    let setup = Setup::callers_confirm().await;
     let carol = person_token(&setup, "carol").await;
 
     // The round's question: the request's page, nothing else.
@@ -993,13 +1000,7 @@ async fn a_url_only_sdk_clients_caller_signs_in_at_the_authorization_server_in_c
     use fantoccini::Locator;
     use tokio::io::AsyncBufReadExt as _;
 
-    // Only globex:eve decides: carol (acme) can confirm only her own request.
-    let setup = Setup::start_with(
-        ApprovalsPage::new()
-            .deciders(["globex:eve"])
-            .callers_confirm(),
-    )
-    .await;
+    let setup = Setup::callers_confirm().await;
     let carol = person_token(&setup, "carol").await;
     let arguments = json!({"ticketId": "T-23", "token": SECRET});
     let mut node = tokio::process::Command::new("node");

@@ -330,54 +330,52 @@ fn dangling_intents(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
     Ok(intents)
 }
 
+impl JsonLinesSink {
+    /// `work` on the blocking pool, holding the file's lock: one writer at a time, and no
+    /// reader sees a record half written.
+    async fn locked<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut File, &Path) -> std::io::Result<T> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (file, path) = (self.file.clone(), self.path.clone());
+        let failed = |source| StoreError::Io {
+            what: "audit file".into(),
+            source,
+        };
+        tokio::task::spawn_blocking(move || {
+            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            work(&mut file, &path)
+        })
+        .await
+        .map_err(|e| failed(std::io::Error::other(e)))?
+        .map_err(failed)
+    }
+}
+
 impl AuditSink for JsonLinesSink {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut line = serde_json::to_vec(record)?;
             line.push(b'\n');
-            let file = self.file.clone();
-            tokio::task::spawn_blocking(move || {
-                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
+            self.locked(move |file, _| {
                 file.write_all(&line)?;
                 file.sync_data()
             })
             .await
-            .map_err(|e| StoreError::Io {
-                what: "audit file".into(),
-                source: std::io::Error::other(e),
-            })?
-            .map_err(|source| StoreError::Io {
-                what: "audit file".into(),
-                source,
-            })
         })
     }
 
-    /// Reads the file (under the writer's lock, so no record is half written) and keeps the
-    /// records about the request: a scan of the whole file.
+    /// A scan of the whole file, keeping the records about the request.
     fn approval_records<'a>(
         &'a self,
         approval_request_id: &'a str,
     ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
-        Box::pin(async move {
-            let (file, path) = (self.file.clone(), self.path.clone());
-            let id = approval_request_id.to_owned();
-            tokio::task::spawn_blocking(move || {
-                let _writer = file.lock().unwrap_or_else(|e| e.into_inner());
-                let mut records = read_records(&path)?;
-                records.retain(|r| r.approval_request_id.as_deref() == Some(id.as_str()));
-                Ok(Some(records))
-            })
-            .await
-            .map_err(|e| StoreError::Io {
-                what: "audit file".into(),
-                source: std::io::Error::other(e),
-            })?
-            .map_err(|source| StoreError::Io {
-                what: "audit file".into(),
-                source,
-            })
-        })
+        let id = approval_request_id.to_owned();
+        Box::pin(self.locked(move |_, path| {
+            let mut records = read_records(path)?;
+            records.retain(|r| r.approval_request_id.as_deref() == Some(id.as_str()));
+            Ok(Some(records))
+        }))
     }
 }
 
