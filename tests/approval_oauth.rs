@@ -820,18 +820,10 @@ async fn a_person_signs_in_at_the_authorization_server_in_chromium_and_approves(
             .await?
             .click()
             .await?;
-        sign_in_in_chromium(&chromium, &setup, "alice", "Pending approval requests").await?;
+        let back = ("Pending approval requests", "/approvals");
+        sign_in_in_chromium(&chromium, &setup, "alice", back, "alice (acme)").await?;
         let at = client.current_url().await?;
         assert_eq!(at.as_str(), format!("{desk}/approvals"));
-        assert_eq!(chromium.status().await?, 200);
-        assert_eq!(
-            client
-                .find(Locator::Css("header .who"))
-                .await?
-                .text()
-                .await?,
-            "signed in as alice (acme)"
-        );
         let cookies = client.get_all_cookies().await?;
         let session = cookies
             .iter()
@@ -933,19 +925,19 @@ async fn a_person_signs_in_at_the_authorization_server_in_chromium_and_approves(
 /// Chromium at the authorization server's login page (oidc-provider's development
 /// interaction, on the issuer): fills its login form as `login` with any password, passes
 /// its consent form, and comes back through the page's callback ("Signed in", which moves
-/// on by itself) to the page whose heading is `then`.
+/// on by itself) to the page `back` (its heading, its path), `200`, signed in as `who`.
 #[cfg(feature = "elicitation")]
 async fn sign_in_in_chromium(
     chromium: &crate::approval_browser::Chromium,
     setup: &Setup,
     login: &str,
-    then: &str,
+    (heading, path): (&str, &str),
+    who: &str,
 ) -> Result<(), fantoccini::error::CmdError> {
-    use crate::approval_browser::heading;
     use fantoccini::Locator;
     let client = &chromium.client;
     // The login form: a form posting `login` and `password` to the issuer.
-    heading(client, "Sign-in").await?;
+    crate::approval_browser::heading(client, "Sign-in").await?;
     let at = client.current_url().await?;
     assert_eq!(at.origin().ascii_serialization(), setup.issuer, "{at}");
     assert!(at.path().starts_with("/interaction/"), "{at}");
@@ -983,7 +975,16 @@ async fn sign_in_in_chromium(
     assert!(at.path().starts_with("/interaction/"), "{at}");
     assert_eq!(prompt(client).await?.as_deref(), Some("consent"));
     chromium.at("consent");
-    chromium.click("Continue", then).await
+    chromium.click("Continue", heading).await?;
+    assert_eq!(client.current_url().await?.path(), path);
+    assert_eq!(chromium.status().await?, 200);
+    let signed_in = client
+        .find(Locator::Css("header .who"))
+        .await?
+        .text()
+        .await?;
+    assert_eq!(signed_in, format!("signed in as {who}"));
+    Ok(())
 }
 
 /// URL-mode elicitation during the call (MCP 2025-11-25) on a server whose page signs in
@@ -997,7 +998,6 @@ async fn sign_in_in_chromium(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_url_only_sdk_clients_caller_signs_in_at_the_authorization_server_in_chromium() {
     use crate::approval_browser::{client_says, exits_well, Chromium};
-    use fantoccini::Locator;
     use tokio::io::AsyncBufReadExt as _;
 
     let setup = Setup::callers_confirm().await;
@@ -1035,17 +1035,8 @@ async fn a_url_only_sdk_clients_caller_signs_in_at_the_authorization_server_in_c
     let result = async {
         chromium.at("open the elicitation's link signed out");
         client.goto(&setup.page_url(&path)).await?;
-        sign_in_in_chromium(&chromium, &setup, "carol", "Close a ticket").await?;
-        assert_eq!(client.current_url().await?.path(), path);
-        assert_eq!(chromium.status().await?, 200);
-        assert_eq!(
-            client
-                .find(Locator::Css("header .who"))
-                .await?
-                .text()
-                .await?,
-            "signed in as carol (acme)"
-        );
+        let back = ("Close a ticket", path.as_str());
+        sign_in_in_chromium(&chromium, &setup, "carol", back, "carol (acme)").await?;
         let page = client.source().await?;
         assert!(page.contains("Close ticket T-23"), "{page}");
         assert!(!page.contains(SECRET), "{page}");
