@@ -86,8 +86,7 @@ use super::{metadata::ProtectedResource, TokenVerifier};
 use crate::{
     audit::{AuditRecord, AuditSink, Phase},
     store::{clock::unix_now, key::ServerKey, StoreError},
-    wire::identity::Identity,
-    wire::status::Status,
+    wire::{identity::Identity, status::Status},
     write::approval::{in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review},
 };
 
