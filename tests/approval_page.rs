@@ -526,6 +526,87 @@ async fn a_decided_request_on_a_sink_that_cannot_be_read_says_where_its_trail_is
     );
 }
 
+/// An audit sink that keeps the write attempts' records and refuses the rest: a decision's
+/// record, and reading back.
+#[derive(Default)]
+struct RefusesDecisions(std::sync::Mutex<Vec<mcp_result::audit::AuditRecord>>);
+
+impl mcp_result::audit::AuditSink for RefusesDecisions {
+    fn record<'a>(
+        &'a self,
+        record: &'a mcp_result::audit::AuditRecord,
+    ) -> mcp_result::store::StoreFuture<'a, ()> {
+        use mcp_result::audit::Phase;
+        Box::pin(async move {
+            if matches!(record.phase, Phase::Approved | Phase::Rejected) {
+                return Err(mcp_result::store::StoreError::Invalid(
+                    "the log is down".into(),
+                ));
+            }
+            self.0.lock().unwrap().push(record.clone());
+            Ok(())
+        })
+    }
+
+    fn approval_records<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> mcp_result::store::StoreFuture<'a, Option<Vec<mcp_result::audit::AuditRecord>>> {
+        Box::pin(async {
+            Err(mcp_result::store::StoreError::Invalid(
+                "the log is down".into(),
+            ))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_decision_stands_when_its_audit_record_fails_and_the_page_says_the_trail_could_not_be_read(
+) {
+    let sink = Arc::new(RefusesDecisions::default());
+    let served = serve_with(State::new().with_audit_sink(sink.clone())).await;
+    let id = blocked(&served.address, "alice-token", "T-6").await;
+    let cookie = sign_in(&served, "acme:carol").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    let token = csrf(&body);
+    // The store decides; the sink refuses the decision's record: the page reports the
+    // decision (the failure is logged), and the approval stands.
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[("csrf", &token), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<h1>Approved</h1>"), "{body}");
+    assert!(matches!(
+        served.approvals.get(&id).await.unwrap().unwrap().decision,
+        Decision::Approved { .. }
+    ));
+    // Its page: the decision, and the trail that could not be read.
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("<p class=\"decision\">Approved by carol (acme): approval "),
+        "{body}"
+    );
+    assert!(
+        body.contains("<p>The audit log could not be read; try again.</p>"),
+        "{body}"
+    );
+    // The write runs once under it, its attempt recorded as ever.
+    let result = close(&served.address, "alice-token", "T-6", Some(&id)).await;
+    assert_eq!(
+        result["structuredContent"]["status"], "succeeded",
+        "{result}"
+    );
+    assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+    let phases: Vec<_> = sink.0.lock().unwrap().iter().map(|r| r.phase).collect();
+    use mcp_result::audit::Phase;
+    assert_eq!(phases, [Phase::Outcome, Phase::Intent, Phase::Outcome]);
+}
+
 #[tokio::test]
 async fn another_tenants_and_expired_requests_get_clear_pages_and_change_nothing() {
     let served = serve().await;
