@@ -320,7 +320,10 @@ async fn main() {
     row(
         "PostgreSQL 15",
         &figures,
-        format!("{:.2}", (after - before - 1) as f64 / figures.all_calls as f64),
+        format!(
+            "{:.2}",
+            (after - before - 1) as f64 / figures.all_calls as f64
+        ),
     );
     let before = xact_commit(&pg).await;
     let figures = run(desk_on(Some(&pg)), "add_note_tx", callers, secs).await;
@@ -330,7 +333,10 @@ async fn main() {
     row(
         "PostgreSQL 15, transactional (`Tx`)",
         &figures,
-        format!("{:.2}", (after - before - 1) as f64 / figures.all_calls as f64),
+        format!(
+            "{:.2}",
+            (after - before - 1) as f64 / figures.all_calls as f64
+        ),
     );
     // Diagnostic, not a configuration to run: the same database without waiting for the
     // WAL flush at commit. The difference is what durability costs on this disk.
