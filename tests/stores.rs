@@ -860,51 +860,49 @@ async fn an_approval_requests_records_are_found_by_its_id(store: Store) {
         log.record(record).await.unwrap();
     }
     assert_eq!(
-        log.approval_records("r-1").await.unwrap(),
-        Some(vec![blocked, approved, intent, outcome])
+        log.approval_records("r-1", 10).await.unwrap(),
+        Some(vec![blocked.clone(), approved, intent, outcome])
     );
-    assert_eq!(log.approval_records("r-3").await.unwrap(), Some(vec![]));
-    // The query is the index's (migration 20261216000001), not a scan of the log.
-    let plan = match store.sql().stores.dialect() {
-        Dialect::Sqlite => {
-            "EXPLAIN QUERY PLAN SELECT record FROM mcp_result_audit \
-             WHERE json_extract(record, '$.approvalRequestId') = 'r-1' ORDER BY seq"
-        }
+    assert_eq!(
+        log.approval_records("r-1", 1).await.unwrap(),
+        Some(vec![blocked]),
+        "the first `limit`"
+    );
+    assert_eq!(log.approval_records("r-3", 10).await.unwrap(), Some(vec![]));
+    // The store's own statement is answered from the index (migration 20261216000001), not
+    // by a scan of the log.
+    use mcp_result::sql::sqlx::{Connection as _, Row as _};
+    let stores = &store.sql().stores;
+    let mut connection = stores.pool().acquire().await.unwrap();
+    let mut tx = connection.begin().await.unwrap();
+    let explain = match stores.dialect() {
+        Dialect::Sqlite => "EXPLAIN QUERY PLAN ",
         Dialect::Postgres => {
-            "EXPLAIN SELECT record FROM mcp_result_audit \
-             WHERE (record::jsonb ->> 'approvalRequestId') = 'r-1' ORDER BY seq"
+            // Six rows: the planner would rather scan them; the question is whether it can
+            // use the index. Local to this transaction, which rolls back.
+            mcp_result::sql::sqlx::query("SET LOCAL enable_seqscan = off")
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            "EXPLAIN "
         }
     };
-    let mut connection = store.sql().stores.pool().acquire().await.unwrap();
-    if store.sql().stores.dialect() == Dialect::Postgres {
-        // Six rows: the planner would scan them; the question is whether it can use the index.
-        mcp_result::sql::sqlx::query("SET enable_seqscan = off")
-            .execute(&mut *connection)
+    let rows =
+        mcp_result::sql::sqlx::query(&format!("{explain}{}", mcp_result::sql::APPROVAL_RECORDS))
+            .bind("r-1")
+            .bind(10_i64)
+            .fetch_all(&mut *tx)
             .await
             .unwrap();
-    }
-    let rows = mcp_result::sql::sqlx::query(plan)
-        .fetch_all(&mut *connection)
-        .await
-        .unwrap();
+    let column = match stores.dialect() {
+        Dialect::Sqlite => 3,
+        Dialect::Postgres => 0,
+    };
     let plan: Vec<String> = rows
         .iter()
-        .map(|row| {
-            use mcp_result::sql::sqlx::Row as _;
-            let column = if store.sql().stores.dialect() == Dialect::Sqlite {
-                3
-            } else {
-                0
-            };
-            row.try_get::<String, _>(column).unwrap()
-        })
+        .map(|row| row.try_get::<String, _>(column).unwrap())
         .collect();
-    if store.sql().stores.dialect() == Dialect::Postgres {
-        mcp_result::sql::sqlx::query("RESET enable_seqscan")
-            .execute(&mut *connection)
-            .await
-            .unwrap();
-    }
+    tx.rollback().await.unwrap();
     assert!(
         plan.iter()
             .any(|line| line.contains("mcp_result_audit_approval_request")),

@@ -1,7 +1,9 @@
--- The audit records about one approval request (`approvalRequestId`: its blocked answer,
--- its decision, the attempts that came back with it), found by an index on the record's
--- JSON: what the approvals page shows of a decided request (`approval_records`). Partial:
--- most records name no request.
+-- The approval request each audit record is about (the record's `approvalRequestId`: its
+-- blocked answer, its decision, the attempts that came back with it), a column of its own
+-- so that the approvals page finds a request's records by an index (`approval_records`)
+-- without parsing any record. Records made before this migration name no request (the
+-- field is as new): NULL. Partial: most records name no request.
+ALTER TABLE mcp_result_audit ADD COLUMN approval_request_id TEXT;
 CREATE INDEX IF NOT EXISTS mcp_result_audit_approval_request
-    ON mcp_result_audit (json_extract(record, '$.approvalRequestId'))
-    WHERE json_extract(record, '$.approvalRequestId') IS NOT NULL;
+    ON mcp_result_audit (approval_request_id)
+    WHERE approval_request_id IS NOT NULL;

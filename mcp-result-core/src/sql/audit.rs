@@ -35,6 +35,10 @@ pub struct SqlAuditLog {
     db: Db,
 }
 
+/// The records about one approval request (`$1`), oldest first, at most `$2`.
+pub const APPROVAL_RECORDS: &str = "SELECT record FROM mcp_result_audit \
+     WHERE approval_request_id = $1 ORDER BY seq LIMIT $2";
+
 fn phase_name(phase: Phase) -> &'static str {
     match phase {
         Phase::Intent => "intent",
@@ -239,25 +243,17 @@ impl AuditSink for SqlAuditLog {
         Box::pin(async move { self.insert(record, None).await.map(|_| ()) })
     }
 
-    /// One indexed query (the index on the record's `approvalRequestId`, migration
+    /// One query on the index of the `approval_request_id` column (migration
     /// `20261216000001`), on the pool: reads do not wait for writes.
     fn approval_records<'a>(
         &'a self,
         approval_request_id: &'a str,
+        limit: usize,
     ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
         Box::pin(async move {
-            let query = match self.db.dialect {
-                Dialect::Sqlite => {
-                    "SELECT record FROM mcp_result_audit \
-                     WHERE json_extract(record, '$.approvalRequestId') = $1 ORDER BY seq"
-                }
-                Dialect::Postgres => {
-                    "SELECT record FROM mcp_result_audit \
-                     WHERE (record::jsonb ->> 'approvalRequestId') = $1 ORDER BY seq"
-                }
-            };
-            sqlx::query(query)
+            sqlx::query(APPROVAL_RECORDS)
                 .bind(approval_request_id)
+                .bind(int(limit as u64))
                 .fetch_all(&self.db.pool)
                 .await
                 .map_err(failed("reading the audit log"))?
@@ -273,16 +269,30 @@ impl AuditSink for SqlAuditLog {
     }
 }
 
-/// The columns of `record`'s row besides its event id: its phase, its time (Unix ms) and the
-/// record as JSON. The record's own time orders retention; a time that does not parse (never
-/// made by the framework) counts as now.
-pub(super) fn row_of(record: &AuditRecord) -> Result<(&'static str, i64, String), StoreError> {
+/// The columns of `record`'s row besides its event id, in the order every statement that
+/// appends a record binds them: its phase, its time (Unix ms), the record as JSON and the
+/// approval request it is about. The record's own time orders retention; a time that does
+/// not parse (never made by the framework) counts as now.
+pub(super) fn row_of(record: &AuditRecord) -> Result<Row, StoreError> {
     let json = serde_json::to_string(record)?;
     let at_ms = chrono::DateTime::parse_from_rfc3339(&record.time)
         .map(|time| time.timestamp_millis())
         .unwrap_or_else(|_| int(unix_ms(SystemTime::now())));
-    Ok((phase_name(record.phase), at_ms, json))
+    Ok((
+        phase_name(record.phase),
+        at_ms,
+        json,
+        record.approval_request_id.clone(),
+    ))
 }
+
+/// An audit row's columns besides its event id ([`row_of`]): `phase`, `at_ms`, `record`,
+/// `approval_request_id`.
+pub(super) type Row = (&'static str, i64, String, Option<String>);
+
+/// The columns a statement that appends a record names, in [`Row`]'s order after the event
+/// id.
+pub(super) const COLUMNS: &str = "event_id, phase, at_ms, record, approval_request_id";
 
 /// Appends `record` through `executor` (the pool, or a transaction of another store that
 /// commits it with its own rows): how many rows it added (0 for a recovery already made).
@@ -294,16 +304,18 @@ pub(super) async fn insert<'e, E>(
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
-    let (phase, at_ms, json) = row_of(record)?;
+    let (phase, at_ms, json, request) = row_of(record)?;
     let done = sqlx::query(
-        "INSERT INTO mcp_result_audit (event_id, phase, at_ms, recovery_of, record) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (recovery_of) DO NOTHING",
+        "INSERT INTO mcp_result_audit \
+             (event_id, phase, at_ms, record, approval_request_id, recovery_of) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (recovery_of) DO NOTHING",
     )
     .bind(&record.event_id)
     .bind(phase)
     .bind(at_ms)
-    .bind(recovery_of)
     .bind(json)
+    .bind(request)
+    .bind(recovery_of)
     .execute(executor)
     .await
     .map_err(failed("recording an audit record"))?;

@@ -11,7 +11,8 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-pub(super) use super::statements::{complete_with_outcome, ClaimQuery};
+use super::audit::COLUMNS as AUDIT_COLUMNS;
+pub(super) use super::statements::{bind_row, complete_with_outcome, ClaimQuery};
 use super::{
     column, failed, int, keyed, placeholders,
     writer::{RELEASE, SAVEPOINT},
@@ -125,12 +126,12 @@ impl SqlIdempotencyStore {
         // `WITH`), one round trip and one commit; SQLite, the two statements in a savepoint
         // (the intent inserted when the claim changed a row), one job of the writer. A
         // transactional write (`keep`) on PostgreSQL also claims in one statement, which
-        // then lifts the claim's lock timeout for the tool's statements (`$14`).
+        // then lifts the claim's lock timeout for the tool's statements (`$15`).
         let postgres = self.db.dialect == super::Dialect::Postgres;
         let one_statement = intent.is_some() && (!keep || postgres);
         let fingerprints_at = match (one_statement, keep) {
-            (true, true) => 15,
-            (true, false) => 14,
+            (true, true) => 16,
+            (true, false) => 15,
             (false, _) => 10,
         };
         // The caller's quota is counted in the claim's own statement (its index: caller,
@@ -159,26 +160,23 @@ impl SqlIdempotencyStore {
             _ if !one_statement => claim,
             super::Dialect::Postgres => format!(
                 "WITH claimed AS ({claim}), \
-                 intent AS (INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
-                            SELECT $10, $11, $12, $13 FROM claimed) \
+                 intent AS (INSERT INTO mcp_result_audit ({AUDIT_COLUMNS}) \
+                            SELECT $10, $11, $12, $13, $14 FROM claimed) \
                  SELECT token{} FROM claimed",
                 if keep {
-                    ", set_config('lock_timeout', $14, true)"
+                    ", set_config('lock_timeout', $15, true)"
                 } else {
                     ""
                 }
             ),
             super::Dialect::Sqlite => format!(
                 "{SAVEPOINT}; {claim}; \
-                 INSERT INTO mcp_result_audit (event_id, phase, at_ms, record) \
-                 SELECT $10, $11, $12, $13 WHERE changes() = 1; {RELEASE}"
+                 INSERT INTO mcp_result_audit ({AUDIT_COLUMNS}) \
+                 SELECT $10, $11, $12, $13, $14 WHERE changes() = 1; {RELEASE}"
             ),
         };
         let intent_row = match (one_statement, intent) {
-            (true, Some(intent)) => {
-                let (phase, at_ms, json) = super::audit::row_of(intent)?;
-                Some((intent.event_id.clone(), phase, at_ms, json))
-            }
+            (true, Some(intent)) => Some((intent.event_id.clone(), super::audit::row_of(intent)?)),
             _ => None,
         };
         let claim = ClaimQuery {
@@ -466,18 +464,13 @@ impl IdempotencyStore for SqlIdempotencyStore {
             }
             let text = serde_json::to_string(result)?;
             let scope = scope.clone();
-            let (phase, at_ms, json) = super::audit::row_of(outcome)?;
+            let row = super::audit::row_of(outcome)?;
             let event_id = outcome.event_id.clone();
             let sql = complete_with_outcome(self.db.dialect);
             self.db
                 .write(false, move |connection| {
                     Box::pin(async move {
-                        keyed(&sql, &scope, token)
-                            .bind(text)
-                            .bind(event_id)
-                            .bind(phase)
-                            .bind(at_ms)
-                            .bind(json)
+                        bind_row(keyed(&sql, &scope, token).bind(text).bind(event_id), row)
                             .execute(connection)
                             .await
                             .map_err(failed("storing a result with its outcome"))?;

@@ -115,6 +115,11 @@ mod task;
 mod tx;
 mod writer;
 
+/// The statement [`SqlAuditLog`]'s `approval_records` runs (its tests check that the
+/// database answers it from an index). Not public API.
+#[doc(hidden)]
+pub use audit::APPROVAL_RECORDS;
+
 use std::{
     borrow::Cow,
     sync::{

@@ -137,14 +137,12 @@ impl WriteTransaction for SqlWrite {
                 (Some((scope, token)), Some(_)) => {
                     // PostgreSQL: the answer and the outcome in one statement.
                     let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
-                    let (phase, at_ms, json) = super::audit::row_of(outcome).map_err(before)?;
+                    let row = super::audit::row_of(outcome).map_err(before)?;
                     let sql = super::idempotency::complete_with_outcome(super::Dialect::Postgres);
-                    keyed(&sql, scope, *token)
+                    let query = keyed(&sql, scope, *token)
                         .bind(text)
-                        .bind(&outcome.event_id)
-                        .bind(phase)
-                        .bind(at_ms)
-                        .bind(json)
+                        .bind(&outcome.event_id);
+                    super::statements::bind_row(query, row)
                         .execute(&mut *tx)
                         .await
                         .map_err(failed("storing a result with its outcome"))
