@@ -366,9 +366,11 @@ pub(crate) struct Gate<'a> {
 /// refused (audited as this attempt's outcome), or, on MCP 2026-07-28, the question as an
 /// input-required round (not a write attempt: nothing audited, no key kept).
 ///
-/// Every record of the attempt about an approval request names it
-/// ([`AuditRecord::approval_request_id`](crate::audit::AuditRecord)): the request the call
-/// came back with, or the one it created.
+/// The records of an attempt that reaches the gate name its approval request
+/// ([`AuditRecord::approval_request_id`](crate::audit::AuditRecord)): the one it created, or
+/// the one it came back with when that is the caller's own. (A keyed call answered from the
+/// idempotency store never reaches the gate: its `replay` record names the event it
+/// repeats.)
 pub(crate) async fn gate(
     gate: Gate<'_>,
     audit: &mut Audit,
@@ -395,7 +397,6 @@ pub(crate) async fn gate(
                 .await
                 .into());
         }
-        audit.record.approval_request_id = Some(id.clone());
         return consume(&*store, &id, audit, fingerprints).await;
     }
     let text = approval_text(template, &audit.record.tool, arguments, |p| {
@@ -459,7 +460,6 @@ pub(crate) async fn gate(
                 }),
             };
             audit.record.approval_request_id = Some(request.id.clone());
-            let audit = &*audit;
             match store.create(&request).await {
                 Ok(()) => {}
                 Err(crate::store::StoreError::Refused(reason)) => {
@@ -488,21 +488,27 @@ pub(crate) async fn gate(
                 };
                 return by_url(confirmed, url, audit).await;
             }
-            Err(blocked(&request.id, &text, audit).await)
+            Err(blocked(&request.id, &text, &*audit).await)
         }
     }
 }
 
 /// Runs the write under approval request `id` when the store lets this call use it (the
 /// caller's, for these arguments, approved, unexpired, unused; consumed now); else the
-/// refusal, audited (`conflict`).
+/// refusal, audited (`conflict`). The attempt's records name the request when it is the
+/// caller's: an id that names nothing to this caller (another's, or none) is not written
+/// into its records.
 async fn consume(
     store: &dyn ApprovalStore,
     id: &str,
-    audit: &Audit,
+    audit: &mut Audit,
     fingerprints: &[String],
 ) -> Result<(String, String), CallToolResponse> {
-    match store.consume(id, &audit.record.caller, fingerprints).await {
+    let used = store.consume(id, &audit.record.caller, fingerprints).await;
+    if !matches!(&used, Ok(Err(Refusal::Unknown)) | Err(_)) {
+        audit.record.approval_request_id = Some(id.to_owned());
+    }
+    match used {
         Ok(Ok(approved)) => Ok(approved),
         Ok(Err(refusal)) => Err(audit
             .refuse(ToolError::conflict(refusal.message()))
@@ -549,7 +555,7 @@ struct Url<'a> {
 async fn by_url(
     confirmed: crate::http::Confirmed,
     url: Url<'_>,
-    audit: &Audit,
+    audit: &mut Audit,
 ) -> Result<(String, String), CallToolResponse> {
     use crate::http::Confirmed;
     let Url {

@@ -83,8 +83,8 @@ pub struct AuditRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approver: Option<String>,
     /// The approval request the event is about: the one its `blocked` answer created, the
-    /// one its call came back with (the write ran under it, or was refused), or the one an
-    /// approver decided. The approvals page shows a request's records by it
+    /// caller's own one its call came back with (the write ran under it, or was refused),
+    /// or the one an approver decided. The approvals page shows a request's records by it
     /// (`AuditSink::approval_records`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_request_id: Option<String>,
@@ -186,20 +186,21 @@ pub trait AuditSink: Send + Sync + 'static {
         None
     }
 
-    /// The records about approval request `approval_request_id`
-    /// ([`AuditRecord::approval_request_id`]: the `blocked` answer that created it, the
-    /// decision, and the attempts that came back with it), in the order they were recorded;
-    /// what the approvals page shows of a decided request. `None`: this sink cannot be read
-    /// back (the default, and [`TracingSink`]'s: its records are wherever its subscriber
-    /// writes them).
+    /// The first `limit` records about approval request `approval_request_id`
+    /// ([`AuditRecord::approval_request_id`]: the `blocked` answer that created it, its
+    /// decision, and the attempts of its caller that came back with it), in the order they
+    /// were recorded; what the approvals page shows of a decided request. `None`: this sink
+    /// cannot be read back (the default, and [`TracingSink`]'s: its records are wherever
+    /// its subscriber writes them).
     ///
     /// # Errors
     /// The sink could not be read.
     fn approval_records<'a>(
         &'a self,
         approval_request_id: &'a str,
+        limit: usize,
     ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
-        let _ = approval_request_id;
+        let _ = (approval_request_id, limit);
         Box::pin(async { Ok(None) })
     }
 }
@@ -236,18 +237,25 @@ impl AuditSink for Vec<Arc<dyn AuditSink>> {
         })
     }
 
-    /// The records of the first sink of the list that can be read back.
+    /// The records of the first sink of the list that can be read back; a sink that fails
+    /// is passed over for the next, and its error returned only when no sink answers.
     fn approval_records<'a>(
         &'a self,
         approval_request_id: &'a str,
+        limit: usize,
     ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
         Box::pin(async move {
+            let mut failed = None;
             for sink in self {
-                if let Some(records) = sink.approval_records(approval_request_id).await? {
-                    return Ok(Some(records));
+                match sink.approval_records(approval_request_id, limit).await {
+                    Ok(Some(records)) => return Ok(Some(records)),
+                    Ok(None) => {}
+                    Err(error) => {
+                        failed.get_or_insert(error);
+                    }
                 }
             }
-            Ok(None)
+            failed.map_or(Ok(None), Err)
         })
     }
 }
@@ -330,26 +338,18 @@ fn dangling_intents(path: &Path) -> std::io::Result<Vec<AuditRecord>> {
     Ok(intents)
 }
 
-impl JsonLinesSink {
-    /// `work` on the blocking pool, holding the file's lock: one writer at a time, and no
-    /// reader sees a record half written.
-    async fn locked<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&mut File, &Path) -> std::io::Result<T> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let (file, path) = (self.file.clone(), self.path.clone());
-        let failed = |source| StoreError::Io {
-            what: "audit file".into(),
-            source,
-        };
-        tokio::task::spawn_blocking(move || {
-            let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
-            work(&mut file, &path)
-        })
+/// `work` on the blocking pool: the audit file's I/O, its error a [`StoreError::Io`].
+async fn on_blocking_pool<T: Send + 'static>(
+    work: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> Result<T, StoreError> {
+    let failed = |source| StoreError::Io {
+        what: "audit file".into(),
+        source,
+    };
+    tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| failed(std::io::Error::other(e)))?
         .map_err(failed)
-    }
 }
 
 impl AuditSink for JsonLinesSink {
@@ -357,7 +357,10 @@ impl AuditSink for JsonLinesSink {
         Box::pin(async move {
             let mut line = serde_json::to_vec(record)?;
             line.push(b'\n');
-            self.locked(move |file, _| {
+            let file = self.file.clone();
+            on_blocking_pool(move || {
+                // One writer at a time: each record is one whole line.
+                let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
                 file.write_all(&line)?;
                 file.sync_data()
             })
@@ -365,17 +368,37 @@ impl AuditSink for JsonLinesSink {
         })
     }
 
-    /// A scan of the whole file, keeping the records about the request.
+    /// A scan of the file, line by line, on a reader of its own: no write waits for it.
+    /// Only whole lines are read (a record being appended is not one yet), and only those
+    /// holding the id are parsed.
     fn approval_records<'a>(
         &'a self,
         approval_request_id: &'a str,
+        limit: usize,
     ) -> StoreFuture<'a, Option<Vec<AuditRecord>>> {
-        let id = approval_request_id.to_owned();
-        Box::pin(self.locked(move |_, path| {
-            let mut records = read_records(path)?;
-            records.retain(|r| r.approval_request_id.as_deref() == Some(id.as_str()));
-            Ok(Some(records))
-        }))
+        let (path, id) = (self.path.clone(), approval_request_id.to_owned());
+        Box::pin(async move {
+            let scan = move || -> std::io::Result<Vec<AuditRecord>> {
+                let mut reader = BufReader::new(File::open(&path)?);
+                let (mut records, mut line) = (Vec::new(), String::new());
+                while records.len() < limit {
+                    line.clear();
+                    if reader.read_line(&mut line)? == 0 || !line.ends_with('\n') {
+                        break;
+                    }
+                    if !line.contains(id.as_str()) {
+                        continue;
+                    }
+                    let record: AuditRecord = serde_json::from_str(&line)
+                        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+                    if record.approval_request_id.as_deref() == Some(id.as_str()) {
+                        records.push(record);
+                    }
+                }
+                Ok(records)
+            };
+            on_blocking_pool(scan).await.map(Some)
+        })
     }
 }
 
