@@ -776,7 +776,15 @@ async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
         chromium.open(&served, &id).await?;
         chromium.at("approve in the second tab");
         chromium.click("Approve", "Approved").await?;
-        approved = Some(decision(&served, &id).await);
+        let now = decision(&served, &id).await;
+        let Decision::Approved { approval_id, .. } = &now else {
+            panic!("{now:?}")
+        };
+        let line = format!(
+            "This approval request was decided already. Approved by carol (acme): approval \
+             {approval_id}, not used yet."
+        );
+        approved = Some(now);
 
         // The first tab's page is stale: its Reject form is refused.
         chromium.at("back to the first tab");
@@ -785,13 +793,7 @@ async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
         chromium.reason("too late").await?;
         chromium.at("reject from the stale page");
         chromium.click("Reject", "Decided already").await?;
-        chromium
-            .message(
-                409,
-                "Decided already",
-                "This approval request was decided already: approved by acme:carol.",
-            )
-            .await?;
+        chromium.message(409, "Decided already", &line).await?;
         // Opened again, it is the decided request's page: the decision, no forms.
         chromium.at("open it again");
         client

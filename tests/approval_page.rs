@@ -34,6 +34,8 @@ struct Served {
     page: ApprovalsPage,
     approvals: MemoryApprovals,
     closed: Arc<AtomicUsize>,
+    /// The JSON Lines audit file, when the desk has one.
+    audit: Option<std::path::PathBuf>,
 }
 
 /// The desk on a free loopback port, its approvals page deciders `acme:carol`; callers
@@ -44,7 +46,11 @@ async fn serve() -> Served {
         .join("approval_page")
         .join(format!("{}-{}.jsonl", std::process::id(), now_nanos()));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    serve_with(State::new().with_audit_sink(Arc::new(JsonLinesSink::open(&path).unwrap()))).await
+    let sink = Arc::new(JsonLinesSink::open(&path).unwrap());
+    Served {
+        audit: Some(path),
+        ..serve_with(State::new().with_audit_sink(sink)).await
+    }
 }
 
 /// [`serve`] with `state`'s audit sink.
@@ -67,6 +73,7 @@ async fn serve_with(state: State) -> Served {
         page,
         approvals,
         closed,
+        audit: None,
     }
 }
 
@@ -322,7 +329,10 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     .await;
     assert_eq!(status, 409, "{body}");
     assert!(
-        body.contains("decided already: approved by acme:carol"),
+        body.contains(&format!(
+            "This approval request was decided already. Approved by carol (acme): approval \
+             {approval_id}, not used yet."
+        )),
         "{body}"
     );
 
@@ -358,8 +368,18 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
         .unwrap();
     let again_event = again["structuredContent"]["auditEventId"].as_str().unwrap();
     let trail = trail(&body);
-    let decision_event = trail[1][1].clone();
-    assert_ne!(decision_event, blocked_event);
+    // The decision's record, as the log holds it: its event, the decider, the call's digest.
+    let records = mcp_result::audit::read_records(served.audit.as_ref().unwrap()).unwrap();
+    let decision = records
+        .iter()
+        .find(|r| r.phase == mcp_result::audit::Phase::Approved)
+        .expect("the decision's audit record");
+    let decision_event = decision.event_id.clone();
+    assert_eq!(decision.approver.as_deref(), Some("acme:carol"));
+    assert_eq!(decision.approval_id.as_deref(), Some(approval_id.as_str()));
+    assert_eq!(decision.approval_request_id.as_deref(), Some(id.as_str()));
+    assert_eq!(decision.argument_digest, records[0].argument_digest);
+    assert_eq!(decision.caller, "acme:alice");
     let approved = format!("approved by carol (acme); approval {approval_id}");
     assert_eq!(
         trail,
@@ -551,6 +571,7 @@ impl mcp_result::audit::AuditSink for RefusesDecisions {
     fn approval_records<'a>(
         &'a self,
         _: &'a str,
+        _: usize,
     ) -> mcp_result::store::StoreFuture<'a, Option<Vec<mcp_result::audit::AuditRecord>>> {
         Box::pin(async {
             Err(mcp_result::store::StoreError::Invalid(

@@ -256,21 +256,13 @@ impl Page {
     /// The page of a request that can no longer be decided: decided already (`409`) or
     /// expired (`410`).
     fn settled(&self, identity: &Identity, request: &ApprovalRequest) -> Option<Response> {
-        let line = match &request.decision {
-            Decision::Pending if request.expired() => {
-                return Some(self.expired(identity));
-            }
-            Decision::Pending => return None,
-            Decision::Approved { approver, .. } => {
-                format!("This approval request was decided already: approved by {approver}.")
-            }
-            Decision::Used { approver, .. } => format!(
-                "This approval request was decided already: approved by {approver}, and used."
-            ),
-            Decision::Rejected { approver, reason } => format!(
-                "This approval request was decided already: rejected by {approver} ({reason})."
-            ),
-        };
+        if request.decision == Decision::Pending {
+            return request.expired().then(|| self.expired(identity));
+        }
+        let line = format!(
+            "This approval request was decided already. {}",
+            shown_decision(request)
+        );
         Some(self.message(
             StatusCode::CONFLICT,
             Some(identity),
@@ -280,37 +272,29 @@ impl Page {
     }
 
     /// What the page of a decided `request` shows instead of its forms: the decision, and
-    /// the audit trail read from the server's sink; `None` while it is pending.
+    /// the audit trail read from the server's sink, in the records' time order (a decision
+    /// is recorded after the store has it, and the write it lets run may record its intent
+    /// first); `None` while it is pending.
     async fn decided(&self, request: &ApprovalRequest) -> Option<Decided> {
-        let decision = match &request.decision {
-            Decision::Pending => return None,
-            Decision::Approved {
-                approval_id,
-                approver,
-            } => format!(
-                "Approved by {}: approval {approval_id}, not used yet.",
-                shown_caller(approver)
-            ),
-            Decision::Used {
-                approval_id,
-                approver,
-            } => format!(
-                "Approved by {}: approval {approval_id}, used by the write it was for.",
-                shown_caller(approver)
-            ),
-            Decision::Rejected { approver, reason } => {
-                format!("Rejected by {}: {reason}", shown_caller(approver))
+        if request.decision == Decision::Pending {
+            return None;
+        }
+        let trail = match self.audit.approval_records(&request.id, TRAIL_ROWS).await {
+            Ok(Some(mut records)) => {
+                // RFC 3339 in UTC, to the millisecond: ordered as text; stable for ties.
+                records.sort_by(|a, b| a.time.cmp(&b.time));
+                Trail::Records(records.iter().map(Step::of).collect())
             }
-        };
-        let trail = match self.audit.approval_records(&request.id).await {
-            Ok(Some(records)) => Trail::Records(records.iter().map(Step::of).collect()),
             Ok(None) => Trail::NotReadable,
             Err(error) => {
                 tracing::error!(%error, "approvals page: the audit log could not be read");
                 Trail::Failed
             }
         };
-        Some(Decided { decision, trail })
+        Some(Decided {
+            decision: shown_decision(request),
+            trail,
+        })
     }
 
     fn expired(&self, identity: &Identity) -> Response {
@@ -515,7 +499,7 @@ pub(super) async fn decide(
              nothing was changed. Open the request again and decide from its page.",
         );
     }
-    let (request, _review) = match page.visible(&id, identity).await {
+    let (request, review) = match page.visible(&id, identity).await {
         Ok(found) => found,
         Err(refused) => return refused,
     };
@@ -576,11 +560,19 @@ pub(super) async fn decide(
             )
         }
     };
+    // The decision's audit record, made (and timed) before the store has the decision: the
+    // write it lets run records its attempt later, whichever record lands first.
+    let record = ApprovalRequest {
+        decision: decision.clone(),
+        review: Some(review),
+        ..request.clone()
+    }
+    .decision_record();
     match page.store.decide(&request.id, decision).await {
         Ok(Ok(decided)) => {
             // The decision stands once the store has it; its audit record follows (a sink
             // that fails leaves the decision in the store, and says so in the log).
-            if let Some(record) = decided.decision_record() {
+            if let Some(record) = record {
                 if let Err(error) = page.audit.record(&record).await {
                     tracing::error!(
                         %error,

@@ -86,7 +86,7 @@ use super::{metadata::ProtectedResource, TokenVerifier};
 use crate::{
     audit::{AuditRecord, AuditSink, Phase},
     store::{clock::unix_now, key::ServerKey, StoreError},
-    wire::{identity::Identity, status::Status},
+    wire::identity::Identity,
     write::approval::{in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review},
 };
 
@@ -98,6 +98,11 @@ pub const SESSION_TTL: Duration = Duration::from_secs(8 * 60 * 60);
 
 /// How many pending requests the list shows.
 const LISTED: usize = 200;
+
+/// How many records of a decided request's audit trail the page shows: the first ones
+/// (the blocked answer, the decision, the write), then no more of a caller's refused
+/// retries.
+const TRAIL_ROWS: usize = 100;
 
 /// How many characters of an argument's value the page shows before cutting it.
 const SHOWN_CHARS: usize = 200;

@@ -84,12 +84,12 @@ pub(super) enum Trail {
 /// One audit record of a request's trail, as a table row.
 pub(super) struct Step {
     pub(super) time: String,
-    /// `blocked`, `approved`, `rejected`, `attempt`, `outcome` or `replay`.
+    /// `blocked`, `approved`, `rejected`, `attempt` or `outcome`.
     pub(super) step: &'static str,
     pub(super) event_id: String,
     /// The record's `status`, with its `errorKind` in brackets.
     pub(super) status: String,
-    /// Who decided, the approval's id, what a replay repeated, the upstream id.
+    /// Who decided, the approval's id, the upstream id.
     pub(super) detail: String,
 }
 
@@ -97,12 +97,10 @@ impl Step {
     pub(super) fn of(record: &AuditRecord) -> Self {
         let step = match record.phase {
             Phase::Intent => "attempt",
-            Phase::Outcome
-                if record.status == Some(Status::Blocked) && record.approval_id.is_none() =>
-            {
-                "blocked"
-            }
+            // The answer that asked for a human (`approval_required`), not a decline.
+            Phase::Outcome if record.requires_human_review == Some(true) => "blocked",
             Phase::Outcome => "outcome",
+            // Not in a trail today: a replay's call is answered before the gate.
             Phase::Replay => "replay",
             Phase::Approved => "approved",
             Phase::Rejected => "rejected",
@@ -131,9 +129,6 @@ impl Step {
         }
         if let Some(approval) = &record.approval_id {
             detail.push(format!("approval {approval}"));
-        }
-        if let Some(original) = &record.replay_of {
-            detail.push(format!("the answer of {original}"));
         }
         if let Some(external) = &record.external_id {
             detail.push(format!("external id {external}"));
@@ -192,6 +187,39 @@ pub(super) fn shown_time(at: u64) -> String {
             || at.to_string(),
             |t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
         )
+}
+
+/// A decided request's decision as a sentence: `Approved by carol (acme): approval …, not
+/// used yet.` (or `used by the write it was for`, or `expired unused`), `Rejected by carol
+/// (acme): reason`. Empty while pending.
+pub(super) fn shown_decision(request: &ApprovalRequest) -> String {
+    match &request.decision {
+        Decision::Pending => String::new(),
+        Decision::Approved {
+            approval_id,
+            approver,
+        } => {
+            let state = if request.expired() {
+                "expired unused"
+            } else {
+                "not used yet"
+            };
+            format!(
+                "Approved by {}: approval {approval_id}, {state}.",
+                shown_caller(approver)
+            )
+        }
+        Decision::Used {
+            approval_id,
+            approver,
+        } => format!(
+            "Approved by {}: approval {approval_id}, used by the write it was for.",
+            shown_caller(approver)
+        ),
+        Decision::Rejected { approver, reason } => {
+            format!("Rejected by {}: {reason}", shown_caller(approver))
+        }
+    }
 }
 
 /// An expiry with how far away it is.
