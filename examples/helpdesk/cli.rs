@@ -73,17 +73,20 @@ pub(crate) async fn decide(
     };
     match outcome {
         Ok(done) => {
-            // The decision goes in the audit log the server writes, as the approvals page
-            // records it: the request's page shows it in its trail.
-            use mcp_result::{approval::ApprovalStore as _, audit::AuditSink as _};
-            let record = approvals
-                .get(&args[0])
-                .await?
-                .and_then(|r| r.decision_record());
-            if let Some(record) = record {
-                stores.audit().record(&record).await?;
-            }
             println!("{done}");
+            // The decision also goes in the store's audit log, as the approvals page records
+            // it (the request's page shows it in its trail). The decision stands either way.
+            use mcp_result::{approval::ApprovalStore as _, audit::AuditSink as _};
+            let recorded = match approvals.get(&args[0]).await {
+                Ok(request) => match request.and_then(|r| r.decision_record()) {
+                    Some(record) => stores.audit().record(&record).await,
+                    None => Ok(()),
+                },
+                Err(error) => Err(error),
+            };
+            if let Err(error) = recorded {
+                eprintln!("warning: the decision stands; its audit record failed: {error}");
+            }
             Ok(())
         }
         Err(refusal) => Err(refusal.message().into()),
