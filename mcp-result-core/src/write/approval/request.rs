@@ -189,9 +189,9 @@ impl ApprovalRequest {
     /// its `approvalId`) or [`Phase::Rejected`](crate::audit::Phase::Rejected), a new event
     /// id, `approver` who decided, `approvalRequestId` this request; `tool`, `caller` and
     /// `argumentDigest` the request's. `None` while it is pending. The approvals page
-    /// records it after each decision; an application that decides in code
-    /// (`approve`, `reject`) records it to its sink the same way, so the decision is in the
-    /// request's audit trail.
+    /// records one with each decision; an application that decides in code (`approve`,
+    /// `reject`) records it to its sink the same way, so the decision is in the request's
+    /// audit trail.
     pub fn decision_record(&self) -> Option<AuditRecord> {
         let (phase, approval_id, approver) = match &self.decision {
             Decision::Pending => return None,

@@ -28,12 +28,13 @@ pub enum Phase {
     Outcome,
     /// An answer given from the idempotency store; `replayOf` names the original event.
     Replay,
-    /// An approver approved an approval request (the approvals page): `approver` decided,
+    /// An approver approved an approval request (recorded by the approvals page, or by an
+    /// application with `ApprovalRequest::decision_record`): `approver` decided,
     /// `approvalRequestId` names the request and `approvalId` the approval a write may run
     /// under; `caller`, `tool` and `argumentDigest` are the request's.
     Approved,
-    /// An approver rejected an approval request (the approvals page): as `approved`, without
-    /// `approvalId`; no write runs under the request.
+    /// An approver rejected an approval request: as `approved`, without `approvalId`; no
+    /// write runs under the request.
     Rejected,
 }
 
