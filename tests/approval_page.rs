@@ -546,6 +546,57 @@ async fn a_decided_request_on_a_sink_that_cannot_be_read_says_where_its_trail_is
     );
 }
 
+#[tokio::test]
+async fn a_trail_leaves_out_pending_polls_and_says_when_the_log_holds_more() {
+    let served = serve().await;
+    let id = blocked(&served.address, "alice-token", "T-7").await;
+    // Asking again while it is pending: refused, and not part of its trail.
+    for _ in 0..3 {
+        let polled = close(&served.address, "alice-token", "T-7", Some(&id)).await;
+        assert_eq!(
+            polled["structuredContent"]["message"],
+            "The approval request is still waiting for a human.",
+            "{polled}"
+        );
+    }
+    let cookie = sign_in(&served, "acme:carol").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    let token = csrf(&body);
+    let (status, body) = post(
+        &served,
+        &id,
+        &cookie,
+        &[("csrf", &token), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let ran = close(&served.address, "alice-token", "T-7", Some(&id)).await;
+    assert_eq!(ran["structuredContent"]["status"], "succeeded", "{ran}");
+    // 100 retries after it was used: each refused, each in its trail, past what the page
+    // shows.
+    for _ in 0..100 {
+        let again = close(&served.address, "alice-token", "T-7", Some(&id)).await;
+        assert_eq!(again["isError"], true, "{again}");
+    }
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    assert_eq!(status, 200, "{body}");
+    let steps = trail(&body);
+    assert_eq!(steps.len(), 100, "{body}");
+    let first: Vec<&str> = steps.iter().take(5).map(|s| s[0].as_str()).collect();
+    assert_eq!(
+        first,
+        ["blocked", "approved", "attempt", "outcome", "outcome"],
+        "no pending poll among them: {body}"
+    );
+    assert!(
+        body.contains(&format!(
+            "<p>The first 100 records are shown; the audit log holds more about this request \
+             (<code>approvalRequestId</code> <code>{id}</code>).</p>"
+        )),
+        "{body}"
+    );
+}
+
 /// An audit sink that keeps the write attempts' records and refuses the rest: a decision's
 /// record, and reading back.
 #[derive(Default)]

@@ -253,7 +253,7 @@ impl AuditSink for SqlAuditLog {
         Box::pin(async move {
             sqlx::query(APPROVAL_RECORDS)
                 .bind(approval_request_id)
-                .bind(int(limit as u64))
+                .bind(i64::try_from(limit).unwrap_or(i64::MAX))
                 .fetch_all(&self.db.pool)
                 .await
                 .map_err(failed("reading the audit log"))?

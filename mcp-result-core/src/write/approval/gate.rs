@@ -368,9 +368,9 @@ pub(crate) struct Gate<'a> {
 ///
 /// The records of an attempt that reaches the gate name its approval request
 /// ([`AuditRecord::approval_request_id`](crate::audit::AuditRecord)): the one it created, or
-/// the one it came back with when that is the caller's own. (A keyed call answered from the
-/// idempotency store never reaches the gate: its `replay` record names the event it
-/// repeats.)
+/// the one it came back with when that is the caller's own and no longer pending
+/// ([`consume`]). (A keyed call answered from the idempotency store never reaches the gate:
+/// its `replay` record names the event it repeats.)
 pub(crate) async fn gate(
     gate: Gate<'_>,
     audit: &mut Audit,
@@ -459,9 +459,9 @@ pub(crate) async fn gate(
                     ..Review::of(arguments, |p| schema.has_secrets() && schema.is_secret(p))
                 }),
             };
-            audit.record.approval_request_id = Some(request.id.clone());
             match store.create(&request).await {
-                Ok(()) => {}
+                // From here on the attempt is about the request it created.
+                Ok(()) => audit.record.approval_request_id = Some(request.id.clone()),
                 Err(crate::store::StoreError::Refused(reason)) => {
                     let advice = "The write did not run; call again once earlier approval \
                                   requests are decided or expire.";
@@ -496,8 +496,9 @@ pub(crate) async fn gate(
 /// Runs the write under approval request `id` when the store lets this call use it (the
 /// caller's, for these arguments, approved, unexpired, unused; consumed now); else the
 /// refusal, audited (`conflict`). The attempt's records name the request when it is the
-/// caller's: an id that names nothing to this caller (another's, or none) is not written
-/// into its records.
+/// caller's and the call was not only asking whether it is decided yet: an id that names
+/// nothing to this caller (another's, or none) is not written into its records, nor is a
+/// retry while the request is pending (a client polling its request would fill its trail).
 async fn consume(
     store: &dyn ApprovalStore,
     id: &str,
@@ -505,7 +506,7 @@ async fn consume(
     fingerprints: &[String],
 ) -> Result<(String, String), CallToolResponse> {
     let used = store.consume(id, &audit.record.caller, fingerprints).await;
-    if !matches!(&used, Ok(Err(Refusal::Unknown)) | Err(_)) {
+    if !matches!(&used, Ok(Err(Refusal::Unknown | Refusal::Pending)) | Err(_)) {
         audit.record.approval_request_id = Some(id.to_owned());
     }
     match used {

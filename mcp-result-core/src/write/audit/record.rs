@@ -381,16 +381,22 @@ impl AuditSink for JsonLinesSink {
         Box::pin(async move {
             let scan = move || -> std::io::Result<Vec<AuditRecord>> {
                 let mut reader = BufReader::new(File::open(&path)?);
-                let (mut records, mut line) = (Vec::new(), String::new());
+                let (mut records, mut line) = (Vec::new(), Vec::new());
+                let id_bytes = id.as_bytes();
+                if id_bytes.is_empty() {
+                    // No record names the empty request.
+                    return Ok(records);
+                }
                 while records.len() < limit {
                     line.clear();
-                    if reader.read_line(&mut line)? == 0 || !line.ends_with('\n') {
+                    // Bytes, not text: a line being appended may end inside a character.
+                    if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
                         break;
                     }
-                    if !line.contains(id.as_str()) {
+                    if !line.windows(id_bytes.len()).any(|w| w == id_bytes) {
                         continue;
                     }
-                    let record: AuditRecord = serde_json::from_str(&line)
+                    let record: AuditRecord = serde_json::from_slice(&line)
                         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
                     if record.approval_request_id.as_deref() == Some(id.as_str()) {
                         records.push(record);

@@ -279,11 +279,18 @@ impl Page {
         if request.decision == Decision::Pending {
             return None;
         }
-        let trail = match self.audit.approval_records(&request.id, TRAIL_ROWS).await {
+        // One more than is shown: whether the log holds more.
+        let trail = match self
+            .audit
+            .approval_records(&request.id, TRAIL_ROWS + 1)
+            .await
+        {
             Ok(Some(mut records)) => {
+                let more = records.len() > TRAIL_ROWS;
+                records.truncate(TRAIL_ROWS);
                 // RFC 3339 in UTC, to the millisecond: ordered as text; stable for ties.
                 records.sort_by(|a, b| a.time.cmp(&b.time));
-                Trail::Records(records.iter().map(Step::of).collect())
+                Trail::Records(records.iter().map(Step::of).collect(), more)
             }
             Ok(None) => Trail::NotReadable,
             Err(error) => {

@@ -99,9 +99,10 @@ pub const SESSION_TTL: Duration = Duration::from_secs(8 * 60 * 60);
 /// How many pending requests the list shows.
 const LISTED: usize = 200;
 
-/// How many records of a decided request's audit trail the page shows: the first ones
-/// (the blocked answer, the decision, the write), then no more of a caller's refused
-/// retries.
+/// How many records of a decided request's audit trail the page shows, the first ones
+/// (the blocked answer, the decision, the write, a caller's later refused retries), saying
+/// when the log holds more. A caller's retries while the request was pending are not in
+/// its trail (`gate::consume`), so they cannot push the decision and the write out of it.
 const TRAIL_ROWS: usize = 100;
 
 /// How many characters of an argument's value the page shows before cutting it.

@@ -73,8 +73,8 @@ pub(super) struct Decided {
 /// A decided request's audit trail: the records about it
 /// ([`AuditSink::approval_records`](crate::audit::AuditSink::approval_records)).
 pub(super) enum Trail {
-    /// The records, oldest first.
-    Records(Vec<Step>),
+    /// The records, oldest first; whether the log holds more than are shown.
+    Records(Vec<Step>, bool),
     /// The server's audit sink cannot be read back (tracing).
     NotReadable,
     /// Reading it failed (logged).
