@@ -140,6 +140,28 @@ async fn sign_in(served: &Served, who: &str) -> String {
     cookie.split(';').next().unwrap().to_owned()
 }
 
+/// carol (a decider of acme) signed in and on request `id`'s page: her session cookie and
+/// the page's CSRF token.
+async fn on_the_request(served: &Served, id: &str) -> (String, String) {
+    let cookie = sign_in(served, "acme:carol").await;
+    let (_, body) = get(served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
+    (cookie, csrf(&body))
+}
+
+/// carol approves request `id` from its page: her session cookie, and the answer's status
+/// and page.
+async fn approve_on_page(served: &Served, id: &str) -> (String, u16, String) {
+    let (cookie, token) = on_the_request(served, id).await;
+    let (status, body) = post(
+        served,
+        id,
+        &cookie,
+        &[("csrf", &token), ("decision", "approve")],
+    )
+    .await;
+    (cookie, status, body)
+}
+
 /// A page: its status, its headers and its HTML.
 async fn page(request: reqwest::RequestBuilder) -> (u16, reqwest::header::HeaderMap, String) {
     let response = request.send().await.unwrap();
@@ -434,9 +456,7 @@ fn trail(html: &str) -> Vec<[String; 4]> {
 async fn a_rejection_with_its_reason_answers_the_retry_as_a_declined_approval() {
     let served = serve().await;
     let id = blocked(&served.address, "alice-token", "T-2").await;
-    let cookie = sign_in(&served, "acme:carol").await;
-    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
-    let token = csrf(&body);
+    let (cookie, token) = on_the_request(&served, &id).await;
 
     // A rejection needs a reason.
     let (status, body) = post(
@@ -559,16 +579,7 @@ async fn a_trail_leaves_out_pending_polls_and_says_when_the_log_holds_more() {
             "{polled}"
         );
     }
-    let cookie = sign_in(&served, "acme:carol").await;
-    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
-    let token = csrf(&body);
-    let (status, body) = post(
-        &served,
-        &id,
-        &cookie,
-        &[("csrf", &token), ("decision", "approve")],
-    )
-    .await;
+    let (cookie, status, body) = approve_on_page(&served, &id).await;
     assert_eq!(status, 200, "{body}");
     let ran = close(&served.address, "alice-token", "T-7", Some(&id)).await;
     assert_eq!(ran["structuredContent"]["status"], "succeeded", "{ran}");
@@ -638,18 +649,9 @@ async fn a_decision_stands_when_its_audit_record_fails_and_the_page_says_the_tra
     let sink = Arc::new(RefusesDecisions::default());
     let served = serve_with(State::new().with_audit_sink(sink.clone())).await;
     let id = blocked(&served.address, "alice-token", "T-6").await;
-    let cookie = sign_in(&served, "acme:carol").await;
-    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
-    let token = csrf(&body);
     // The store decides; the sink refuses the decision's record: the page reports the
     // decision (the failure is logged), and the approval stands.
-    let (status, body) = post(
-        &served,
-        &id,
-        &cookie,
-        &[("csrf", &token), ("decision", "approve")],
-    )
-    .await;
+    let (cookie, status, body) = approve_on_page(&served, &id).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("<h1>Approved</h1>"), "{body}");
     assert!(matches!(
@@ -817,9 +819,7 @@ async fn sign_in_links_are_single_use_bound_and_cookies_secure_off_loopback() {
 async fn forms_from_another_site_are_refused_by_their_fetch_metadata() {
     let served = serve().await;
     let id = blocked(&served.address, "alice-token", "T-9").await;
-    let cookie = sign_in(&served, "acme:carol").await;
-    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
-    let token = csrf(&body);
+    let (cookie, token) = on_the_request(&served, &id).await;
     let form = [("csrf", token.as_str()), ("decision", "approve")];
     let send = |origin: &'static str, site: Option<&'static str>| {
         let mut request = browser()
