@@ -306,6 +306,54 @@ async fn out_of_band(served: &Served) {
         trail[2].event_id,
         structured(&ran)["auditEventId"].as_str().unwrap()
     );
+    // The example's approvals page shows that trail: it reads the desk's audit sink (its
+    // services), not the HTTP state's default.
+    let address = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let link = std::process::Command::new(common::example_path("helpdesk"))
+        .args([
+            "sign-in-link",
+            "--store",
+            store,
+            "--http",
+            &address,
+            "acme:alice",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        link.status.success(),
+        "{}",
+        String::from_utf8_lossy(&link.stderr)
+    );
+    let link = String::from_utf8(link.stdout).unwrap().trim().to_owned();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let signed_in = browser.get(&link).send().await.unwrap();
+    assert_eq!(signed_in.status(), 200);
+    let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let page = browser
+        .get(format!("http://{address}/approvals/requests/{id}"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let page = page.text().await.unwrap();
+    let shown = page.split("<h2>Audit trail</h2>").nth(1).expect("a trail");
+    for record in &trail {
+        assert!(
+            shown.contains(&record.event_id),
+            "{} in {page}",
+            record.event_id
+        );
+    }
 }
 
 /// Resource URIs and arguments holding U+0000: not found, and (on PostgreSQL, which cannot

@@ -62,6 +62,15 @@ where
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
     let registry = prepare(&server).unwrap_or_else(|error| panic!("{error}"));
+    // The approvals page decides in the stores the server's writes use (its services).
+    #[cfg(feature = "approvals-page")]
+    let page_stores = {
+        let services = crate::router::set::services_of(&server);
+        (
+            services.approval_store(&options.state),
+            services.audit_sink(&options.state),
+        )
+    };
     // Loopback pages get CORS from a server that asks for tokens; an anonymous one lists
     // the pages it serves (any local page could call its tools otherwise).
     let loopback_cors = verifier.anonymous().is_none();
@@ -180,6 +189,7 @@ where
             .unwrap_or_else(|error| panic!("{error}"));
         return app.merge(super::approvals::routes(
             page,
+            page_stores,
             &options.state,
             registry.tools(),
             &verifier,

@@ -401,8 +401,12 @@ struct Page {
 }
 
 /// The page's routes, outside the MCP endpoint's layers (its own headers and checks).
+/// The page's routes, deciding the requests of `store` and recording to `audit`: the
+/// server's ([`ServerServices`](crate::ServerServices), which default to `state`'s), the
+/// stores its writes use.
 pub(super) fn routes(
     config: &ApprovalsPage,
+    (store, audit): (Arc<dyn ApprovalStore>, Arc<dyn crate::audit::AuditSink>),
     state: &crate::state::State,
     tools: &[rmcp::model::Tool],
     verifier: &Arc<dyn TokenVerifier>,
@@ -435,8 +439,8 @@ pub(super) fn routes(
     );
     let page = Arc::new(Page {
         config: config.clone(),
-        store: Arc::clone(state.approval_store()),
-        audit: Arc::clone(state.audit_sink()),
+        store,
+        audit,
         key: Arc::clone(state.server_key()),
         titles,
         csp: HeaderValue::from_str(&csp).expect("a header value"),
