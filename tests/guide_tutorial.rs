@@ -560,8 +560,13 @@ async fn steps_5_and_6_over_http_on_sqlite_across_a_restart() {
         .iter()
         .map(|row| serde_json::from_str(row).unwrap())
         .collect();
-    // The intent and outcome are the write bob was answered about; the replay points at it.
-    assert_eq!(records[1]["eventId"], structured(&closed)["auditEventId"]);
+    // alice's decision, then the intent and outcome of the write bob was answered about;
+    // the replay points at it.
+    assert_eq!(
+        records[1]["phase"], "approved",
+        "alice's decision, recorded by `approve`"
+    );
+    assert_eq!(records[2]["eventId"], structured(&closed)["auditEventId"]);
     // Normalized together, so the ids the records share with the answer must match too.
     let shown = json!({"answer": json_blocks()[APPROVED], "records": json_blocks()[AUDIT]});
     assert_eq!(

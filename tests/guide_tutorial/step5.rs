@@ -1,6 +1,8 @@
 use std::sync::{Arc, Mutex};
 
 use mcp_result::{
+    approval::ApprovalStore,
+    audit::AuditSink,
     extract::WriteContext,
     http::{serve_http, HttpOptions, StaticTokens},
     mcp_handler, mcp_tools,
@@ -121,11 +123,16 @@ async fn serve(
     serve_http(Desk::default(), listener, Arc::new(tokens), options, shutdown).await
 }
 
-/// `approver` approves approval request `request`: from any process on the database.
+/// `approver` approves approval request `request`: from any process on the database. The
+/// decision goes in the audit log too, beside the records of the write it lets run.
 async fn approve(stores: &SqlStores, request: &str, approver: &str) -> Result<(), Error> {
     match stores.approvals().approve(request, approver).await? {
         Ok(approval_id) => println!("approved: {approval_id}"),
         Err(refusal) => println!("not approved: {refusal:?}"),
+    }
+    let decided = stores.approvals().get(request).await?;
+    if let Some(record) = decided.and_then(|request| request.decision_record()) {
+        stores.audit().record(&record).await?;
     }
     Ok(())
 }
