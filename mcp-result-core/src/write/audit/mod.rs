@@ -28,9 +28,11 @@
 //! their RFC 8785 canonical form with every secret (`writeOnly`) field removed.
 
 pub(crate) mod attempt;
+mod json_lines;
 mod record;
 
+pub use json_lines::{read_records, JsonLinesSink};
 pub use record::{
-    argument_digest, instance, now_rfc3339, read_records, record_schema, AuditRecord, AuditSink,
-    JsonLinesSink, Phase, TracingSink,
+    argument_digest, instance, now_rfc3339, record_schema, AuditRecord, AuditSink, Phase,
+    TracingSink,
 };
