@@ -1328,37 +1328,13 @@ async fn a_url_only_sdk_client_on_2026_is_sent_to_the_page_in_a_round_and_its_ca
 /// the round carries and the request's id (`elicitationId`).
 async fn url_round(served: &Served, token: &str, ticket: &str) -> (String, String) {
     let params = json!({"name": "close_ticket",
-    "arguments": {"ticketId": ticket, "note": NOTE, "token": SECRET},
-    "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-    }});
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let response = reqwest::Client::new()
-        .post(format!("http://{}/mcp", served.address))
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "close_ticket")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
-    // JSON, or one SSE event carrying it.
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let answer: Value = serde_json::from_str(json).unwrap();
-    let result = &answer["result"];
-    assert_eq!(result["resultType"], "input_required", "{answer}");
+        "arguments": {"ticketId": ticket, "note": NOTE, "token": SECRET},
+        "_meta": approvals::meta_2026(json!({"url": {}}))});
+    let url = format!("http://{}/mcp", served.address);
+    let result = approvals::call_2026(&url, token, params).await;
+    assert_eq!(result["resultType"], "input_required", "{result}");
     let asked = &result["inputRequests"]["approval"]["params"];
-    assert_eq!(asked["mode"], "url", "{answer}");
+    assert_eq!(asked["mode"], "url", "{result}");
     (
         asked["url"].as_str().expect("a url").to_owned(),
         asked["elicitationId"].as_str().expect("an id").to_owned(),

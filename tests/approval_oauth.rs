@@ -593,41 +593,13 @@ async fn close_2026(
     round: Option<(Value, &str)>,
 ) -> Value {
     let mut params = json!({"name": "close_ticket",
-    "arguments": {"ticketId": ticket, "token": SECRET},
-    "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-    }});
+        "arguments": {"ticketId": ticket, "token": SECRET},
+        "_meta": approvals::meta_2026(json!({"url": {}}))});
     if let Some((answer, state)) = round {
         params["inputResponses"] = json!({ "approval": answer });
         params["requestState"] = json!(state);
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let response = reqwest::Client::new()
-        .post(setup.page_url("/mcp"))
-        .bearer_auth(token)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "close_ticket")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
-    // JSON, or one SSE event carrying it.
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let answer: Value = serde_json::from_str(json).unwrap();
-    answer
-        .get("result")
-        .unwrap_or_else(|| panic!("a result: {answer}"))
-        .clone()
+    approvals::call_2026(&setup.page_url("/mcp"), token, params).await
 }
 
 /// A person opens `path` (the link of a URL-mode elicitation) with no session and signs in

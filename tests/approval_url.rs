@@ -59,7 +59,7 @@ use mcp_result::{
 };
 use serde_json::{json, Value};
 
-use crate::common::approvals;
+use crate::common::approvals::{self, call_2026, meta_2026};
 
 const SECRET: &str = "s3cret-upstream-credential";
 
@@ -564,16 +564,6 @@ async fn a_client_that_declared_form_mode_is_asked_with_a_form() {
     assert_eq!(served.closed.load(Ordering::SeqCst), 1);
 }
 
-/// `_meta` of an MCP 2026-07-28 request (capabilities travel with each request there) from
-/// a client that declared `elicitation`.
-fn meta_2026(elicitation: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": elicitation},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
-    })
-}
-
 /// `close_ticket` of `ticket` on MCP 2026-07-28 as the holder of `token`, over streamable
 /// HTTP with raw JSON-RPC, its client declaring `elicitation`; `round` adds the
 /// `inputResponses` and `requestState` of a call that comes again. The JSON-RPC `result`.
@@ -591,41 +581,7 @@ async fn close_2026(
         params["inputResponses"] = json!({ "approval": answer });
         params["requestState"] = json!(state);
     }
-    call_2026(served, token, params).await
-}
-
-/// A `tools/call` of `close_ticket` on MCP 2026-07-28 with `params`, as the holder of
-/// `token`: the JSON-RPC `result`.
-async fn call_2026(served: &Served, token: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    let response = tokio::time::timeout(
-        Duration::from_secs(60),
-        reqwest::Client::new()
-            .post(format!("http://{}/mcp", served.address))
-            .bearer_auth(token)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "close_ticket")
-            .body(body.to_string())
-            .send(),
-    )
-    .await
-    .expect("the call answers")
-    .unwrap();
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
-    // JSON, or one SSE event carrying it.
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let answer: Value = serde_json::from_str(json).unwrap();
-    answer
-        .get("result")
-        .unwrap_or_else(|| panic!("a result: {answer}"))
-        .clone()
+    call_2026(&format!("http://{}/mcp", served.address), token, params).await
 }
 
 /// The URL-mode round of a URL-only 2026-07-28 client: checked to be exactly the page's
@@ -916,7 +872,7 @@ async fn a_2026_round_accepted_before_the_page_decides_is_blocked_with_its_reque
     let mut meta = meta_2026(json!({"url": {}}));
     meta["io.github.mcp-result/approvalRequestId"] = json!(id);
     let ran = call_2026(
-        &served,
+        &format!("http://{}/mcp", served.address),
         "alice-token",
         json!({"name": "close_ticket", "arguments": {"ticketId": "T-23", "token": SECRET},
                "_meta": meta}),

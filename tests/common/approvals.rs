@@ -84,3 +84,48 @@ pub fn serve(
     });
     closed
 }
+
+/// The `_meta` of an MCP 2026-07-28 request of a raw client whose capabilities declare
+/// `elicitation` (`{"url": {}}`, `{"form": {}}`).
+pub fn meta_2026(elicitation: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": elicitation},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    })
+}
+
+/// A `tools/call` of `close_ticket` with `params` on MCP 2026-07-28 at the MCP endpoint
+/// `url`, as the holder of `token`, over streamable HTTP with raw JSON-RPC: the JSON-RPC
+/// `result` (within 60 s; JSON, or one SSE event carrying it).
+pub async fn call_2026(url: &str, token: &str, params: serde_json::Value) -> serde_json::Value {
+    let body =
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let response = tokio::time::timeout(
+        std::time::Duration::from_secs(60),
+        reqwest::Client::new()
+            .post(url)
+            .bearer_auth(token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "close_ticket")
+            .body(body.to_string())
+            .send(),
+    )
+    .await
+    .expect("the call answers")
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let answer: serde_json::Value = serde_json::from_str(json).unwrap();
+    answer
+        .get("result")
+        .unwrap_or_else(|| panic!("a result: {answer}"))
+        .clone()
+}
