@@ -390,32 +390,9 @@ async fn the_caller_confirms_on_the_page_and_the_write_runs_once() {
     );
     drop(seen_now);
 
-    // The request: approved by its caller, and used by this one write.
-    let request = served
-        .approvals
-        .get(&elicitation_id)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        request.decision,
-        Decision::Used {
-            approval_id: approval_id.clone(),
-            approver: "acme:alice".into()
-        }
-    );
-    // The audit intent of the write carries the approval and its approver.
-    let intents: Vec<_> = read_records(&served.audit)
-        .unwrap()
-        .into_iter()
-        .filter(|r| r.tool == "close_ticket" && r.phase == Phase::Intent)
-        .collect();
-    assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_eq!(
-        intents[0].approval_id.as_deref(),
-        Some(approval_id.as_str())
-    );
-    assert_eq!(intents[0].approver.as_deref(), Some("acme:alice"));
+    // The request: approved by its caller, and used by this one write, whose intent
+    // carries the approval and its approver.
+    used_once_by_alice(&served, &elicitation_id, &approval_id).await;
 
     // The client is told the elicitation is complete.
     let mut complete = None;
@@ -562,6 +539,26 @@ async fn a_client_that_declared_form_mode_is_asked_with_a_form() {
         seen.asked
     );
     assert_eq!(served.closed.load(Ordering::SeqCst), 1);
+}
+
+/// Request `id` was approved by its caller alice and used, under `approval_id`, by the one
+/// write that ran, whose audit intent carries the approval and its approver.
+async fn used_once_by_alice(served: &Served, id: &str, approval_id: &str) {
+    assert_eq!(
+        served.approvals.get(id).await.unwrap().unwrap().decision,
+        Decision::Used {
+            approval_id: approval_id.to_owned(),
+            approver: "acme:alice".into()
+        }
+    );
+    let intents: Vec<_> = read_records(&served.audit)
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.tool == "close_ticket" && r.phase == Phase::Intent)
+        .collect();
+    assert_eq!(intents.len(), 1, "{intents:?}");
+    assert_eq!(intents[0].approval_id.as_deref(), Some(approval_id));
+    assert_eq!(intents[0].approver.as_deref(), Some("acme:alice"));
 }
 
 /// `close_ticket` of `ticket` on MCP 2026-07-28 as the holder of `token`, over streamable
@@ -723,24 +720,7 @@ async fn a_2026_round_sends_the_caller_to_the_page_and_the_write_runs_once() {
         1,
         "the write ran once"
     );
-    assert_eq!(
-        served.approvals.get(&id).await.unwrap().unwrap().decision,
-        Decision::Used {
-            approval_id: approval_id.clone(),
-            approver: "acme:alice".into()
-        }
-    );
-    let intents: Vec<_> = read_records(&served.audit)
-        .unwrap()
-        .into_iter()
-        .filter(|r| r.tool == "close_ticket" && r.phase == Phase::Intent)
-        .collect();
-    assert_eq!(intents.len(), 1, "{intents:?}");
-    assert_eq!(
-        intents[0].approval_id.as_deref(),
-        Some(approval_id.as_str())
-    );
-    assert_eq!(intents[0].approver.as_deref(), Some("acme:alice"));
+    used_once_by_alice(&served, &id, &approval_id).await;
 
     // The same round again: the approval is used; nothing runs.
     let again = close_2026(&served, "alice-token", "T-21", json!({"url": {}}), accept()).await;
