@@ -35,7 +35,7 @@ pub enum Phase {
 }
 
 /// One audit record. Published as a JSON Schema ([`record_schema`]) for SIEMs and
-/// reviewers; one JSON object per line in a [`JsonLinesSink`](super::JsonLinesSink) file.
+/// reviewers; one JSON object per line in a `JsonLinesSink` file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(rename = "mcp-result.AuditRecord")]
