@@ -358,6 +358,14 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
         "{body}"
     );
 
+    // Another identity presenting the request: it names nothing to bob, runs nothing, and
+    // stays out of the request's trail (checked exactly below).
+    let bobs = close(&served.address, "bob-token", "T-1", Some(&id)).await;
+    assert_eq!(
+        bobs["structuredContent"]["message"], "No such approval request.",
+        "{bobs}"
+    );
+
     // The MCP call's retry runs once, under the approval.
     let result = close(&served.address, "alice-token", "T-1", Some(&id)).await;
     assert_eq!(result["isError"], false, "{result}");
