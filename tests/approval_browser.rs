@@ -326,7 +326,8 @@ async fn serve(callers_confirm: bool) -> Served {
     let options = HttpOptions {
         state: State::new()
             .with_approval_store(Arc::new(approvals.clone()))
-            .with_audit_sink(Arc::new(JsonLinesSink::open(&audit).unwrap())),
+            .with_audit_sink(Arc::new(JsonLinesSink::open(&audit).unwrap()))
+            .allow_mixed_stores(),
         sessions: callers_confirm,
         ..HttpOptions::default()
     }

@@ -63,7 +63,9 @@ async fn serve_with(state: State) -> Served {
     let approvals = MemoryApprovals::default();
     let page = ApprovalsPage::new().deciders(["acme:carol"]);
     let options = HttpOptions {
-        state: state.with_approval_store(Arc::new(approvals.clone())),
+        state: state
+            .with_approval_store(Arc::new(approvals.clone()))
+            .allow_mixed_stores(),
         ..HttpOptions::default()
     }
     .with_approvals_page(page.clone());

@@ -97,7 +97,8 @@ async fn serve_waiting(name: &str, callers_confirm: bool, policy: AskPolicy) -> 
         state: State::new()
             .with(policy)
             .with_approval_store(Arc::new(approvals.clone()))
-            .with_audit_sink(Arc::new(JsonLinesSink::open(&audit).unwrap())),
+            .with_audit_sink(Arc::new(JsonLinesSink::open(&audit).unwrap()))
+            .allow_mixed_stores(),
         sessions: true,
         ..HttpOptions::default()
     }

@@ -149,10 +149,7 @@ async fn instance(shop: Shop, url: &str) -> String {
     let stores = SqlStores::connect(url).await.unwrap();
     let bus = stores.cancel_bus().await.unwrap();
     assert!(bus.spans_instances());
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_audit_sink(Arc::new(stores.audit()))
-        .with_cancel_bus(bus);
+    let state = State::with_sql_stores(stores).with_cancel_bus(bus);
     serve(shop, state).await
 }
 

@@ -6,7 +6,7 @@
 
 use crate::common::postgres;
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use mcp_result::{
     mcp_handler, mcp_tools,
@@ -78,10 +78,7 @@ impl ServerHandler for Desk {}
 async fn commits_of(url: &str, tool: &str, writes: usize, keyed: bool) -> i64 {
     let before = postgres::xact_commit(url).await;
     let stores = SqlStores::open(url).await.unwrap();
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_approval_store(Arc::new(stores.approvals()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    let state = State::with_sql_stores(stores.clone());
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     let served = tokio::spawn(async move {
         let _ = mcp_result::serve_with_state(Desk, server_io, state).await;

@@ -94,7 +94,8 @@ async fn the_guides_keyed_write_runs_once_per_key() {
         .unwrap();
     let state = State::new()
         .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_audit_sink(Arc::new(stores.audit()));
+        .with_audit_sink(Arc::new(stores.audit()))
+        .allow_mixed_stores();
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Err(error) = mcp_result::serve_with_state(Desk, server_io, state).await {

@@ -37,7 +37,7 @@ fn host_triple() -> String {
 /// Builds `main` as `src/main.rs` of a fresh crate with `manifest` (its `mcp-result = "0.1"`
 /// or `version = "0.1"` pointed at this checkout) under `target/tests/<dir>`, offline from
 /// this workspace's lockfile, and returns the binary.
-fn build_fresh_crate(dir: &str, manifest: &str, main: &str, binary: &str) -> PathBuf {
+pub(crate) fn build_fresh_crate(dir: &str, manifest: &str, main: &str, binary: &str) -> PathBuf {
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     // Shares trybuild's target directory: built crates are reused, and the build does not
     // wait on the lock of the target directory this test runs from.

@@ -169,10 +169,7 @@ async fn a_transactional_keyed_write_is_four_round_trips_besides_the_tools() {
     let proxied = format!("{head}@{local}/{name}?sslmode=disable");
 
     let stores = SqlStores::open(&proxied).await.unwrap();
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_approval_store(Arc::new(stores.approvals()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    let state = State::with_sql_stores(stores.clone());
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         let _ = mcp_result::serve_with_state(Desk, server_io, state).await;

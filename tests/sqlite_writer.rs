@@ -315,10 +315,7 @@ async fn transactional_and_plain_keyed_writes_interleave_on_one_file() {
         .execute(stores.pool())
         .await
         .unwrap();
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_approval_store(Arc::new(stores.approvals()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    let state = State::with_sql_stores(stores.clone());
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         let _ = mcp_result::serve_with_state(Desk, server_io, state).await;

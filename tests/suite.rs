@@ -42,6 +42,8 @@ mod clients;
 mod commits;
 #[cfg(feature = "http")]
 mod conformance;
+#[cfg(feature = "sqlite")]
+mod defaults;
 #[cfg(feature = "docs")]
 mod docs;
 #[cfg(feature = "sqlite")]

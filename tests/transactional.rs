@@ -10,7 +10,7 @@ use crate::common;
 
 use common::postgres;
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use mcp_result::{
     mcp_handler, mcp_tools,
@@ -114,10 +114,7 @@ async fn every_end_of_a_transactional_write(url: &str) {
         .execute(stores.pool())
         .await
         .unwrap();
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_approval_store(Arc::new(stores.approvals()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    let state = State::with_sql_stores(stores.clone());
     let client = serve(state).await;
 
     // Success: one row; the retry is the same answer, no second row.
@@ -176,10 +173,7 @@ async fn every_end_of_a_transactional_write(url: &str) {
     // Cancelled by its client (`notifications/cancelled`): rolled back, nothing stays, and
     // the key is free for the retry.
     let (server_io, client_io) = tokio::io::duplex(1 << 20);
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_approval_store(Arc::new(stores.approvals()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    let state = State::with_sql_stores(stores.clone());
     tokio::spawn(async move {
         let _ = mcp_result::serve_with_state(Desk, server_io, state).await;
     });
@@ -239,9 +233,7 @@ async fn text_postgres_cannot_store_is_a_validation_error() {
         .execute(stores.pool())
         .await
         .unwrap();
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    let state = State::with_sql_stores(stores.clone());
     let client = serve(state).await;
     let refused = add(&client, json!({"body": "a\u{0}b"}), "k-nul").await;
     assert_eq!(refused.is_error, Some(true));

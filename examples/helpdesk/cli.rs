@@ -57,35 +57,35 @@ pub(crate) async fn decide(
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let usage =
         "usage: helpdesk approve --store URL ID APPROVER | reject --store URL ID APPROVER REASON";
+    use mcp_result::approval::{decide, ApprovalStore as _, Decision, Refusal};
     let store = store.ok_or(usage)?;
     let stores = mcp_result::sql::SqlStores::connect(store).await?;
-    let approvals = stores.approvals();
-    let outcome = match (decision, args) {
-        ("approve", [id, approver]) => approvals
-            .approve(id, approver)
-            .await?
-            .map(|approval_id| format!("approved {id}: approval {approval_id}")),
-        ("reject", [id, approver, reason]) => approvals
-            .reject(id, approver, reason)
-            .await?
-            .map(|()| format!("rejected {id}")),
+    let decision = match (decision, args) {
+        ("approve", [_, approver]) => Decision::Approved {
+            approval_id: uuid::Uuid::now_v7().to_string(),
+            approver: approver.clone(),
+        },
+        ("reject", [_, approver, reason]) => Decision::Rejected {
+            approver: approver.clone(),
+            reason: reason.clone(),
+        },
         _ => return Err(usage.into()),
     };
-    match outcome {
-        Ok(done) => {
-            println!("{done}");
-            // The decision also goes in the store's audit log, as the approvals page records
-            // it (the request's page shows it in its trail). The decision stands either way.
-            use mcp_result::{approval::ApprovalStore as _, audit::AuditSink as _};
-            let recorded = match approvals.get(&args[0]).await {
-                Ok(request) => match request.and_then(|r| r.decision_record()) {
-                    Some(record) => stores.audit().record(&record).await,
-                    None => Ok(()),
-                },
-                Err(error) => Err(error),
-            };
-            if let Err(error) = recorded {
-                eprintln!("warning: the decision stands; its audit record failed: {error}");
+    let id = &args[0];
+    let approvals = stores.approvals();
+    let request = approvals
+        .get(id)
+        .await?
+        .ok_or_else(|| Refusal::Unknown.message())?;
+    // The decision, and its audit record in the store's audit log, as the approvals page
+    // records it (the request's page shows it in its trail).
+    match decide(&approvals, &stores.audit(), &request, decision).await? {
+        Ok(decided) => {
+            match decided.decision {
+                Decision::Approved { approval_id, .. } => {
+                    println!("approved {id}: approval {approval_id}")
+                }
+                _ => println!("rejected {id}"),
             }
             Ok(())
         }

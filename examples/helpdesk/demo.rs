@@ -8,11 +8,18 @@ pub(crate) async fn demo() -> Result<(), Box<dyn std::error::Error + Send + Sync
     use serde_json::json;
 
     let mut child = tokio::process::Command::new(std::env::current_exe()?);
-    // The server's logs only when asked for (`init_logs`).
-    if std::env::var_os("RUST_LOG").is_none() {
+    // The server's stderr (its logs and its audit records) only when asked for
+    // (`RUST_LOG`): the demo prints what it demonstrates.
+    let quiet = std::env::var_os("RUST_LOG").is_none();
+    if quiet {
         child.env("RUST_LOG", "off");
     }
-    let client = ().serve(TokioChildProcess::new(child)?).await?;
+    let mut process = TokioChildProcess::builder(child);
+    if quiet {
+        process = process.stderr(std::process::Stdio::null());
+    }
+    let (process, _) = process.spawn()?;
+    let client = ().serve(process).await?;
     let print = |label: &str, value: &dyn erased::Json| {
         println!("=== {label}\n{}\n", value.pretty());
     };

@@ -76,10 +76,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     };
     match args.first().map(String::as_str) {
         None | Some("serve") => {
+            // `--audit-log` without `--store`: the audit log in a file, the other stores in
+            // memory, a mix the operator chose.
+            let mut state = mcp_result::State::new();
+            if audit_log.is_some() && store.is_none() {
+                state = state.allow_mixed_stores();
+            }
             let desk = Helpdesk::open(store.as_deref(), audit_log).await?;
             match http {
-                None => mcp_result::serve_stdio(desk).await,
-                Some(address) => serve_http(desk, &address, access).await,
+                None => mcp_result::serve_stdio_with_state(desk, state).await,
+                Some(address) => serve_http(desk, &address, access, state).await,
             }
         }
         Some("demo") => demo::demo().await,

@@ -68,12 +68,14 @@ pub(crate) async fn serve_http(
     desk: Helpdesk,
     address: &str,
     access: Access,
+    state: mcp_result::State,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     use mcp_result::http::{HttpOptions, TokenVerifier};
     let listener = tokio::net::TcpListener::bind(address).await?;
     let local = listener.local_addr()?;
     let mut options = HttpOptions {
         allowed_origins: access.origins.clone(),
+        state,
         ..HttpOptions::default()
     };
     // How long a task's instance holds it without renewing (tests shorten it to take a
@@ -207,6 +209,7 @@ pub(crate) async fn serve_http(
     _desk: Helpdesk,
     _address: &str,
     _access: Access,
+    _state: mcp_result::State,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     Err("--http needs the `http` feature: cargo run --features http --example helpdesk -- --http 127.0.0.1:8080".into())
 }

@@ -55,6 +55,7 @@ pub use router::{
     set::{ServerServices, ToolSet},
 };
 pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
+pub use serve::logs::DEFAULT_LOG_LEVEL;
 pub use state::State;
 
 /// What `#[mcp_handler]` answers with, for a server that writes some `ServerHandler`

@@ -77,6 +77,8 @@ struct Inner {
     /// session id; at most [`MAX_LOG_LEVELS`].
     #[allow(deprecated)]
     log_levels: Arc<std::sync::Mutex<HashMap<String, rmcp::model::LoggingLevel>>>,
+    /// Whether a mix of durable and in-memory stores is meant ([`State::allow_mixed_stores`]).
+    mixed_allowed: bool,
 }
 
 /// How many sessions' log levels a [`State`] keeps: past it, the levels set so far are
@@ -99,6 +101,7 @@ impl State {
                 key: ServerKey::global_shared().clone(),
                 values: HashMap::new(),
                 log_levels: Arc::default(),
+                mixed_allowed: false,
             }),
         }
     }
@@ -144,6 +147,52 @@ impl State {
     #[must_use]
     pub fn with_server_key(self, key: ServerKey) -> Self {
         self.edit(|inner| inner.key = Arc::new(key))
+    }
+
+    /// Says that this state's mix of durable and in-memory stores is meant: a server is
+    /// served with it, and says at start which stores die with the process (a `warn` line).
+    ///
+    /// Without it, a state whose stores are neither all durable nor all in memory (each
+    /// store's `durable()`: the in-memory stores and [`TracingSink`] say `false`) stops
+    /// every `serve*` function before anything is served, with an error naming the stores
+    /// of each kind: a server that keys its writes in a database while its approvals or audit
+    /// records die with the process is a mistake until said otherwise. One call makes every
+    /// store durable: `State::connect(url)` (features `sqlite`, `postgres`).
+    #[must_use]
+    pub fn allow_mixed_stores(self) -> Self {
+        self.edit(|inner| inner.mixed_allowed = true)
+    }
+
+    /// Checks the mix of stores before a server is served: `Err` with the message for a
+    /// mix nobody allowed, `Ok(Some(warning))` for an allowed one, `Ok(None)` when every
+    /// store is durable or every one in memory.
+    ///
+    /// `stores` names each store the server's calls use (its services' choice, by default
+    /// this state's) and whether it is durable.
+    pub(crate) fn check_store_mix(
+        &self,
+        stores: [(&'static str, bool); 4],
+    ) -> Result<Option<String>, String> {
+        let (durable, volatile): (Vec<_>, Vec<_>) = stores.into_iter().partition(|(_, d)| *d);
+        let durable: Vec<&str> = durable.into_iter().map(|(name, _)| name).collect();
+        let volatile: Vec<&str> = volatile.into_iter().map(|(name, _)| name).collect();
+        if durable.is_empty() || volatile.is_empty() {
+            return Ok(None);
+        }
+        let (durable, volatile) = (durable.join(", "), volatile.join(", "));
+        if self.inner.mixed_allowed {
+            return Ok(Some(format!(
+                "serving with durable {durable} and in-memory {volatile} \
+                 (State::allow_mixed_stores): the in-memory ones die with the process"
+            )));
+        }
+        Err(format!(
+            "this server's State mixes durable and in-memory stores: {durable} are durable, \
+             {volatile} live in this process's memory and die with it. Make every store \
+             durable in one call (`State::connect(\"sqlite:app.db\")` or a `postgres://` URL, \
+             features `sqlite`/`postgres`), hand in a durable store for each, or say the mix \
+             is meant with `State::allow_mixed_stores()`"
+        ))
     }
 
     /// With `value`, for your own extractors: a database pool, a tenant directory, a client

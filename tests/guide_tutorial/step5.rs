@@ -107,16 +107,14 @@ async fn main() -> Result<(), Error> {
 }
 
 /// Serves the desk over streamable HTTP on `listener` until `shutdown`, with its
-/// idempotency keys, approval requests and audit log in `stores`.
+/// idempotency keys, approval requests, audit log and tasks in `stores`.
 async fn serve(
     stores: SqlStores,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Error> {
-    let state = State::new()
-        .with_idempotency_store(Arc::new(stores.idempotency()))
-        .with_approval_store(Arc::new(stores.approvals()))
-        .with_audit_sink(Arc::new(stores.audit()));
+    // Every store in the database, in one call: keys, approvals, audit, tasks.
+    let state = State::with_sql_stores(stores);
     // Who calls comes from the bearer token, never from the arguments.
     let tokens = StaticTokens::new().with("bob-token", Identity::new("bob"));
     let options = HttpOptions { state, ..HttpOptions::default() };

@@ -277,6 +277,15 @@ impl<S> ToolRegistry<S> {
             .map(|route| route.name)
     }
 
+    /// The first tool, in `tools/list` order, that needs human approval, if any.
+    pub(crate) fn gated_tool(&self) -> Option<&'static str> {
+        self.tools
+            .iter()
+            .filter_map(|tool| self.routes.get(tool.name.as_ref()))
+            .find(|route| route.approval.is_some())
+            .map(|route| route.name)
+    }
+
     /// Whether a tool needs human approval (the server then serves approval requests
     /// through `resources/read`).
     pub fn has_approvals(&self) -> bool {

@@ -156,7 +156,8 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let registry = prepare(&server)?;
+    let registry = prepare(&server, &state)?;
+    check_approvable(&server, registry, &state, "this transport serves no approvals page")?;
     let transport = WithState {
         inner: transport.into_transport(),
         state,
@@ -171,9 +172,28 @@ where
 /// as tasks declares the tasks extension (a `get_info` of its own may leave it out: rmcp
 /// would then answer every `tasks/get` `-32601`), and a configured server key is usable
 /// (it stops the server here, not at the first keyed write).
+///
+/// It also makes sure what the server logs reaches someone (a stderr subscriber when the
+/// application installed none: `serve::logs`), and refuses a state whose stores mix durable
+/// and in-memory ones unless the mix is allowed (`State::allow_mixed_stores`), logging the
+/// allowed mix.
 pub(crate) fn prepare<S: ToolSet + ServerHandler>(
     server: &S,
+    state: &State,
 ) -> Result<&'static ToolRegistry<S>, Box<dyn std::error::Error + Send + Sync>> {
+    crate::serve::logs::ensure_subscriber();
+    let services = services_of(server);
+    let stores = [
+        ("idempotency keys", services.idempotency_store(state).durable()),
+        ("approval requests", services.approval_store(state).durable()),
+        ("audit records", services.audit_sink(state).durable()),
+        ("tasks", services.task_store(state).durable()),
+    ];
+    match state.check_store_mix(stores) {
+        Ok(None) => {}
+        Ok(Some(warning)) => tracing::warn!("{warning}"),
+        Err(refusal) => return Err(refusal.into()),
+    }
     let registry = S::tool_registry().map_err(|error| error.clone())?;
     if let Some(tool) = registry.task_tool() {
         if !server.get_info().capabilities.supports_tasks() {
@@ -193,6 +213,52 @@ pub(crate) fn prepare<S: ToolSet + ServerHandler>(
     }
     let _ = crate::store::key::ServerKey::global();
     Ok(registry)
+}
+
+/// Whether the server's approval-gated tools could be approved, served where `no_page` says
+/// no approvals page is: a client that supports elicitation asks its user during the call,
+/// but a client that cannot be asked gets `blocked` with an `approvalRequestId`, and only
+/// another process can decide that request, through a store it shares
+/// ([`crate::approval::run_command`]). With an approval store in this process's memory and
+/// no page, nothing ever can:
+///
+/// - without the feature `elicitation`, no client can have the tool approved: an error
+///   naming the tool and the ways out;
+/// - with it, clients that cannot be asked cannot: the same words, as a `warn` line at start.
+///
+/// The store is the one the server's calls use (its [`ServerServices`](crate::ServerServices)
+/// when it declares `services`, else the state's).
+pub(crate) fn check_approvable<S: ToolSet>(
+    server: &S,
+    registry: &ToolRegistry<S>,
+    state: &State,
+    no_page: &str,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let Some(tool) = registry.gated_tool() else {
+        return Ok(());
+    };
+    if services_of(server).approval_store(state).durable() {
+        return Ok(());
+    }
+    let ways_out = "ways out: make the approval store durable in one call \
+         (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and decide from \
+         another process with your binary's `approvals` subcommand \
+         (`mcp_result::approval::run_command`), or serve over HTTP with the approvals page \
+         (feature `approvals-page`)";
+    if cfg!(feature = "elicitation") {
+        tracing::warn!(
+            "`{tool}` needs a human approval: a client that supports elicitation asks its \
+             user, but one that cannot be asked gets `blocked` with a request nothing can \
+             decide: the approval store is in this process's memory and {no_page}; {ways_out}"
+        );
+        return Ok(());
+    }
+    Err(format!(
+        "`{tool}` needs a human approval and nobody could give one: this build asks no \
+         client (feature `elicitation` is off), the approval store is in this process's \
+         memory and {no_page}; {ways_out}"
+    )
+    .into())
 }
 
 /// What every way of serving does last: waits up to [`SHUTDOWN_GRACE`] for running writes,

@@ -10,6 +10,7 @@ pub(crate) mod handler;
 pub mod http;
 #[cfg(feature = "transport-io")]
 pub(crate) mod lines;
+pub(crate) mod logs;
 #[cfg(feature = "oauth")]
 pub mod oauth;
 pub(crate) mod resources;

@@ -72,4 +72,9 @@ impl TaskStore for MemoryTasks {
             }
         })
     }
+
+    /// `false`: this process's memory.
+    fn durable(&self) -> bool {
+        false
+    }
 }

@@ -119,4 +119,12 @@ pub trait TaskStore: Send + Sync + 'static {
     /// `task.version - 1` (the caller read it, changed it and bumped the version): `false`
     /// when another change came first (read it again) or it expired.
     fn replace<'a>(&'a self, task: &'a TaskRecord) -> StoreFuture<'a, bool>;
+
+    /// Whether what this store holds outlives the process (a database): `true` unless the
+    /// store says otherwise; the in-memory stores say `false`. A server whose state mixes
+    /// durable and in-memory stores starts only when the mix is explicit
+    /// ([`State::allow_mixed_stores`](crate::State::allow_mixed_stores)).
+    fn durable(&self) -> bool {
+        true
+    }
 }

@@ -61,7 +61,7 @@ where
 {
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
-    let registry = prepare(&server).unwrap_or_else(|error| panic!("{error}"));
+    let registry = prepare(&server, &options.state).unwrap_or_else(|error| panic!("{error}"));
     // The approvals page decides in the stores the server's writes use (its services).
     #[cfg(feature = "approvals-page")]
     let page_stores = {
@@ -228,12 +228,24 @@ pub async fn serve_http<S>(
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
-    let registry = prepare(&server)?;
+    let registry = prepare(&server, &options.state)?;
     Origins::new(&options.allowed_origins)?;
     #[cfg(feature = "approvals-page")]
     if let Some(page) = &options.approvals_page {
         page.check(&options.path)?;
         page.check_sign_in(options.resource.as_ref())?;
+    }
+    #[cfg(feature = "approvals-page")]
+    let page = options.approvals_page.is_some();
+    #[cfg(not(feature = "approvals-page"))]
+    let page = false;
+    if !page {
+        crate::serve::handler::check_approvable(
+            &server,
+            registry,
+            &options.state,
+            "no approvals page is served (`HttpOptions::approvals_page`)",
+        )?;
     }
     let app = router(server, verifier, &options);
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;

@@ -177,4 +177,9 @@ impl ApprovalStore for MemoryApprovals {
             Ok(Ok((approval_id, approver)))
         })
     }
+
+    /// `false`: this process's memory.
+    fn durable(&self) -> bool {
+        false
+    }
 }

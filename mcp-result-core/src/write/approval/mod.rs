@@ -26,12 +26,14 @@
 //! taken for it is given back): the key belongs to the write that runs, so a keyed repeat
 //! of an approved write that ran is its replay, not a second use of the approval.
 
+mod command;
 mod gate;
 mod memory;
 mod request;
 mod text;
 
 pub(crate) use gate::{approval_request_id, gate, Gate, Round};
+pub use command::{decide, run_command, LIST_LIMIT, USAGE};
 pub use memory::MemoryApprovals;
 pub use request::{
     in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review, APPROVAL_TTL,

@@ -326,4 +326,12 @@ pub trait ApprovalStore: Send + Sync + 'static {
     fn refuses_nul(&self) -> bool {
         false
     }
+
+    /// Whether what this store holds outlives the process (a database): `true` unless the
+    /// store says otherwise; the in-memory stores say `false`. A server whose state mixes
+    /// durable and in-memory stores starts only when the mix is explicit
+    /// ([`State::allow_mixed_stores`](crate::State::allow_mixed_stores)).
+    fn durable(&self) -> bool {
+        true
+    }
 }

@@ -200,24 +200,50 @@ pub trait AuditSink: Send + Sync + 'static {
         let _ = (approval_request_id, limit);
         Box::pin(async { Ok(None) })
     }
+
+    /// Whether the records outlive the process in a store this sink can name (a database, a
+    /// file): `true` unless the sink says otherwise. [`TracingSink`] says `false` (its
+    /// records are log lines). A server whose state mixes durable and in-memory stores
+    /// starts only when the mix is explicit
+    /// ([`State::allow_mixed_stores`](crate::State::allow_mixed_stores)).
+    fn durable(&self) -> bool {
+        true
+    }
 }
 
 /// Records to `tracing` (target `mcp_result::audit`, level INFO, the record as JSON in the
 /// `record` field). Durability is the subscriber's: a record is as safe as the log it goes
 /// to. The default sink.
+///
+/// It drops nothing: when no subscriber takes the record (none is installed, or yours
+/// filters `mcp_result::audit` out), the record is written to stderr as one JSON line
+/// instead. The `serve*` functions install a stderr subscriber when the application has
+/// none (`RUST_LOG`, `info` by default), so out of the box each record is an `info` line on
+/// stderr:
+///
+/// ```text
+/// 2026-12-05T10:00:00.123456Z  INFO mcp_result::audit: audit record={"auditEventId":"…","phase":"intent",…}
+/// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TracingSink;
 
 impl AuditSink for TracingSink {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            // Serialized only when a subscriber takes the record.
+            let json = serde_json::to_string(record)?;
             if tracing::enabled!(target: "mcp_result::audit", tracing::Level::INFO) {
-                let json = serde_json::to_string(record)?;
                 tracing::info!(target: "mcp_result::audit", record = %json, "audit");
+            } else {
+                // Through `eprintln!`, which a test harness captures.
+                eprintln!("{json}");
             }
             Ok(())
         })
+    }
+
+    /// `false`: log lines, not a store.
+    fn durable(&self) -> bool {
+        false
     }
 }
 
@@ -254,6 +280,11 @@ impl AuditSink for Vec<Arc<dyn AuditSink>> {
             }
             failed.map_or(Ok(None), Err)
         })
+    }
+
+    /// Durable when one sink of the list is.
+    fn durable(&self) -> bool {
+        self.iter().any(|sink| sink.durable())
     }
 }
 

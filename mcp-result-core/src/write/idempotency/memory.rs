@@ -302,4 +302,9 @@ impl IdempotencyStore for MemoryIdempotencyStore {
             })
         })
     }
+
+    /// `false`: this process's memory.
+    fn durable(&self) -> bool {
+        false
+    }
 }

@@ -176,6 +176,14 @@ pub trait IdempotencyStore: Send + Sync + 'static {
 
     /// The stored result of a completed call under `scope`, if any.
     fn peek<'a>(&'a self, scope: &'a KeyScope) -> StoreFuture<'a, Option<Value>>;
+
+    /// Whether what this store holds outlives the process (a database): `true` unless the
+    /// store says otherwise; the in-memory stores say `false`. A server whose state mixes
+    /// durable and in-memory stores starts only when the mix is explicit
+    /// ([`State::allow_mixed_stores`](crate::State::allow_mixed_stores)).
+    fn durable(&self) -> bool {
+        true
+    }
 }
 
 /// What [`IdempotencyStore::open_transaction`] found.

@@ -567,27 +567,21 @@ pub(super) async fn decide(
             )
         }
     };
-    // The decision's audit record, made (and timed) before the store has the decision: the
-    // write it lets run records its attempt later, whichever record lands first.
-    let record = ApprovalRequest {
-        decision: decision.clone(),
+    // The decision and its audit record (made before the store has the decision: the write
+    // it lets run records its attempt later, whichever record lands first).
+    let request = ApprovalRequest {
         review: Some(review),
-        ..request.clone()
-    }
-    .decision_record();
-    match page.store.decide(&request.id, decision).await {
-        Ok(Ok(decided)) => {
-            // The decision stands once the store has it; its audit record follows (a sink
-            // that fails leaves the decision in the store, and says so in the log).
-            if let Some(record) = record {
-                if let Err(error) = page.audit.record(&record).await {
-                    tracing::error!(
-                        %error,
-                        request = %decided.id,
-                        "approvals page: a decision was made and its audit record failed"
-                    );
-                }
-            }
+        ..request
+    };
+    let decided = crate::approval::decide(
+        page.store.as_ref(),
+        page.audit.as_ref(),
+        &request,
+        decision,
+    )
+    .await;
+    match decided {
+        Ok(Ok(_)) => {
             let heading = if done.starts_with("Approved") {
                 "Approved"
             } else {

@@ -1,0 +1,75 @@
+//! Where the framework's logs go when the application chose nowhere: every `serve*` function
+//! installs a stderr subscriber when no global one is set, so that audit records
+//! ([`TracingSink`](crate::audit::TracingSink)), the causes behind correlation ids and
+//! startup warnings reach an operator out of the box. stdout is never written: on stdio it
+//! is the MCP channel.
+
+use std::io::{self, Write};
+
+use tracing_subscriber::{filter::Targets, fmt::MakeWriter, layer::SubscriberExt};
+
+/// The level the default subscriber logs at without `RUST_LOG`: `info` (audit records are
+/// `info` events of the target `mcp_result::audit`), rmcp's own targets at `warn` (its `info`
+/// lines narrate every session's start and end).
+pub const DEFAULT_LOG_LEVEL: tracing::Level = tracing::Level::INFO;
+
+/// Installs the default subscriber when the process has no global one: plain text lines on
+/// stderr, filtered by `RUST_LOG` (a level or a list of `target=level`, as
+/// `tracing_subscriber`'s `Targets` reads it: `warn,mcp_result=debug`), at
+/// [`DEFAULT_LOG_LEVEL`] (rmcp at `warn`) when it is unset. A `RUST_LOG` that does not parse is said once on
+/// stderr, and the default level used. Does nothing when a global subscriber is set (yours
+/// decides), and nothing the second time.
+pub(crate) fn ensure_subscriber() {
+    if tracing::dispatcher::has_been_set() {
+        return;
+    }
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(directives) if !directives.trim().is_empty() => {
+            directives.parse::<Targets>().unwrap_or_else(|error| {
+                eprintln!(
+                    "mcp-result: RUST_LOG `{directives}` does not parse ({error}); logging at {}",
+                    DEFAULT_LOG_LEVEL
+                );
+                default_targets()
+            })
+        }
+        _ => default_targets(),
+    };
+    let subscriber = tracing_subscriber::registry().with(filter).with(
+        tracing_subscriber::fmt::layer()
+            .with_writer(Stderr)
+            .with_ansi(false),
+    );
+    // Another thread may have set one meanwhile: then that one stays.
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// [`DEFAULT_LOG_LEVEL`], rmcp at `warn`.
+fn default_targets() -> Targets {
+    Targets::new()
+        .with_default(DEFAULT_LOG_LEVEL)
+        .with_target("rmcp", tracing::Level::WARN)
+}
+
+/// stderr through `eprint!`, so that a test harness capturing a test's output captures these
+/// lines too (a direct `io::stderr()` bypasses it). One `write` per formatted event.
+struct Stderr;
+
+impl Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        eprint!("{}", String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
+
+impl<'a> MakeWriter<'a> for Stderr {
+    type Writer = Stderr;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        Stderr
+    }
+}

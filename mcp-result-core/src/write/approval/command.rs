@@ -1,0 +1,228 @@
+//! Deciding approval requests from another process: [`decide`] (the one place a decision is
+//! made and recorded, for the approvals page and for code) and [`run_command`] (a server
+//! binary's `approvals` subcommand, so that a stdio server's `blocked` writes can be decided
+//! with no page and no code of the application's).
+
+use crate::{
+    state::State,
+    store::StoreError,
+    write::{
+        approval::{ApprovalRequest, ApprovalStore, Decision, Refusal},
+        audit::AuditSink,
+    },
+};
+
+/// How many pending requests `approvals list` prints, at most.
+pub const LIST_LIMIT: usize = 100;
+
+/// Decides request `id` in `store` and records the decision's audit record
+/// ([`ApprovalRequest::decision_record`]) to `audit`: the approved or rejected request, or why
+/// it could not be decided.
+///
+/// The record is made (and timed) before the store decides, and recorded once the decision
+/// stands; a sink that fails then leaves the decision in the store and is logged (`error`),
+/// since a decision recorded first could be one a concurrent decider then won.
+///
+/// # Errors
+/// The store failed to read or to decide.
+pub async fn decide(
+    store: &dyn ApprovalStore,
+    audit: &dyn AuditSink,
+    request: &ApprovalRequest,
+    decision: Decision,
+) -> Result<Result<ApprovalRequest, Refusal>, StoreError> {
+    let record = ApprovalRequest {
+        decision: decision.clone(),
+        ..request.clone()
+    }
+    .decision_record();
+    let decided = store.decide(&request.id, decision).await?;
+    if let (Ok(decided), Some(record)) = (&decided, record) {
+        if let Err(error) = audit.record(&record).await {
+            tracing::error!(
+                %error,
+                request = %decided.id,
+                "an approval request was decided and its audit record failed"
+            );
+        }
+    }
+    Ok(decided)
+}
+
+/// What `approvals` prints for `--help` and after a wrong use.
+pub const USAGE: &str = "\
+usage:
+  PROGRAM approvals list [TENANT]             the pending requests (oldest first, at most 100)
+  PROGRAM approvals show ID                   one request: its tool, caller, text, arguments
+  PROGRAM approvals approve ID --as APPROVER  approve it: the caller's call again runs the write
+  PROGRAM approvals reject ID --as APPROVER REASON...
+                                              reject it: the write never runs under it";
+
+/// A server binary's `approvals` subcommand, run against `state`'s approval store and audit
+/// sink: `None` when `args` (the process's arguments after the program name:
+/// `std::env::args().skip(1)`) do not start with `approvals`, so the binary serves as usual.
+///
+/// ```no_run
+/// # use mcp_result_core::State;
+/// # async fn serve(_: State) -> Result<(), Box<dyn std::error::Error + Send + Sync>> { Ok(()) }
+/// # async fn main_() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// # let state = State::new();
+/// // `notes approvals approve 01932c6e-… --as alice` decides; `notes` serves.
+/// if let Some(done) = mcp_result_core::approval::run_command(&state, std::env::args().skip(1)).await {
+///     return done;
+/// }
+/// serve(state).await
+/// # }
+/// ```
+///
+/// The approval store must be one that other processes share ([`State::connect`] on a
+/// SQLite file or PostgreSQL): a store in this process's memory is refused with that said,
+/// since the server deciding nothing would never see the decision.
+///
+/// - `approvals list [TENANT]`: one line per pending request, `ID  TOOL  CALLER  TEXT`.
+/// - `approvals show ID`: the request's tool, caller, text, state and arguments (JSON).
+/// - `approvals approve ID --as APPROVER`: prints `approved ID: approval APPROVAL_ID`.
+/// - `approvals reject ID --as APPROVER REASON...`: prints `rejected ID`.
+///
+/// A decision goes through [`decide`] (its audit record included). The approver is the
+/// person's name as the audit records carry it; the command trusts whoever can run it
+/// (the server's own binary, on a machine that holds the store's credentials). An approver
+/// who is the request's own caller is refused: only the page's `callers_confirm` lets a
+/// caller confirm a request of their own.
+///
+/// # Errors
+/// Inside the `Some`: a wrong use (with [`USAGE`]), a request that does not exist or cannot
+/// be decided (why, in words), the store's failure.
+pub async fn run_command(
+    state: &State,
+    args: impl IntoIterator<Item = String>,
+) -> Option<Result<(), Box<dyn std::error::Error + Send + Sync>>> {
+    let mut args = args.into_iter();
+    if args.next().as_deref() != Some("approvals") {
+        return None;
+    }
+    let args: Vec<String> = args.collect();
+    Some(match command(state, &args).await {
+        Ok(text) => {
+            println!("{text}");
+            Ok(())
+        }
+        Err(error) => Err(error),
+    })
+}
+
+/// `approvals ARGS...`: the text to print.
+async fn command(
+    state: &State,
+    args: &[String],
+) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+    let store = state.approval_store();
+    if !store.durable() {
+        return Err("approvals: this server's approval requests live in its process's memory, \
+                    so no other process can decide them: make the approval store durable \
+                    (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and \
+                    serve with that state"
+            .into());
+    }
+    let usage = || -> Box<dyn std::error::Error + Send + Sync> { USAGE.into() };
+    match args.first().map(String::as_str) {
+        Some("list") if args.len() <= 2 => {
+            let pending = store.pending(args.get(1).map(String::as_str), LIST_LIMIT).await?;
+            if pending.is_empty() {
+                return Ok("no pending approval requests".to_owned());
+            }
+            Ok(pending
+                .iter()
+                .map(|r| format!("{}  {}  {}  {}", r.id, r.tool, r.caller, r.text))
+                .collect::<Vec<_>>()
+                .join("\n"))
+        }
+        Some("show") if args.len() == 2 => {
+            let request = find(store.as_ref(), &args[1]).await?;
+            let arguments = request
+                .review
+                .as_ref()
+                .map(|review| serde_json::to_string_pretty(&review.arguments))
+                .transpose()?
+                .unwrap_or_else(|| "(not kept)".to_owned());
+            Ok(format!(
+                "request {}\ntool: {}\ncaller: {}\ntext: {}\nstate: {}\narguments: {}",
+                request.id,
+                request.tool,
+                request.caller,
+                request.text,
+                state_of(&request),
+                arguments
+            ))
+        }
+        Some(verb @ ("approve" | "reject")) if args.len() >= 4 && args[2] == "--as" => {
+            let (id, approver) = (&args[1], args[3].clone());
+            let reason = args[4..].join(" ");
+            let decision = match verb {
+                "approve" if reason.is_empty() => Decision::Approved {
+                    approval_id: uuid::Uuid::now_v7().to_string(),
+                    approver,
+                },
+                "reject" if !reason.is_empty() => Decision::Rejected { approver, reason },
+                _ => return Err(usage()),
+            };
+            let request = find(store.as_ref(), id).await?;
+            let decider = match &decision {
+                Decision::Approved { approver, .. } | Decision::Rejected { approver, .. } => {
+                    approver
+                }
+                _ => unreachable!("made above"),
+            };
+            if *decider == request.caller || decider_is_caller(decider, &request.caller) {
+                return Err(format!(
+                    "approvals: {decider} made request {id} and cannot decide it: another \
+                     person approves a write"
+                )
+                .into());
+            }
+            match decide(store.as_ref(), state.audit_sink().as_ref(), &request, decision)
+                .await?
+            {
+                Ok(decided) => Ok(match decided.decision {
+                    Decision::Approved { approval_id, .. } => {
+                        format!("approved {id}: approval {approval_id}")
+                    }
+                    _ => format!("rejected {id}"),
+                }),
+                Err(refusal) => Err(format!("approvals: {id}: {}", refusal.message()).into()),
+            }
+        }
+        _ => Err(usage()),
+    }
+}
+
+/// Request `id`, or an error saying there is none.
+async fn find(
+    store: &dyn ApprovalStore,
+    id: &str,
+) -> Result<ApprovalRequest, Box<dyn std::error::Error + Send + Sync>> {
+    store
+        .get(id)
+        .await?
+        .ok_or_else(|| format!("approvals: no approval request {id}").into())
+}
+
+/// Whether `decider` names the caller of a request: the caller's
+/// [`Identity::key`](crate::Identity::key) is `tenant:subject` (or the subject alone), and
+/// a decider may give either.
+fn decider_is_caller(decider: &str, caller: &str) -> bool {
+    caller
+        .rsplit_once(':')
+        .is_some_and(|(_, subject)| subject == decider)
+}
+
+/// A request's decision in a word or two.
+fn state_of(request: &ApprovalRequest) -> String {
+    match &request.decision {
+        Decision::Pending if request.expired() => "expired".to_owned(),
+        Decision::Pending => "pending".to_owned(),
+        Decision::Approved { approver, .. } => format!("approved by {approver}"),
+        Decision::Used { approver, .. } => format!("approved by {approver}, used"),
+        Decision::Rejected { approver, reason } => format!("rejected by {approver}: {reason}"),
+    }
+}
