@@ -148,8 +148,8 @@ fn with_nothing_configured_records_causes_and_warnings_reach_stderr() {
         .find(|line| line.contains(id))
         .unwrap_or_else(|| panic!("no cause of {id} on stderr:\n{stderr}"));
     assert!(
-        cause.contains(
-            "ERROR mcp_result_core::wire::envelope: tool failed: a tool took a `Database` \
+        cause.contains(" ERROR ") && cause.contains(
+            "mcp_result_core::wire::envelope: tool failed: a tool took a `Database` \
              parameter and the server's State holds no SQL stores: serve with \
              `State::connect(url)` (or `State::with(stores)`)"
         ),

@@ -179,7 +179,7 @@ async fn open(desk: Desk, policy: AskPolicy, capabilities: Value) -> RawClient {
     tokio::spawn(mcp_result::serve_with_state(
         desk,
         server_io,
-        State::new().with(policy),
+        State::new().with(policy).allow_mixed_stores(),
     ));
     let (read, write) = tokio::io::split(client_io);
     let mut client = RawClient::new(read, write);
@@ -444,7 +444,7 @@ async fn a_gated_write_whose_client_went_away_never_runs() {
     let served = tokio::spawn(mcp_result::serve_with_state(
         server.clone(),
         server_io,
-        State::new().with(HEARTBEAT),
+        State::new().with(HEARTBEAT).allow_mixed_stores(),
     ));
     let (read, write) = tokio::io::split(client_io);
     let mut client = RawClient::new(read, write);

@@ -17,6 +17,11 @@ mod common;
 #[allow(non_snake_case)]
 #[path = "readme.rs"]
 mod README;
+// The defaults of a real server: a fresh crate too, started first beside README's builds.
+#[allow(non_snake_case)]
+#[cfg(feature = "sqlite")]
+#[path = "defaults.rs"]
+mod DEFAULTS;
 
 mod approval;
 #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
@@ -42,8 +47,6 @@ mod clients;
 mod commits;
 #[cfg(feature = "http")]
 mod conformance;
-#[cfg(feature = "sqlite")]
-mod defaults;
 #[cfg(feature = "docs")]
 mod docs;
 #[cfg(feature = "sqlite")]
