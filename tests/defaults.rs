@@ -148,11 +148,12 @@ fn with_nothing_configured_records_causes_and_warnings_reach_stderr() {
         .find(|line| line.contains(id))
         .unwrap_or_else(|| panic!("no cause of {id} on stderr:\n{stderr}"));
     assert!(
-        cause.contains(" ERROR ") && cause.contains(
-            "mcp_result_core::wire::envelope: tool failed: a tool took a `Database` \
+        cause.contains(" ERROR ")
+            && cause.contains(
+                "mcp_result_core::wire::envelope: tool failed: a tool took a `Database` \
              parameter and the server's State holds no SQL stores: serve with \
              `State::connect(url)` (or `State::with(stores)`)"
-        ),
+            ),
         "{cause}"
     );
 }
@@ -173,7 +174,10 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
             ["list_notes", {}]
         ]),
     );
-    assert_eq!(results[0]["structuredContent"]["status"], "succeeded", "{results:?}");
+    assert_eq!(
+        results[0]["structuredContent"]["status"], "succeeded",
+        "{results:?}"
+    );
     let blocked = &results[1]["structuredContent"];
     assert_eq!(blocked["status"], "blocked", "{blocked}");
     let request = blocked["approvalRequestId"].as_str().unwrap().to_owned();
@@ -221,7 +225,11 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
     let trail = tokio::runtime::Runtime::new().unwrap().block_on(async {
         use mcp_result::audit::AuditSink as _;
         let stores = SqlStores::connect(&db).await.unwrap();
-        let records = stores.audit().approval_records(&request, 100).await.unwrap();
+        let records = stores
+            .audit()
+            .approval_records(&request, 100)
+            .await
+            .unwrap();
         stores.close().await;
         records.unwrap()
     });
@@ -294,8 +302,7 @@ async fn a_state_mixing_durable_and_in_memory_stores_starts_only_when_allowed() 
     // Allowed, it serves (the client end closes at once: the session ends, no error).
     let (server_end, client_end) = tokio::io::duplex(4096);
     drop(client_end);
-    let served =
-        mcp_result::serve_with_state(Echo, server_end, mixed.allow_mixed_stores()).await;
+    let served = mcp_result::serve_with_state(Echo, server_end, mixed.allow_mixed_stores()).await;
     assert!(
         !served
             .as_ref()
@@ -322,7 +329,11 @@ async fn an_application_migration_needs_a_version_of_its_own() {
     let refused = |version| async move {
         SqlStores::connect_with(
             "sqlite::memory:",
-            &[AppMigration::new(version, "notes", "CREATE TABLE notes (id TEXT)")],
+            &[AppMigration::new(
+                version,
+                "notes",
+                "CREATE TABLE notes (id TEXT)",
+            )],
         )
         .await
         .unwrap_err()
@@ -341,7 +352,11 @@ async fn an_application_migration_needs_a_version_of_its_own() {
     // Accepted: the table is there, beside the framework's.
     let stores = SqlStores::connect_with(
         "sqlite::memory:",
-        &[AppMigration::new(1, "notes", "CREATE TABLE notes (id TEXT PRIMARY KEY)")],
+        &[AppMigration::new(
+            1,
+            "notes",
+            "CREATE TABLE notes (id TEXT PRIMARY KEY)",
+        )],
     )
     .await
     .unwrap();

@@ -157,7 +157,12 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let registry = prepare(&server, &state)?;
-    check_approvable(&server, registry, &state, "this transport serves no approvals page")?;
+    check_approvable(
+        &server,
+        registry,
+        &state,
+        "this transport serves no approvals page",
+    )?;
     let transport = WithState {
         inner: transport.into_transport(),
         state,
@@ -184,8 +189,14 @@ pub(crate) fn prepare<S: ToolSet + ServerHandler>(
     crate::serve::logs::ensure_subscriber();
     let services = services_of(server);
     let stores = [
-        ("idempotency keys", services.idempotency_store(state).durable()),
-        ("approval requests", services.approval_store(state).durable()),
+        (
+            "idempotency keys",
+            services.idempotency_store(state).durable(),
+        ),
+        (
+            "approval requests",
+            services.approval_store(state).durable(),
+        ),
         ("audit records", services.audit_sink(state).durable()),
         ("tasks", services.task_store(state).durable()),
     ];

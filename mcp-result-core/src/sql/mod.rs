@@ -344,7 +344,10 @@ impl AppMigration {
     ///
     /// # Errors
     /// A version that is not positive, is one of the framework's, or comes twice.
-    fn resolve(migrations: &[AppMigration], dialect: Dialect) -> Result<Vec<Migration>, StoreError> {
+    fn resolve(
+        migrations: &[AppMigration],
+        dialect: Dialect,
+    ) -> Result<Vec<Migration>, StoreError> {
         let mut sorted: Vec<&AppMigration> = migrations.iter().collect();
         sorted.sort_by_key(|m| m.version);
         let mut resolved = Vec::with_capacity(sorted.len());

@@ -118,16 +118,20 @@ async fn command(
 ) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     let store = state.approval_store();
     if !store.durable() {
-        return Err("approvals: this server's approval requests live in its process's memory, \
+        return Err(
+            "approvals: this server's approval requests live in its process's memory, \
                     so no other process can decide them: make the approval store durable \
                     (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and \
                     serve with that state"
-            .into());
+                .into(),
+        );
     }
     let usage = || -> Box<dyn std::error::Error + Send + Sync> { USAGE.into() };
     match args.first().map(String::as_str) {
         Some("list") if args.len() <= 2 => {
-            let pending = store.pending(args.get(1).map(String::as_str), LIST_LIMIT).await?;
+            let pending = store
+                .pending(args.get(1).map(String::as_str), LIST_LIMIT)
+                .await?;
             if pending.is_empty() {
                 return Ok("no pending approval requests".to_owned());
             }
@@ -180,8 +184,13 @@ async fn command(
                 )
                 .into());
             }
-            match decide(store.as_ref(), state.audit_sink().as_ref(), &request, decision)
-                .await?
+            match decide(
+                store.as_ref(),
+                state.audit_sink().as_ref(),
+                &request,
+                decision,
+            )
+            .await?
             {
                 Ok(decided) => Ok(match decided.decision {
                     Decision::Approved { approval_id, .. } => {

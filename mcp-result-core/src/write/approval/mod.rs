@@ -32,8 +32,8 @@ mod memory;
 mod request;
 mod text;
 
-pub(crate) use gate::{approval_request_id, gate, Gate, Round};
 pub use command::{decide, run_command, LIST_LIMIT, USAGE};
+pub(crate) use gate::{approval_request_id, gate, Gate, Round};
 pub use memory::MemoryApprovals;
 pub use request::{
     in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review, APPROVAL_TTL,

@@ -573,13 +573,8 @@ pub(super) async fn decide(
         review: Some(review),
         ..request
     };
-    let decided = crate::approval::decide(
-        page.store.as_ref(),
-        page.audit.as_ref(),
-        &request,
-        decision,
-    )
-    .await;
+    let decided =
+        crate::approval::decide(page.store.as_ref(), page.audit.as_ref(), &request, decision).await;
     match decided {
         Ok(Ok(_)) => {
             let heading = if done.starts_with("Approved") {
