@@ -74,6 +74,18 @@ impl CancelBus {
         Self::default()
     }
 
+    /// A bus that spans every instance on the PostgreSQL database of `pool`
+    /// ([`SqlStores::cancel_bus`](crate::sql::SqlStores::cancel_bus)).
+    ///
+    /// # Errors
+    /// The listening connection cannot be opened.
+    #[cfg(feature = "postgres")]
+    pub(crate) async fn on_postgres(
+        pool: &sqlx::AnyPool,
+    ) -> Result<Self, crate::store::StoreError> {
+        postgres::connect(pool).await
+    }
+
     /// Whether a cancel sent to this bus reaches other instances too.
     pub fn spans_instances(&self) -> bool {
         #[cfg(feature = "postgres")]
@@ -144,28 +156,6 @@ impl fmt::Debug for CancelBus {
         f.debug_struct("CancelBus")
             .field("spans_instances", &self.spans_instances())
             .finish_non_exhaustive()
-    }
-}
-
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-impl crate::sql::SqlStores {
-    /// The [`CancelBus`] of an instance on these stores, for
-    /// [`State::with_cancel_bus`](crate::State::with_cancel_bus).
-    ///
-    /// On PostgreSQL, a bus that spans every instance on the database: it listens
-    /// (`LISTEN mcp_result_cancel`, one connection of its own, reconnected when lost) before
-    /// it is returned, and a client's cancel reaches its call on whichever instance runs it,
-    /// within milliseconds. Call it once per instance. On SQLite, [`CancelBus::local`]: one
-    /// file is one host, so serve its instances from one process and give them one bus.
-    ///
-    /// # Errors
-    /// PostgreSQL: the listening connection cannot be opened.
-    pub async fn cancel_bus(&self) -> Result<CancelBus, crate::store::StoreError> {
-        match self.dialect() {
-            #[cfg(feature = "postgres")]
-            crate::sql::Dialect::Postgres => postgres::connect(self.pool()).await,
-            _ => Ok(CancelBus::local()),
-        }
     }
 }
 

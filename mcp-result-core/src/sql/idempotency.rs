@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use super::audit::COLUMNS as AUDIT_COLUMNS;
-pub(super) use super::statements::{bind_row, complete_with_outcome, ClaimQuery};
+use super::statements::{bind_row, complete_with_outcome, ClaimQuery};
 use super::{
     column, failed, int, keyed, placeholders,
     writer::{RELEASE, SAVEPOINT},

@@ -110,6 +110,8 @@ mod approval;
 mod artifact;
 mod audit;
 mod idempotency;
+mod migrate;
+mod state;
 mod statements;
 mod task;
 mod tx;
@@ -121,7 +123,6 @@ mod writer;
 pub use audit::APPROVAL_RECORDS;
 
 use std::{
-    borrow::Cow,
     sync::{
         atomic::{AtomicU64, Ordering},
         Arc,
@@ -132,11 +133,11 @@ use std::{
 use futures::future::BoxFuture;
 use sqlx::{
     any::{AnyPoolOptions, AnyRow},
-    error::BoxDynError,
-    migrate::{Migration, MigrationSource, MigrationType, Migrator},
     AnyConnection, AnyPool, Executor as _,
 };
 
+pub use self::migrate::AppMigration;
+pub use self::state::Database;
 pub use self::tx::TxConnection;
 pub use self::writer::GROUP_MAX;
 use self::writer::{Transaction, Writer};
@@ -144,11 +145,7 @@ pub use self::{
     approval::SqlApprovals, artifact::SqlArtifactStore, audit::SqlAuditLog,
     idempotency::SqlIdempotencyStore, task::SqlTasks,
 };
-use crate::{
-    store::StoreError,
-    tool::extract::{via, FromToolCall, ToolCall},
-    wire::envelope::ToolError,
-};
+use crate::store::StoreError;
 
 pub use sqlx;
 
@@ -235,154 +232,6 @@ impl Dialect {
             Dialect::Postgres => "BEGIN",
         }
     }
-
-    fn migrations(self) -> Vec<Migration> {
-        let (stores, quota, tasks, review, trail) = match self {
-            Dialect::Sqlite => (
-                include_str!("../../migrations/sqlite/20261130000001_stores.sql"),
-                include_str!("../../migrations/sqlite/20261202000001_caller_bounds.sql"),
-                include_str!("../../migrations/sqlite/20261203000001_tasks.sql"),
-                include_str!("../../migrations/sqlite/20261215000001_approval_review.sql"),
-                include_str!("../../migrations/sqlite/20261216000001_audit_approval_request.sql"),
-            ),
-            Dialect::Postgres => (
-                include_str!("../../migrations/postgres/20261130000001_stores.sql"),
-                include_str!("../../migrations/postgres/20261202000001_caller_bounds.sql"),
-                include_str!("../../migrations/postgres/20261203000001_tasks.sql"),
-                include_str!("../../migrations/postgres/20261215000001_approval_review.sql"),
-                include_str!("../../migrations/postgres/20261216000001_audit_approval_request.sql"),
-            ),
-        };
-        let migration = |version, name, sql| {
-            Migration::new(
-                version,
-                Cow::Borrowed(name),
-                MigrationType::Simple,
-                Cow::Borrowed(sql),
-                false,
-            )
-        };
-        vec![
-            migration(20261130000001, "mcp-result stores", stores),
-            migration(20261202000001, "mcp-result caller bounds", quota),
-            migration(20261203000001, "mcp-result tasks", tasks),
-            migration(20261215000001, "mcp-result approval review", review),
-            migration(20261216000001, "mcp-result audit approval requests", trail),
-        ]
-    }
-}
-
-/// The shipped migrations of one dialect, then the application's (ascending versions), as a
-/// sqlx [`MigrationSource`].
-#[derive(Debug)]
-struct Shipped(Dialect, Vec<Migration>);
-
-impl MigrationSource<'static> for Shipped {
-    fn resolve(self) -> futures::future::BoxFuture<'static, Result<Vec<Migration>, BoxDynError>> {
-        Box::pin(async move {
-            let mut migrations = self.0.migrations();
-            migrations.extend(self.1);
-            Ok(migrations)
-        })
-    }
-}
-
-/// A migration of the application's own tables, run beside the framework's
-/// ([`SqlStores::connect_with`], `State::connect_with`): tracked in the same sqlx table
-/// (`_sqlx_migrations`), under the same lock, each once, in ascending `version` after the
-/// framework's.
-///
-/// Its SQL goes through the `Any` driver like every statement of the stores: one text for
-/// both databases where they agree (`CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT
-/// NOT NULL)`), or a PostgreSQL text of its own ([`AppMigration::postgres`]). A migration
-/// may hold several statements separated by `;`. Changing one that ran is refused at the
-/// next start (sqlx compares checksums): add a new one instead.
-///
-/// ```
-/// use mcp_result_core::sql::AppMigration;
-///
-/// const MIGRATIONS: &[AppMigration] = &[
-///     AppMigration::new(1, "notes", "CREATE TABLE notes (id TEXT PRIMARY KEY, body TEXT NOT NULL)"),
-///     AppMigration::new(2, "notes author", "ALTER TABLE notes ADD COLUMN author TEXT"),
-/// ];
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AppMigration {
-    /// Its version: positive, unique among the application's, and none of the framework's
-    /// (which are timestamps from `20261130000001` up: [`SqlStores::FRAMEWORK_VERSIONS`]).
-    pub version: i64,
-    /// What it does, as sqlx records it.
-    pub description: &'static str,
-    /// Its SQL on SQLite.
-    pub sqlite: &'static str,
-    /// Its SQL on PostgreSQL.
-    pub postgres: &'static str,
-}
-
-impl AppMigration {
-    /// Migration `version`, running `sql` on both databases.
-    pub const fn new(version: i64, description: &'static str, sql: &'static str) -> Self {
-        Self {
-            version,
-            description,
-            sqlite: sql,
-            postgres: sql,
-        }
-    }
-
-    /// The same migration, running `sql` on PostgreSQL instead (types or clauses the two
-    /// databases spell differently).
-    #[must_use]
-    pub const fn postgres(self, sql: &'static str) -> Self {
-        Self {
-            postgres: sql,
-            ..self
-        }
-    }
-
-    /// The application's `migrations` as sqlx migrations for `dialect`, sorted by version.
-    ///
-    /// # Errors
-    /// A version that is not positive, is one of the framework's, or comes twice.
-    fn resolve(
-        migrations: &[AppMigration],
-        dialect: Dialect,
-    ) -> Result<Vec<Migration>, StoreError> {
-        let mut sorted: Vec<&AppMigration> = migrations.iter().collect();
-        sorted.sort_by_key(|m| m.version);
-        let mut resolved = Vec::with_capacity(sorted.len());
-        for (at, migration) in sorted.iter().enumerate() {
-            let version = migration.version;
-            let refused = if version <= 0 {
-                Some("is not positive")
-            } else if SqlStores::FRAMEWORK_VERSIONS.contains(&version) {
-                Some("is one of mcp-result's own migrations")
-            } else if at > 0 && sorted[at - 1].version == version {
-                Some("comes twice")
-            } else {
-                None
-            };
-            if let Some(why) = refused {
-                return Err(StoreError::Invalid(format!(
-                    "SQL stores: the application's migration version {version} \
-                     (\"{}\") {why}: give each migration its own positive version",
-                    migration.description
-                )));
-            }
-            let sql = match dialect {
-                Dialect::Sqlite => migration.sqlite,
-                Dialect::Postgres => migration.postgres,
-            };
-            resolved.push(Migration::new(
-                version,
-                Cow::Borrowed(migration.description),
-                MigrationType::Simple,
-                Cow::Borrowed(sql),
-                false,
-            ));
-        }
-        Ok(resolved)
-    }
 }
 
 /// A connection pool to one database and the stores over it. Clones share the pool.
@@ -451,15 +300,6 @@ impl SqlStores {
         stores.migrate_with(migrations).await?;
         Ok(stores)
     }
-
-    /// The versions of the framework's own migrations, which no [`AppMigration`] may use.
-    pub const FRAMEWORK_VERSIONS: &'static [i64] = &[
-        20261130000001,
-        20261202000001,
-        20261203000001,
-        20261215000001,
-        20261216000001,
-    ];
 
     /// Connects to `url` like [`Self::connect`], without running migrations (for a process
     /// whose role may not change the schema; run [`Self::migrate`] elsewhere first).
@@ -533,33 +373,6 @@ impl SqlStores {
         })
     }
 
-    /// Runs the shipped migrations that have not run yet (under sqlx's migration lock, so
-    /// instances starting together run each once).
-    ///
-    /// # Errors
-    /// A migration fails, or one that ran was changed since.
-    pub async fn migrate(&self) -> Result<(), StoreError> {
-        self.migrate_with(&[]).await
-    }
-
-    /// Runs the shipped migrations, then the application's `migrations`, those that have not
-    /// run yet, in one migrator run (one lock).
-    ///
-    /// # Errors
-    /// An [`AppMigration`] whose version is refused (not positive, the framework's, twice);
-    /// a migration fails, or one that ran was changed since.
-    pub async fn migrate_with(&self, migrations: &[AppMigration]) -> Result<(), StoreError> {
-        let app = AppMigration::resolve(migrations, self.db.dialect)?;
-        let mut migrator = Migrator::new(Shipped(self.db.dialect, app))
-            .await
-            .map_err(|e| StoreError::Invalid(format!("SQL stores: migrations: {e}")))?;
-        migrator.set_ignore_missing(true);
-        migrator
-            .run(&self.db.pool)
-            .await
-            .map_err(|e| StoreError::Invalid(format!("SQL stores: migrating: {e}")))
-    }
-
     /// The pool, for the application's own tables in the same database. Its statements go
     /// through sqlx's `Any` driver: `$1` placeholders, integers, text and bytes.
     ///
@@ -609,86 +422,6 @@ impl SqlStores {
             writer.close().await;
         }
         self.db.pool.close().await;
-    }
-}
-
-/// Durable state in one call: every store of a [`State`] in one database.
-impl crate::State {
-    /// A [`State`] whose every store is in the database at `url` (`sqlite:PATH` or
-    /// `postgres://...`, as [`SqlStores::connect`], migrations run): idempotency keys,
-    /// approval requests, the audit log and tasks, and the [`SqlStores`] themselves as a
-    /// value of the state (`state.get::<SqlStores>()`, and the [`Database`] extractor, for the
-    /// application's own tables and its artifact store, [`SqlStores::artifacts`]).
-    ///
-    /// ```no_run
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    /// let state = mcp_result_core::State::connect("sqlite:notes.db").await?;
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// # Errors
-    /// As [`SqlStores::connect`].
-    pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_with(url, &[]).await
-    }
-
-    /// [`State::connect`], running the application's own `migrations` after the
-    /// framework's ([`SqlStores::migrate_with`]).
-    ///
-    /// # Errors
-    /// As [`SqlStores::connect_with`].
-    pub async fn connect_with(url: &str, migrations: &[AppMigration]) -> Result<Self, StoreError> {
-        let stores = SqlStores::connect_with(url, migrations).await?;
-        Ok(Self::with_sql_stores(stores))
-    }
-
-    /// A fresh [`State`] whose every store is one of `stores` (and `stores` a value of it),
-    /// for stores already connected.
-    #[must_use]
-    pub fn with_sql_stores(stores: SqlStores) -> Self {
-        Self::new()
-            .with_idempotency_store(Arc::new(stores.idempotency()))
-            .with_approval_store(Arc::new(stores.approvals()))
-            .with_audit_sink(Arc::new(stores.audit()))
-            .with_task_store(Arc::new(stores.tasks()))
-            .with(stores)
-    }
-}
-
-/// A tool parameter: the pool of the server's SQL stores, for the application's own tables
-/// (read or write tools). Its statements go through sqlx's `Any` driver: `$1` placeholders on
-/// both databases, integers, text and bytes (as [`SqlStores::pool`] says).
-///
-/// The server's [`State`](crate::State) must hold [`SqlStores`]: [`State::connect`](crate::State::connect)
-/// puts them there (or `State::with(stores)`). A write whose rows must commit with its
-/// idempotency key and audit records takes [`Tx`](crate::Tx) instead.
-///
-/// ```
-/// use mcp_result_core::{sql::{sqlx, Database}, ResultExt as _, ToolError};
-///
-/// async fn count_notes(Database(pool): Database) -> Result<i64, ToolError> {
-///     sqlx::query_scalar("SELECT COUNT(*) FROM notes")
-///         .fetch_one(&pool)
-///         .await
-///         .internal()
-/// }
-/// ```
-///
-/// # Errors
-/// A server whose state holds no [`SqlStores`] answers the call `internal` (the cause,
-/// logged under its correlation id, says to serve with `State::connect`).
-#[derive(Debug, Clone)]
-pub struct Database(pub AnyPool);
-
-impl FromToolCall<via::Extractor> for Database {
-    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
-        match call.state().get::<SqlStores>() {
-            Some(stores) => Ok(Database(stores.pool().clone())),
-            None => Err(ToolError::internal_logged(
-                "a tool took a `Database` parameter and the server's State holds no SQL \
-                 stores: serve with `State::connect(url)` (or `State::with(stores)`)",
-            )),
-        }
     }
 }
 

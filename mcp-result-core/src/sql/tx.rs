@@ -9,7 +9,11 @@ use std::{
 use serde_json::Value;
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
-use super::{failed, idempotency::ClaimQuery, keyed, Transaction, COMPLETE};
+use super::{
+    failed, keyed,
+    statements::{complete_with_outcome, ClaimQuery},
+    Transaction, COMPLETE,
+};
 use crate::{
     store::StoreError,
     write::{
@@ -138,7 +142,7 @@ impl WriteTransaction for SqlWrite {
                     // PostgreSQL: the answer and the outcome in one statement.
                     let text = serde_json::to_string(result).map_err(|e| before(e.into()))?;
                     let row = super::audit::row_of(outcome).map_err(before)?;
-                    let sql = super::idempotency::complete_with_outcome(super::Dialect::Postgres);
+                    let sql = complete_with_outcome(super::Dialect::Postgres);
                     let query = keyed(&sql, scope, *token)
                         .bind(text)
                         .bind(&outcome.event_id);
