@@ -85,12 +85,30 @@ fn session(db: Option<&str>, calls: Value) -> (Vec<Value>, String) {
     (results, done.stderr)
 }
 
-/// `notes approvals ARGS...` against `db`: whether it succeeded, stdout, stderr.
-fn approvals(db: &str, args: &[&str]) -> (bool, String, String) {
+/// `notes approvals ARGS...` against `db` (none: the defaults): whether it succeeded, stdout,
+/// stderr.
+fn approvals_on(db: Option<&str>, args: &[&str]) -> (bool, String, String) {
     let mut notes = std::process::Command::new(notes_binary());
-    notes.arg("approvals").args(args).env("NOTES_DB", db);
+    notes.arg("approvals").args(args);
+    match db {
+        Some(url) => notes.env("NOTES_DB", url),
+        None => notes.env_remove("NOTES_DB"),
+    };
     let done = run("notes approvals", notes, Duration::from_secs(60)).unwrap();
     (done.status.success(), done.stdout, done.stderr)
+}
+
+/// `notes approvals ARGS...` against `db`.
+fn approvals(db: &str, args: &[&str]) -> (bool, String, String) {
+    approvals_on(Some(db), args)
+}
+
+/// The line of `stderr` that names `id` (an event's or a correlation id).
+fn line_with<'a>(stderr: &'a str, id: &str) -> &'a str {
+    stderr
+        .lines()
+        .find(|line| line.contains(id))
+        .unwrap_or_else(|| panic!("no line names {id} on stderr:\n{stderr}"))
 }
 
 #[test]
@@ -117,10 +135,7 @@ fn with_nothing_configured_records_causes_and_warnings_reach_stderr() {
     let blocked = &results[0]["structuredContent"];
     assert_eq!(blocked["status"], "blocked", "{blocked}");
     let event = blocked["auditEventId"].as_str().unwrap();
-    let line = stderr
-        .lines()
-        .find(|line| line.contains(event))
-        .unwrap_or_else(|| panic!("no audit record of {event} on stderr:\n{stderr}"));
+    let line = line_with(&stderr, event);
     assert!(line.contains(" INFO "), "{line}");
     assert!(line.contains("mcp_result::audit: audit record={"), "{line}");
     let record: Value = serde_json::from_str(line.split_once("record=").unwrap().1).unwrap();
@@ -139,14 +154,22 @@ fn with_nothing_configured_records_causes_and_warnings_reach_stderr() {
         ),
         "{record}"
     );
+    // Nobody can decide that request from another process, and the command says why (as
+    // `main` prints an error: plain text, not a quoted string).
+    let (ok, _, refused) = approvals_on(None, &["list"]);
+    assert!(!ok);
+    assert_eq!(
+        refused.trim(),
+        "Error: approvals: this server's approval requests live in its process's memory, so \
+         no other process can decide them: make the approval store durable \
+         (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and serve with \
+         that state"
+    );
     // The `internal` answer's cause, under its correlation id.
     let internal = &results[1]["structuredContent"];
     assert_eq!(internal["errorKind"], "internal", "{internal}");
     let id = internal["correlationId"].as_str().unwrap();
-    let cause = stderr
-        .lines()
-        .find(|line| line.contains(id))
-        .unwrap_or_else(|| panic!("no cause of {id} on stderr:\n{stderr}"));
+    let cause = line_with(&stderr, id);
     assert!(
         cause.contains(" ERROR ")
             && cause.contains(
@@ -194,10 +217,23 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
     assert!(!ok);
     assert!(
         refused.contains(&format!(
-            "approvals: local made request {request} and cannot decide it: another person \
+            "approvals: local made request {request} and cannot approve it: another person \
              approves a write"
         )),
         "{refused}"
+    );
+    // A wrong use gets the usage; an unknown request is named.
+    let (ok, _, wrong) = approvals(&db, &["approve", &request]);
+    assert!(!ok);
+    assert_eq!(
+        wrong.trim(),
+        format!("Error: {}", mcp_result::approval::USAGE)
+    );
+    let (ok, _, unknown) = approvals(&db, &["approve", "no-such-id", "--as", "alice"]);
+    assert!(!ok);
+    assert_eq!(
+        unknown.trim(),
+        "Error: approvals: no approval request no-such-id"
     );
     let (ok, approved, stderr) = approvals(&db, &["approve", &request, "--as", "alice"]);
     assert!(ok, "{stderr}");
@@ -220,6 +256,16 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
     assert_eq!(results[2]["isError"], true, "{:?}", results[2]);
     let (_, shown, _) = approvals(&db, &["show", &request]);
     assert!(shown.contains("state: approved by alice, used"), "{shown}");
+    // Decided and used: a second decision is refused, and changes nothing.
+    let (ok, _, again) = approvals(&db, &["approve", &request, "--as", "bob"]);
+    assert!(!ok);
+    assert_eq!(
+        again.trim(),
+        format!(
+            "Error: approvals: {request}: The approval was used already; each approval runs \
+             one write."
+        )
+    );
 
     // The trail, read back from the file: the blocked round, the decision, the delete.
     let trail = tokio::runtime::Runtime::new().unwrap().block_on(async {

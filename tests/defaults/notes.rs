@@ -42,6 +42,19 @@ pub struct NoteWritten {
     pub approval_id: Option<String>,
 }
 
+impl NoteWritten {
+    /// The answer of `write`, which ran on note `id`.
+    fn of(id: String, write: &WriteContext) -> Self {
+        Self {
+            id,
+            status: Status::Succeeded,
+            retry_safe: write.retry_safe(),
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: write.approval().map(|(id, _approver)| id.to_owned()),
+        }
+    }
+}
+
 #[derive(Deserialize, JsonSchema)]
 pub struct NoteArgs {
     /// The note's id.
@@ -82,13 +95,7 @@ impl Desk {
             .execute(&pool)
             .await
             .internal()?;
-        Ok(NoteWritten {
-            id: args.id,
-            status: Status::Succeeded,
-            retry_safe: write.retry_safe(),
-            audit_event_id: write.audit_event_id().clone(),
-            approval_id: None,
-        })
+        Ok(NoteWritten::of(args.id, &write))
     }
 
     /// Delete a note, once a person approves.
@@ -104,13 +111,7 @@ impl Desk {
             .execute(&pool)
             .await
             .internal()?;
-        Ok(NoteWritten {
-            id: args.id,
-            status: Status::Succeeded,
-            retry_safe: write.retry_safe(),
-            audit_event_id: write.audit_event_id().clone(),
-            approval_id: write.approval().map(|(id, _approver)| id.to_owned()),
-        })
+        Ok(NoteWritten::of(args.id, &write))
     }
 }
 

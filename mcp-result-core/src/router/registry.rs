@@ -270,19 +270,20 @@ impl<S> ToolRegistry<S> {
 
     /// A tool that may answer with a task, if any (the first in `tools/list` order).
     pub(crate) fn task_tool(&self) -> Option<&'static str> {
-        self.tools
-            .iter()
-            .filter_map(|tool| self.routes.get(tool.name.as_ref()))
-            .find(|route| route.task.is_some())
-            .map(|route| route.name)
+        self.first_tool(|route| route.task.is_some())
     }
 
-    /// The first tool, in `tools/list` order, that needs human approval, if any.
+    /// A tool that needs human approval, if any (the first in `tools/list` order).
     pub(crate) fn gated_tool(&self) -> Option<&'static str> {
+        self.first_tool(|route| route.approval.is_some())
+    }
+
+    /// The name of the first tool, in `tools/list` order, whose route `matches`.
+    fn first_tool(&self, matches: impl Fn(&Route<S>) -> bool) -> Option<&'static str> {
         self.tools
             .iter()
             .filter_map(|tool| self.routes.get(tool.name.as_ref()))
-            .find(|route| route.approval.is_some())
+            .find(|route| matches(route))
             .map(|route| route.name)
     }
 

@@ -156,12 +156,10 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let registry = prepare(&server, &state)?;
-    check_approvable(
+    let registry = prepare(
         &server,
-        registry,
         &state,
-        "this transport serves no approvals page",
+        Some("this transport serves no approvals page"),
     )?;
     let transport = WithState {
         inner: transport.into_transport(),
@@ -179,12 +177,14 @@ where
 /// (it stops the server here, not at the first keyed write).
 ///
 /// It also makes sure what the server logs reaches someone (a stderr subscriber when the
-/// application installed none: `serve::logs`), and refuses a state whose stores mix durable
-/// and in-memory ones unless the mix is allowed (`State::allow_mixed_stores`), logging the
-/// allowed mix.
+/// application installed none: `serve::logs`), refuses a state whose stores mix durable and
+/// in-memory ones unless the mix is allowed (`State::allow_mixed_stores`, logging the allowed
+/// mix), and, where `no_page` says why no approvals page is served, checks that its gated
+/// tools can be approved ([`check_approvable`]).
 pub(crate) fn prepare<S: ToolSet + ServerHandler>(
     server: &S,
     state: &State,
+    no_page: Option<&str>,
 ) -> Result<&'static ToolRegistry<S>, Box<dyn std::error::Error + Send + Sync>> {
     crate::serve::logs::ensure_subscriber();
     let services = services_of(server);
@@ -223,6 +223,9 @@ pub(crate) fn prepare<S: ToolSet + ServerHandler>(
         let _ = crate::store::key::ServerKey::install(key);
     }
     let _ = crate::store::key::ServerKey::global();
+    if let Some(no_page) = no_page {
+        check_approvable(server, registry, state, no_page)?;
+    }
     Ok(registry)
 }
 
@@ -239,7 +242,7 @@ pub(crate) fn prepare<S: ToolSet + ServerHandler>(
 ///
 /// The store is the one the server's calls use (its [`ServerServices`](crate::ServerServices)
 /// when it declares `services`, else the state's).
-pub(crate) fn check_approvable<S: ToolSet>(
+fn check_approvable<S: ToolSet>(
     server: &S,
     registry: &ToolRegistry<S>,
     state: &State,

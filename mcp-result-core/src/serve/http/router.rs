@@ -26,7 +26,10 @@ use super::{
     sessions::{bind_session, Sessions},
 };
 use crate::{
-    router::set::{ServerClone, ToolSet},
+    router::{
+        registry::ToolRegistry,
+        set::{ServerClone, ToolSet},
+    },
     serve::handler::{drain, prepare, SHUTDOWN_GRACE},
     wire::identity::StatelessHttp,
 };
@@ -59,9 +62,46 @@ pub fn router<S>(server: S, verifier: Arc<dyn TokenVerifier>, options: &HttpOpti
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
+    let registry = checked(&server, options).unwrap_or_else(|error| panic!("{error}"));
+    build(server, verifier, options, registry)
+}
+
+/// What [`router`] and [`serve_http`] check before they serve, once: the server
+/// ([`prepare`], with or without an approvals page), the origins and the approvals page.
+fn checked<S>(
+    server: &S,
+    options: &HttpOptions,
+) -> Result<&'static ToolRegistry<S>, Box<dyn std::error::Error + Send + Sync>>
+where
+    S: ToolSet + ServerHandler,
+{
+    #[cfg(feature = "approvals-page")]
+    if let Some(page) = &options.approvals_page {
+        page.check(&options.path)?;
+        page.check_sign_in(options.resource.as_ref())?;
+    }
+    #[cfg(feature = "approvals-page")]
+    let page = options.approvals_page.is_some();
+    #[cfg(not(feature = "approvals-page"))]
+    let page = false;
+    let no_page = "no approvals page is served (`HttpOptions::approvals_page`)";
+    let registry = prepare(server, &options.state, (!page).then_some(no_page))?;
+    Origins::new(&options.allowed_origins)?;
+    Ok(registry)
+}
+
+/// The router of a server [`checked`] gave `registry` for.
+fn build<S>(
+    server: S,
+    verifier: Arc<dyn TokenVerifier>,
+    options: &HttpOptions,
+    registry: &'static ToolRegistry<S>,
+) -> axum::Router
+where
+    S: ToolSet + ServerHandler + ServerClone,
+{
     let origins =
         Arc::new(Origins::new(&options.allowed_origins).unwrap_or_else(|error| panic!("{error}")));
-    let registry = prepare(&server, &options.state).unwrap_or_else(|error| panic!("{error}"));
     // The approvals page decides in the stores the server's writes use (its services).
     #[cfg(feature = "approvals-page")]
     let page_stores = {
@@ -228,26 +268,8 @@ pub async fn serve_http<S>(
 where
     S: ToolSet + ServerHandler + ServerClone,
 {
-    let registry = prepare(&server, &options.state)?;
-    Origins::new(&options.allowed_origins)?;
-    #[cfg(feature = "approvals-page")]
-    if let Some(page) = &options.approvals_page {
-        page.check(&options.path)?;
-        page.check_sign_in(options.resource.as_ref())?;
-    }
-    #[cfg(feature = "approvals-page")]
-    let page = options.approvals_page.is_some();
-    #[cfg(not(feature = "approvals-page"))]
-    let page = false;
-    if !page {
-        crate::serve::handler::check_approvable(
-            &server,
-            registry,
-            &options.state,
-            "no approvals page is served (`HttpOptions::approvals_page`)",
-        )?;
-    }
-    let app = router(server, verifier, &options);
+    let registry = checked(&server, &options)?;
+    let app = build(server, verifier, &options, registry);
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;
     drain(registry).await;
     Ok(())

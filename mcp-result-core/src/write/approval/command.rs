@@ -15,7 +15,7 @@ use crate::{
 /// How many pending requests `approvals list` prints, at most.
 pub const LIST_LIMIT: usize = 100;
 
-/// Decides request `id` in `store` and records the decision's audit record
+/// Decides `request` in `store` and records the decision's audit record
 /// ([`ApprovalRequest::decision_record`]) to `audit`: the approved or rejected request, or why
 /// it could not be decided.
 ///
@@ -80,19 +80,22 @@ usage:
 /// since the server deciding nothing would never see the decision.
 ///
 /// - `approvals list [TENANT]`: one line per pending request, `ID  TOOL  CALLER  TEXT`.
-/// - `approvals show ID`: the request's tool, caller, text, state and arguments (JSON).
+/// - `approvals show ID`: the request's tool, caller, text, state and arguments (JSON, its
+///   secrets withheld).
 /// - `approvals approve ID --as APPROVER`: prints `approved ID: approval APPROVAL_ID`.
 /// - `approvals reject ID --as APPROVER REASON...`: prints `rejected ID`.
 ///
 /// A decision goes through [`decide`] (its audit record included). The approver is the
 /// person's name as the audit records carry it; the command trusts whoever can run it
-/// (the server's own binary, on a machine that holds the store's credentials). An approver
-/// who is the request's own caller is refused: only the page's `callers_confirm` lets a
-/// caller confirm a request of their own.
+/// (the server's own binary, on a machine that holds the store's credentials). An approval
+/// by the request's own caller (its identity key, or the subject of it) is refused: only
+/// the page's `callers_confirm` lets a caller confirm a request of their own. A caller may
+/// reject, that is withdraw, a request of their own.
 ///
 /// # Errors
-/// Inside the `Some`: a wrong use (with [`USAGE`]), a request that does not exist or cannot
-/// be decided (why, in words), the store's failure.
+/// Inside the `Some`, a [`CommandError`]: a wrong use ([`USAGE`]), an approval store in
+/// memory, a request that does not exist or cannot be decided (why, in words), an approval
+/// by its own caller, the store's failure.
 pub async fn run_command(
     state: &State,
     args: impl IntoIterator<Item = String>,
@@ -107,26 +110,47 @@ pub async fn run_command(
             println!("{text}");
             Ok(())
         }
-        Err(error) => Err(error),
+        Err(error) => Err(error.into()),
     })
 }
 
+/// Why `approvals` did nothing, in words. Its `Debug` is its text, so that a `main` returning
+/// it prints `Error: <the text>` as it reads, not a quoted, escaped string.
+pub struct CommandError(String);
+
+impl std::fmt::Display for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Debug for CommandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CommandError {}
+
+impl From<StoreError> for CommandError {
+    fn from(error: StoreError) -> Self {
+        CommandError(format!("approvals: the approval store failed: {error}"))
+    }
+}
+
 /// `approvals ARGS...`: the text to print.
-async fn command(
-    state: &State,
-    args: &[String],
-) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
+async fn command(state: &State, args: &[String]) -> Result<String, CommandError> {
     let store = state.approval_store();
     if !store.durable() {
-        return Err(
+        return Err(CommandError(
             "approvals: this server's approval requests live in its process's memory, \
                     so no other process can decide them: make the approval store durable \
                     (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and \
                     serve with that state"
-                .into(),
-        );
+                .to_owned(),
+        ));
     }
-    let usage = || -> Box<dyn std::error::Error + Send + Sync> { USAGE.into() };
+    let usage = || CommandError(USAGE.to_owned());
     match args.first().map(String::as_str) {
         Some("list") if args.len() <= 2 => {
             let pending = store
@@ -146,8 +170,7 @@ async fn command(
             let arguments = request
                 .review
                 .as_ref()
-                .map(|review| serde_json::to_string_pretty(&review.arguments))
-                .transpose()?
+                .map(|review| review.arguments.to_string())
                 .unwrap_or_else(|| "(not kept)".to_owned());
             Ok(format!(
                 "request {}\ntool: {}\ncaller: {}\ntext: {}\nstate: {}\narguments: {}",
@@ -162,43 +185,35 @@ async fn command(
         Some(verb @ ("approve" | "reject")) if args.len() >= 4 && args[2] == "--as" => {
             let (id, approver) = (&args[1], args[3].clone());
             let reason = args[4..].join(" ");
+            let request = find(store.as_ref(), id).await?;
             let decision = match verb {
-                "approve" if reason.is_empty() => Decision::Approved {
-                    approval_id: uuid::Uuid::now_v7().to_string(),
-                    approver,
-                },
+                "approve" if reason.is_empty() => {
+                    if approver == request.caller || is_subject_of(&approver, &request.caller) {
+                        return Err(CommandError(format!(
+                            "approvals: {approver} made request {id} and cannot approve it: \
+                             another person approves a write"
+                        )));
+                    }
+                    Decision::Approved {
+                        approval_id: uuid::Uuid::now_v7().to_string(),
+                        approver,
+                    }
+                }
                 "reject" if !reason.is_empty() => Decision::Rejected { approver, reason },
                 _ => return Err(usage()),
             };
-            let request = find(store.as_ref(), id).await?;
-            let decider = match &decision {
-                Decision::Approved { approver, .. } | Decision::Rejected { approver, .. } => {
-                    approver
-                }
-                _ => unreachable!("made above"),
-            };
-            if *decider == request.caller || decider_is_caller(decider, &request.caller) {
-                return Err(format!(
-                    "approvals: {decider} made request {id} and cannot decide it: another \
-                     person approves a write"
-                )
-                .into());
-            }
-            match decide(
-                store.as_ref(),
-                state.audit_sink().as_ref(),
-                &request,
-                decision,
-            )
-            .await?
-            {
+            let audit = state.audit_sink();
+            match decide(store.as_ref(), audit.as_ref(), &request, decision).await? {
                 Ok(decided) => Ok(match decided.decision {
                     Decision::Approved { approval_id, .. } => {
                         format!("approved {id}: approval {approval_id}")
                     }
                     _ => format!("rejected {id}"),
                 }),
-                Err(refusal) => Err(format!("approvals: {id}: {}", refusal.message()).into()),
+                Err(refusal) => Err(CommandError(format!(
+                    "approvals: {id}: {}",
+                    refusal.message()
+                ))),
             }
         }
         _ => Err(usage()),
@@ -206,23 +221,19 @@ async fn command(
 }
 
 /// Request `id`, or an error saying there is none.
-async fn find(
-    store: &dyn ApprovalStore,
-    id: &str,
-) -> Result<ApprovalRequest, Box<dyn std::error::Error + Send + Sync>> {
+async fn find(store: &dyn ApprovalStore, id: &str) -> Result<ApprovalRequest, CommandError> {
     store
         .get(id)
         .await?
-        .ok_or_else(|| format!("approvals: no approval request {id}").into())
+        .ok_or_else(|| CommandError(format!("approvals: no approval request {id}")))
 }
 
-/// Whether `decider` names the caller of a request: the caller's
-/// [`Identity::key`](crate::Identity::key) is `tenant:subject` (or the subject alone), and
-/// a decider may give either.
-fn decider_is_caller(decider: &str, caller: &str) -> bool {
+/// Whether `name` is the subject of `caller`, an [`Identity::key`](crate::Identity::key)
+/// (`tenant:subject`): an approver may name a person either way.
+fn is_subject_of(name: &str, caller: &str) -> bool {
     caller
         .rsplit_once(':')
-        .is_some_and(|(_, subject)| subject == decider)
+        .is_some_and(|(_, subject)| subject == name)
 }
 
 /// A request's decision in a word or two.
