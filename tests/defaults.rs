@@ -13,6 +13,9 @@
 //!   runs it once and a repeat is refused; its caller cannot approve it, and the request's
 //!   audit trail is in the file.
 //!
+//! Built without the feature `elicitation`, the same server refuses to start, with its exact
+//! message: its gated delete could never be approved.
+//!
 //! In process: a state that mixes durable and in-memory stores refuses to start, with its
 //! exact message, unless the mix is allowed; an application's migration whose version is
 //! the framework's or not positive is refused with its exact message.
@@ -35,24 +38,32 @@ use serde_json::{json, Value};
 
 use crate::common::pinned::{command, install_npm, run, run_ok, CLIENTS_DIR};
 
-/// Builds the notes server (once per test binary run; trybuild's target directory).
-fn notes_binary() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let manifest = r#"[package]
+/// The notes server's manifest, its `mcp-result` dependency's keys `mcp_result`.
+fn manifest(mcp_result: &str) -> String {
+    format!(
+        r#"[package]
 name = "notes"
 version = "0.1.0"
 edition = "2021"
 
 [dependencies]
-mcp-result = { version = "0.1", features = ["sqlite"] }
+mcp-result = {{ version = "0.1", {mcp_result} }}
 schemars = "1.2"
-serde = { version = "1", features = ["derive"] }
-tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
-"#;
+serde = {{ version = "1", features = ["derive"] }}
+tokio = {{ version = "1", features = ["macros", "rt-multi-thread"] }}
+"#
+    )
+}
+
+/// Builds the notes server with mcp-result's default features and `sqlite` (once per test
+/// binary run; trybuild's target directory).
+fn notes_binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let manifest = manifest(r#"features = ["sqlite"]"#);
             let main = include_str!("defaults/notes.rs");
-            crate::README::build_fresh_crate("defaults-notes", manifest, main, "notes")
+            crate::README::build_fresh_crate("defaults-notes", &manifest, main, "notes")
         })
         .clone()
 }
@@ -411,4 +422,28 @@ async fn an_application_migration_needs_a_version_of_its_own() {
         .await
         .unwrap();
     assert_eq!(count, 0);
+}
+
+#[test]
+fn without_elicitation_a_gated_tool_nobody_could_approve_refuses_to_start() {
+    // The same server, built without the feature `elicitation`: no client can be asked.
+    let manifest = manifest(r#"default-features = false, features = ["transport-io", "sqlite"]"#);
+    let main = include_str!("defaults/notes.rs");
+    let binary =
+        crate::README::build_fresh_crate("defaults-notes-no-elicitation", &manifest, main, "notes");
+    let mut notes = std::process::Command::new(binary);
+    notes.env_remove("NOTES_DB").env_remove("RUST_LOG");
+    let done = run("notes without elicitation", notes, Duration::from_secs(60)).unwrap();
+    assert!(!done.status.success());
+    assert_eq!(
+        done.stderr.trim(),
+        "Error: `delete_note` needs a human approval and nobody could give one: this build \
+         asks no client (feature `elicitation` is off), the approval store is in this \
+         process's memory and this transport serves no approvals page; ways out: make the \
+         approval store durable in one call (`State::connect(\"sqlite:app.db\")`, features \
+         `sqlite`/`postgres`) and decide from another process with your binary's `approvals` \
+         subcommand (`mcp_result::approval::run_command`), or serve over HTTP with the \
+         approvals page (feature `approvals-page`)"
+    );
+    assert!(done.stdout.is_empty(), "{}", done.stdout);
 }

@@ -17,6 +17,7 @@
 
 mod call;
 mod cancel;
+mod error_text;
 mod result;
 mod router;
 mod serve;
@@ -40,6 +41,7 @@ pub mod testing;
 pub mod view;
 
 pub use cancel::CancelBus;
+pub use error_text::ErrorText;
 pub use result::{
     build::{build_result, ContentMode, IntoToolError, IntoToolOutput, ToolResult},
     content,

@@ -16,6 +16,7 @@ use rmcp::{
 };
 
 use crate::{
+    error_text::ErrorText,
     router::{
         def::{registry_error, RegistryError},
         registry::ToolRegistry,
@@ -203,7 +204,7 @@ pub(crate) fn prepare<S: ToolSet + ServerHandler>(
     match state.check_store_mix(stores) {
         Ok(None) => {}
         Ok(Some(warning)) => tracing::warn!("{warning}"),
-        Err(refusal) => return Err(refusal.into()),
+        Err(refusal) => return Err(ErrorText(refusal).into()),
     }
     let registry = S::tool_registry().map_err(|error| error.clone())?;
     if let Some(tool) = registry.task_tool() {
@@ -267,11 +268,11 @@ fn check_approvable<S: ToolSet>(
         );
         return Ok(());
     }
-    Err(format!(
+    Err(ErrorText(format!(
         "`{tool}` needs a human approval and nobody could give one: this build asks no \
          client (feature `elicitation` is off), the approval store is in this process's \
          memory and {no_page}; {ways_out}"
-    )
+    ))
     .into())
 }
 

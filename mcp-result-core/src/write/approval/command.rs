@@ -4,6 +4,7 @@
 //! with no page and no code of the application's).
 
 use crate::{
+    error_text::ErrorText,
     state::State,
     store::StoreError,
     write::{
@@ -93,7 +94,7 @@ usage:
 /// reject, that is withdraw, a request of their own.
 ///
 /// # Errors
-/// Inside the `Some`, a [`CommandError`]: a wrong use ([`USAGE`]), an approval store in
+/// Inside the `Some`, a [`ErrorText`]: a wrong use ([`USAGE`]), an approval store in
 /// memory, a request that does not exist or cannot be decided (why, in words), an approval
 /// by its own caller, the store's failure.
 pub async fn run_command(
@@ -114,35 +115,16 @@ pub async fn run_command(
     })
 }
 
-/// Why `approvals` did nothing, in words. Its `Debug` is its text, so that a `main` returning
-/// it prints `Error: <the text>` as it reads, not a quoted, escaped string.
-pub struct CommandError(String);
-
-impl std::fmt::Display for CommandError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::fmt::Debug for CommandError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CommandError {}
-
-impl From<StoreError> for CommandError {
-    fn from(error: StoreError) -> Self {
-        CommandError(format!("approvals: the approval store failed: {error}"))
-    }
+/// A store's failure, as the command says it.
+fn store_failed(error: StoreError) -> ErrorText {
+    ErrorText(format!("approvals: the approval store failed: {error}"))
 }
 
 /// `approvals ARGS...`: the text to print.
-async fn command(state: &State, args: &[String]) -> Result<String, CommandError> {
+async fn command(state: &State, args: &[String]) -> Result<String, ErrorText> {
     let store = state.approval_store();
     if !store.durable() {
-        return Err(CommandError(
+        return Err(ErrorText(
             "approvals: this server's approval requests live in its process's memory, \
                     so no other process can decide them: make the approval store durable \
                     (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and \
@@ -150,12 +132,13 @@ async fn command(state: &State, args: &[String]) -> Result<String, CommandError>
                 .to_owned(),
         ));
     }
-    let usage = || CommandError(USAGE.to_owned());
+    let usage = || ErrorText(USAGE.to_owned());
     match args.first().map(String::as_str) {
         Some("list") if args.len() <= 2 => {
             let pending = store
                 .pending(args.get(1).map(String::as_str), LIST_LIMIT)
-                .await?;
+                .await
+                .map_err(store_failed)?;
             if pending.is_empty() {
                 return Ok("no pending approval requests".to_owned());
             }
@@ -189,7 +172,7 @@ async fn command(state: &State, args: &[String]) -> Result<String, CommandError>
             let decision = match verb {
                 "approve" if reason.is_empty() => {
                     if approver == request.caller || is_subject_of(&approver, &request.caller) {
-                        return Err(CommandError(format!(
+                        return Err(ErrorText(format!(
                             "approvals: {approver} made request {id} and cannot approve it: \
                              another person approves a write"
                         )));
@@ -203,17 +186,17 @@ async fn command(state: &State, args: &[String]) -> Result<String, CommandError>
                 _ => return Err(usage()),
             };
             let audit = state.audit_sink();
-            match decide(store.as_ref(), audit.as_ref(), &request, decision).await? {
+            match decide(store.as_ref(), audit.as_ref(), &request, decision)
+                .await
+                .map_err(store_failed)?
+            {
                 Ok(decided) => Ok(match decided.decision {
                     Decision::Approved { approval_id, .. } => {
                         format!("approved {id}: approval {approval_id}")
                     }
                     _ => format!("rejected {id}"),
                 }),
-                Err(refusal) => Err(CommandError(format!(
-                    "approvals: {id}: {}",
-                    refusal.message()
-                ))),
+                Err(refusal) => Err(ErrorText(format!("approvals: {id}: {}", refusal.message()))),
             }
         }
         _ => Err(usage()),
@@ -221,11 +204,12 @@ async fn command(state: &State, args: &[String]) -> Result<String, CommandError>
 }
 
 /// Request `id`, or an error saying there is none.
-async fn find(store: &dyn ApprovalStore, id: &str) -> Result<ApprovalRequest, CommandError> {
+async fn find(store: &dyn ApprovalStore, id: &str) -> Result<ApprovalRequest, ErrorText> {
     store
         .get(id)
-        .await?
-        .ok_or_else(|| CommandError(format!("approvals: no approval request {id}")))
+        .await
+        .map_err(store_failed)?
+        .ok_or_else(|| ErrorText(format!("approvals: no approval request {id}")))
 }
 
 /// Whether `name` is the subject of `caller`, an [`Identity::key`](crate::Identity::key)

@@ -32,7 +32,7 @@ mod memory;
 mod request;
 mod text;
 
-pub use command::{decide, run_command, CommandError, LIST_LIMIT, USAGE};
+pub use command::{decide, run_command, LIST_LIMIT, USAGE};
 pub(crate) use gate::{approval_request_id, gate, Gate, Round};
 pub use memory::MemoryApprovals;
 pub use request::{
