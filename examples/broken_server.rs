@@ -34,7 +34,11 @@
 //! `schema-dialect`), a `$ref` to a missing definition (`get_customer`, `schema-ref`), a
 //! dotted tool name (`orders.lookup`, the host lint's name rules), and a `tools/list` whose
 //! one page answers `nextCursor: ""` where a last page has none (`tools-list-empty-cursor`;
-//! rmcp's `list_all_tools` would ask again with it and loop). (An array `outputSchema`
+//! rmcp's `list_all_tools` would ask again with it and loop); and it serves a tool the
+//! checker must not call `ok`: `refund_order`, a write waiting for a human approval,
+//! answers every call `blocked` with an `approvalRequestId`, as mcp-result's approval gate
+//! answers a client that cannot be asked (no finding: the checker lists it as blocked, not
+//! run). (An array `outputSchema`
 //! root cannot be planted here: rmcp's server drops it for peers before 2026-07-28; the
 //! FastMCP server of `mcp-result-check/tests/check/` plants it.) With `--no-tools` it declares no `tools`
 //! capability and answers `tools/list` with a JSON-RPC error (`tools-list`). With
@@ -268,9 +272,56 @@ fn tools(all_plants: bool) -> Vec<Tool> {
             )
             .with_raw_output_schema(or_error(order_schema()))
             .annotate(read_only()),
+            Tool::new(
+                "refund_order",
+                "Refund an order once a human approves (correct: a client that cannot be asked \
+                 is answered blocked, and nothing runs).",
+                Arc::new(object(json!({
+                    "type": "object",
+                    "properties": {
+                        "orderId": {"type": "string"},
+                        "approvalRequestId": {"type": "string"}
+                    },
+                    "required": ["orderId"]
+                }))),
+            )
+            .with_raw_output_schema(Arc::new(object(json!({
+                "type": "object",
+                "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "orderId": {"type": "string"},
+                            "status": {"enum": ["succeeded", "failed"]},
+                            "retrySafe": {"type": "boolean"},
+                            "auditEventId": {"type": "string"},
+                            "approvalId": {"type": "string"}
+                        },
+                        "required": ["orderId", "status", "retrySafe", "auditEventId"]
+                    },
+                    blocked_envelope_schema()
+                ]
+            }))))
+            .annotate(ToolAnnotations::new().read_only(false).destructive(true)),
         ]);
     }
     tools
+}
+
+/// The error envelope of a write that may be `blocked` too, waiting for a human approval
+/// (mcp-result's `approvalRequestId`, `requiresHumanReview`, `reason`, `auditEventId`).
+fn blocked_envelope_schema() -> Value {
+    let mut schema = envelope_schema();
+    schema["properties"]["status"] = json!({"enum": ["failed", "blocked"]});
+    for (name, kind) in [
+        ("reason", "string"),
+        ("auditEventId", "string"),
+        ("requiresHumanReview", "boolean"),
+        ("approvalRequestId", "string"),
+    ] {
+        schema["properties"][name] = json!({"type": kind});
+    }
+    schema
 }
 
 /// A result with the summary text, the JSON-compat text and (optionally) `structuredContent`.
@@ -451,6 +502,25 @@ impl ServerHandler for Broken {
             }
             "track_shipment" => {
                 return Err(ErrorData::internal_error("the carrier API is down", None))
+            }
+            // What mcp-result's approval gate answers a client that cannot be asked (no
+            // elicitation capability, as mcp-result-check declares none): `blocked`, nothing
+            // run, the request to approve named. Correct: no finding, and never ok.
+            "refund_order" => {
+                let id = "0193a0c2-5e1f-7a3b-9c4d-6e7f8a9b0c1d";
+                error(json!({
+                    "status": "blocked",
+                    "errorKind": "policy_blocked",
+                    "retrySafe": true,
+                    "message": format!(
+                        "This write needs a human approval: Refund order {order_id}. Nothing \
+                         ran. Once it is approved, call again with approvalRequestId `{id}`."
+                    ),
+                    "reason": "requires human approval",
+                    "auditEventId": "0193a0c2-5e1f-7a3b-9c4d-6e7f8a9b0c1e",
+                    "requiresHumanReview": true,
+                    "approvalRequestId": id
+                }))
             }
             "get_order_v2" => result(json!({"total": 4200}), true),
             "get_customer" => result(json!({"customer": {"name": "Ada"}}), true),

@@ -47,6 +47,15 @@ OPTIONS:
     -h, --help            this text
     -V, --version         the version
 
+RESULTS (the table's result column; each tool's `status` in the JSON):
+    ok                    called, no finding (status `called`)
+    blocked               called, and answered `blocked`: an isError result whose
+                          structuredContent status is `blocked`, e.g. a write waiting for a
+                          human approval. Not run, so never ok, and no finding; its
+                          approvalRequestId is shown (status `blocked`)
+    skipped               not called, and why (status `not-called`)
+    FAIL, WARN            a finding (severity error, warning), with its fix
+
 EXIT STATUS:
     0 clean, 1 findings, 2 usage error (bad flags, unreadable samples, a server that cannot be
     started or connected)

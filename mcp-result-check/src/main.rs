@@ -285,9 +285,11 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
                 )),
                 Ok(arguments) => {
                     step("calling");
+                    let mut refusal = None;
                     match call(&client, &tool.name, &arguments, options.timeout).await {
                         Answer::Result(result) => {
-                            review::result(&tool, &result, options.max_output, findings)
+                            review::result(&tool, &result, options.max_output, findings);
+                            refusal = review::blocked(&result);
                         }
                         // The server refuses for what this client does not declare (MCP
                         // 2026-07-28 `-32021`): a protocol error by design, and no call.
@@ -332,9 +334,17 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
                             findings,
                         );
                     }
-                    Calls::Called {
-                        sample: from_sample,
-                        bad_arguments: bad.is_some(),
+                    // A call answered `blocked` ran nothing: never reported `ok`.
+                    match refusal {
+                        None => Calls::Called {
+                            sample: from_sample,
+                            bad_arguments: bad.is_some(),
+                        },
+                        Some(refusal) => Calls::Blocked {
+                            sample: from_sample,
+                            bad_arguments: bad.is_some(),
+                            refusal,
+                        },
                     }
                 }
             }

@@ -29,12 +29,71 @@ pub struct ToolRow {
     pub calls: Calls,
 }
 
+/// What came of calling a tool: its `status` in the JSON report (`called`, `blocked`,
+/// `not-called`), and in the table an `ok` row (called, no findings), a `blocked` row or a
+/// `skipped` one.
 pub enum Calls {
     /// Called with sample (`true`) or generated arguments, and with bad arguments if any
     /// could be made.
     Called { sample: bool, bad_arguments: bool },
+    /// Called as [`Calls::Called`], and the call with sample or generated arguments was
+    /// answered `blocked`: an `isError` result whose `structuredContent.status` is
+    /// `"blocked"` (mcp-result's `Status::Blocked`: a policy, or a human approval it waits
+    /// for, refused it and nothing ran). Its answers were checked; no result of a run was.
+    /// Not a finding (a gated write is correct), and never `ok`.
+    Blocked {
+        sample: bool,
+        bad_arguments: bool,
+        refusal: Refusal,
+    },
     /// Not called, and why.
     NotCalled(String),
+}
+
+/// What a `blocked` answer says (mcp-result's error envelope: `reason`, and for a write
+/// waiting for a human approval `approvalRequestId`, with `requiresHumanReview: true`).
+pub struct Refusal {
+    pub approval_request_id: Option<String>,
+    pub reason: Option<String>,
+}
+
+impl Calls {
+    /// The `status` of the tool's row in the JSON report.
+    pub fn status(&self) -> &'static str {
+        match self {
+            Calls::Called { .. } => "called",
+            Calls::Blocked { .. } => "blocked",
+            Calls::NotCalled(_) => "not-called",
+        }
+    }
+
+    /// A `tools/call` with sample or generated arguments was sent and answered (a blocked
+    /// call too: the server answered it, and the answer was checked).
+    pub fn called(&self) -> bool {
+        !matches!(self, Calls::NotCalled(_))
+    }
+
+    /// Why a blocked call ran nothing, e.g. ``the call with sample arguments was answered
+    /// `blocked` (reason: requires human approval), approvalRequestId `0193…`: nothing ran,
+    /// so no result of a run was checked``; `None` unless [`Calls::Blocked`].
+    pub fn not_run(&self) -> Option<String> {
+        let Calls::Blocked {
+            sample, refusal, ..
+        } = self
+        else {
+            return None;
+        };
+        let with = if *sample { "sample" } else { "generated" };
+        let mut why = format!("the call with {with} arguments was answered `blocked`");
+        if let Some(reason) = &refusal.reason {
+            why.push_str(&format!(" (reason: {reason})"));
+        }
+        if let Some(id) = &refusal.approval_request_id {
+            why.push_str(&format!(", approvalRequestId `{id}`"));
+        }
+        why.push_str(": nothing ran, so no result of a run was checked");
+        Some(why)
+    }
 }
 
 impl Report {
@@ -69,6 +128,19 @@ impl Report {
         self.findings = kept;
     }
 
+    /// The tools called (blocked ones included).
+    fn called(&self) -> usize {
+        self.tools.iter().filter(|t| t.calls.called()).count()
+    }
+
+    /// The tools whose call was answered `blocked`.
+    fn blocked(&self) -> usize {
+        self.tools
+            .iter()
+            .filter(|t| matches!(t.calls, Calls::Blocked { .. }))
+            .count()
+    }
+
     fn count(&self, severity: Severity) -> usize {
         self.findings
             .iter()
@@ -81,20 +153,34 @@ impl Report {
             .tools
             .iter()
             .map(|t| {
-                let mut row = json!({"name": t.name, "readOnly": !t.write});
+                let mut row = json!({
+                    "name": t.name,
+                    "readOnly": !t.write,
+                    "status": t.calls.status(),
+                    "called": t.calls.called(),
+                });
                 match &t.calls {
                     Calls::Called {
                         sample,
                         bad_arguments,
+                    }
+                    | Calls::Blocked {
+                        sample,
+                        bad_arguments,
+                        ..
                     } => {
-                        row["called"] = json!(true);
                         row["arguments"] = json!(if *sample { "sample" } else { "generated" });
                         row["badArguments"] = json!(bad_arguments);
                     }
-                    Calls::NotCalled(why) => {
-                        row["called"] = json!(false);
-                        row["notCalled"] = json!(why);
+                    Calls::NotCalled(why) => row["notCalled"] = json!(why),
+                }
+                if let Calls::Blocked { refusal, .. } = &t.calls {
+                    if let Some(id) = &refusal.approval_request_id {
+                        row["approvalRequestId"] = json!(id);
                     }
+                }
+                if let Some(why) = t.calls.not_run() {
+                    row["notRun"] = json!(why);
                 }
                 row
             })
@@ -108,7 +194,8 @@ impl Report {
             "findings": self.findings.iter().map(Finding::to_json).collect::<Vec<_>>(),
             "summary": {
                 "tools": self.tools.len(),
-                "called": self.tools.iter().filter(|t| matches!(t.calls, Calls::Called { .. })).count(),
+                "called": self.called(),
+                "blocked": self.blocked(),
                 "errors": self.count(Severity::Error),
                 "warnings": self.count(Severity::Warning),
                 "allowed": self.allowed.len(),
@@ -117,8 +204,10 @@ impl Report {
         })
     }
 
-    /// One row per finding (with its fix below), per tool without findings an `ok` row,
-    /// per tool not called a `skipped` row; a summary line last.
+    /// One row per finding (with its fix below), per tool called without findings an `ok`
+    /// row, per tool whose call was answered `blocked` a `blocked` row (`not run: ...`, with
+    /// its approvalRequestId; never `ok`), per tool not called a `skipped` row; a summary
+    /// line last.
     pub fn table(&self) -> String {
         let mut rows: Vec<[String; 4]> = Vec::new();
         let finding_rows = |tool: &str, shown: &str, rows: &mut Vec<[String; 4]>| {
@@ -178,6 +267,12 @@ impl Report {
                     ]);
                 }
                 Calls::Called { .. } => {}
+                Calls::Blocked { .. } => rows.push([
+                    tool.name.clone(),
+                    "calls".into(),
+                    "blocked".into(),
+                    format!("not run: {}", tool.calls.not_run().unwrap_or_default()),
+                ]),
             }
         }
         let header = ["tool", "check", "result", "detail"].map(String::from);
@@ -202,11 +297,10 @@ impl Report {
             out.push_str(line.trim_end());
             out.push('\n');
         }
-        let called = self
-            .tools
-            .iter()
-            .filter(|t| matches!(t.calls, Calls::Called { .. }))
-            .count();
+        let called = match self.blocked() {
+            0 => format!("{} called", self.called()),
+            blocked => format!("{} called ({blocked} blocked: not run)", self.called()),
+        };
         let hosts: Vec<&str> = self.hosts.iter().map(|h| h.name()).collect();
         if !self.allowed.is_empty() {
             let mut checks: Vec<&str> = self.allowed.iter().map(|f| f.check.as_str()).collect();
@@ -218,7 +312,7 @@ impl Report {
             ));
         }
         out.push_str(&format!(
-            "\n{} {} (protocol {}): {} tools, {} called; hosts: {}\n{} errors, {} warnings\n",
+            "\n{} {} (protocol {}): {} tools, {}; hosts: {}\n{} errors, {} warnings\n",
             self.server_name,
             self.server_version,
             self.protocol,

@@ -11,6 +11,7 @@ use mcp_result::serde_json::Value;
 use crate::{
     checks::{Call, Finding},
     generate::Bad,
+    report::Refusal,
     schema::{self, escape},
     secrets,
 };
@@ -159,6 +160,30 @@ pub fn result(tool: &Tool, result: &Value, max_output: usize, out: &mut Vec<Find
         envelope(tool, call, result, out);
     }
     common(tool, call, result, max_output, out);
+}
+
+/// The refusal in `result` when it is `blocked`: an `isError` result whose
+/// `structuredContent.status` is `"blocked"` (mcp-result's `Status::Blocked`: nothing ran,
+/// because a policy or a human approval it waits for refused it), with its
+/// `approvalRequestId` and `reason` when they are strings.
+pub fn blocked(result: &Value) -> Option<Refusal> {
+    if result.get("isError") != Some(&Value::Bool(true)) {
+        return None;
+    }
+    let structured = result.get("structuredContent")?;
+    if structured.get("status").and_then(Value::as_str) != Some("blocked") {
+        return None;
+    }
+    let text = |key: &str| {
+        structured
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    Some(Refusal {
+        approval_request_id: text("approvalRequestId"),
+        reason: text("reason"),
+    })
 }
 
 /// What a `tools/call` got back.
@@ -543,5 +568,37 @@ fn meta_business_data(tool: &Tool, call: Call, result: &Value, out: &mut Vec<Fin
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_result::serde_json::json;
+
+    use super::*;
+
+    fn error_result(structured: Value) -> Value {
+        json!({
+            "isError": true,
+            "content": [{"type": "text", "text": structured.to_string()}],
+            "structuredContent": structured
+        })
+    }
+
+    #[test]
+    fn blocked_is_an_error_result_whose_status_is_blocked() {
+        let refusal = blocked(&error_result(json!({
+            "status": "blocked", "errorKind": "policy_blocked", "retrySafe": true,
+            "message": "Blocked by policy: quota. Do not retry or work around it.",
+            "reason": "quota"
+        })))
+        .expect("blocked");
+        assert_eq!(refusal.reason.as_deref(), Some("quota"));
+        assert_eq!(refusal.approval_request_id, None);
+        // A success that reports `blocked` is no refusal of the call, nor is a failure.
+        let success = json!({"structuredContent": {"status": "blocked"}});
+        assert!(blocked(&success).is_none());
+        let failed = error_result(json!({"status": "failed", "errorKind": "not_found"}));
+        assert!(blocked(&failed).is_none());
     }
 }

@@ -164,6 +164,46 @@ fn path(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
+/// The report's row of tool `name`.
+fn tool_row<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool `{name}` in {:#}", report["tools"]))
+}
+
+/// The example's `close_ticket` (`#[mcp_tool(approval = ...)]`) as the check meets it: this
+/// client declares no elicitation, so the approval gate answers `blocked` with a fresh
+/// `approvalRequestId` and nothing runs. Called, never `ok`, and no finding.
+fn assert_close_ticket_blocked(report: &Value) {
+    let row = tool_row(report, "close_ticket");
+    assert_eq!(row["status"], "blocked", "{row}");
+    assert_eq!(row["called"], true, "{row}");
+    let id = row["approvalRequestId"]
+        .as_str()
+        .expect("approvalRequestId");
+    assert_eq!(id.len(), 36, "a UUID: {id}");
+    assert_eq!(
+        row["notRun"],
+        format!(
+            "the call with sample arguments was answered `blocked` (reason: requires human \
+             approval), approvalRequestId `{id}`: nothing ran, so no result of a run was \
+             checked"
+        )
+    );
+    assert_eq!(report["summary"]["blocked"], 1);
+    let blocked: Vec<&str> = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["status"] == "blocked")
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(blocked, ["close_ticket"]);
+}
+
 // ---------------------------------------------------------------------------------------
 // The example: clean
 // ---------------------------------------------------------------------------------------
@@ -188,7 +228,14 @@ fn the_example_is_clean_and_its_writes_are_not_called_by_default() {
     );
     for tool in report["tools"].as_array().unwrap() {
         assert_eq!(tool["called"] == false, tool["readOnly"] == false, "{tool}");
+        let status = if tool["called"] == true {
+            "called"
+        } else {
+            "not-called"
+        };
+        assert_eq!(tool["status"], status, "{tool}");
     }
+    assert_eq!(report["summary"]["blocked"], 0);
 }
 
 #[test]
@@ -208,18 +255,46 @@ fn the_example_is_clean_with_every_tool_called() {
         finished.stdout,
         finished.stderr
     );
-    // The table for people: one `ok` row per tool, the summary last.
+    // The table for people: one `ok` row per tool but the one whose approval nobody gave
+    // (`close_ticket`, answered `blocked`: not run, and not `ok`), the summary last.
     let rows: Vec<&str> = finished.stdout.lines().collect();
     assert!(
         rows[0].starts_with("tool ") && rows[0].contains("check") && rows[0].ends_with("detail")
     );
-    let ok_rows = rows
+    let ok_rows: Vec<&str> = rows
         .iter()
         .filter(|r| r.contains("  all  ") && r.contains("  ok  "))
-        .count();
-    assert_eq!(ok_rows, 9, "{}", finished.stdout);
+        .map(|r| r.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ok_rows.len(), 8, "{}", finished.stdout);
+    assert!(!ok_rows.contains(&"close_ticket"), "{}", finished.stdout);
+    let blocked: Vec<&str> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.starts_with("close_ticket "))
+        .collect();
+    assert_eq!(blocked.len(), 1, "{}", finished.stdout);
+    let cells: Vec<&str> = blocked[0].split_whitespace().take(3).collect();
+    assert_eq!(cells, ["close_ticket", "calls", "blocked"]);
+    let detail = blocked[0]
+        .split_once("  blocked  ")
+        .map(|(_, detail)| detail.trim_start())
+        .unwrap();
+    let (before, after) = detail
+        .split_once("approvalRequestId `")
+        .unwrap_or_else(|| panic!("{detail}"));
+    assert_eq!(
+        before,
+        "not run: the call with sample arguments was answered `blocked` (reason: requires \
+         human approval), "
+    );
+    let (id, rest) = after.split_once('`').unwrap();
+    assert_eq!(id.len(), 36, "a UUID: {id}");
+    assert_eq!(rest, ": nothing ran, so no result of a run was checked");
     assert!(
-        finished.stdout.contains("9 tools, 9 called")
+        finished
+            .stdout
+            .contains("9 tools, 9 called (1 blocked: not run); hosts: ")
             && finished.stdout.ends_with("0 errors, 0 warnings\n"),
         "{}",
         finished.stdout
@@ -245,6 +320,8 @@ fn the_example_is_clean_at_2026_07_28() {
     );
     assert_exactly(&report, &[]);
     assert_eq!(report["server"]["protocolVersion"], "2026-07-28");
+    // No elicitation declared: no input-required round either, the same `blocked`.
+    assert_close_ticket_blocked(&report);
 }
 
 /// The example over streamable HTTP, with a bearer token; without one it cannot connect.
@@ -305,6 +382,7 @@ fn the_example_is_clean_over_streamable_http() {
     assert_exactly(&report, &[]);
     assert_eq!(report["target"], url.as_str());
     assert_eq!(report["summary"]["called"], 9);
+    assert_close_ticket_blocked(&report);
 
     let refused = check(&["--url", &url]);
     assert_eq!(exit_code(&refused), 2, "{}", refused.stdout);
@@ -487,7 +565,25 @@ fn every_plant_of_the_broken_server_is_reported() {
         !secret["message"].as_str().unwrap().contains("4f9a8b7c6d5e"),
         "the secret is not repeated: {secret}"
     );
-    assert_eq!(report["summary"]["called"], 17);
+    // A write waiting for a human approval, answered `blocked`: no finding, not `ok` either.
+    let refund = tool_row(&report, "refund_order");
+    assert_eq!(refund["status"], "blocked");
+    assert_eq!(refund["called"], true);
+    assert_eq!(refund["badArguments"], true);
+    assert_eq!(
+        refund["approvalRequestId"],
+        "0193a0c2-5e1f-7a3b-9c4d-6e7f8a9b0c1d"
+    );
+    assert_eq!(
+        refund["notRun"],
+        "the call with generated arguments was answered `blocked` (reason: requires human \
+         approval), approvalRequestId `0193a0c2-5e1f-7a3b-9c4d-6e7f8a9b0c1d`: nothing ran, so \
+         no result of a run was checked"
+    );
+    assert_eq!(tool_row(&report, "get_order")["status"], "called");
+    assert!(tool_row(&report, "get_order").get("notRun").is_none());
+    assert_eq!(report["summary"]["called"], 18);
+    assert_eq!(report["summary"]["blocked"], 1);
 
     let report = check_json(&["--", path(&broken), "--no-tools"], 1);
     assert_exactly(&report, BROKEN_NO_TOOLS);
@@ -542,6 +638,7 @@ fn write_tools_of_the_broken_server_are_only_checked_as_listed_without_call_writ
         .find(|t| t["name"] == "cancel_order")
         .unwrap();
     assert_eq!(row["called"], false);
+    assert_eq!(row["status"], "not-called");
     assert!(row["notCalled"].as_str().unwrap().contains("--call-writes"));
 }
 
