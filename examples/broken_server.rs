@@ -34,11 +34,12 @@
 //! `schema-dialect`), a `$ref` to a missing definition (`get_customer`, `schema-ref`), a
 //! dotted tool name (`orders.lookup`, the host lint's name rules), and a `tools/list` whose
 //! one page answers `nextCursor: ""` where a last page has none (`tools-list-empty-cursor`;
-//! rmcp's `list_all_tools` would ask again with it and loop); and it serves a tool the
-//! checker must not call `ok`: `refund_order`, a write waiting for a human approval,
-//! answers every call `blocked` with an `approvalRequestId`, as mcp-result's approval gate
-//! answers a client that cannot be asked (no finding: the checker lists it as blocked, not
-//! run). (An array `outputSchema`
+//! rmcp's `list_all_tools` would ask again with it and loop); and it serves two tools the
+//! checker must not call `ok`: `get_order_report` answers a server fault (`errorKind:
+//! internal`, a `correlationId`) for any order (`internal-error`), and `refund_order`, a
+//! write waiting for a human approval, answers every call `blocked` with an
+//! `approvalRequestId`, as mcp-result's approval gate answers a client that cannot be asked
+//! (no finding: the checker lists it as blocked, not run). (An array `outputSchema`
 //! root cannot be planted here: rmcp's server drops it for peers before 2026-07-28; the
 //! FastMCP server of `mcp-result-check/tests/check/` plants it.) With `--no-tools` it declares no `tools`
 //! capability and answers `tools/list` with a JSON-RPC error (`tools-list`). With
@@ -272,6 +273,11 @@ fn tools(all_plants: bool) -> Vec<Tool> {
             )
             .with_raw_output_schema(or_error(order_schema()))
             .annotate(read_only()),
+            order(
+                "get_order_report",
+                "Read an order's report (broken: a server fault, errorKind internal, for any \
+                 order).",
+            ),
             Tool::new(
                 "refund_order",
                 "Refund an order once a human approves (correct: a client that cannot be asked \
@@ -503,6 +509,15 @@ impl ServerHandler for Broken {
             "track_shipment" => {
                 return Err(ErrorData::internal_error("the carrier API is down", None))
             }
+            // The violation: a server fault for an order like any other. The envelope is
+            // mcp-result's `ToolError::internal`: only the id the details are logged under.
+            "get_order_report" => error(json!({
+                "status": "failed",
+                "errorKind": "internal",
+                "retrySafe": true,
+                "message": "Internal error (correlation id c-7f3a9e).",
+                "correlationId": "c-7f3a9e"
+            })),
             // What mcp-result's approval gate answers a client that cannot be asked (no
             // elicitation capability, as mcp-result-check declares none): `blocked`, nothing
             // run, the request to approve named. Correct: no finding, and never ok.

@@ -9,7 +9,8 @@ use mcp_result::{
 /// How bad a finding is. Either kind makes the exit status 1; the severity orders the report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
-    /// A MUST of the spec, or what makes a host refuse the tool (or the whole list).
+    /// A MUST of the spec, what makes a host refuse the tool (or the whole list), or a
+    /// server fault (`internal-error`).
     Error,
     /// A SHOULD of the spec, or a point of the tool-result review.
     Warning,
@@ -170,6 +171,17 @@ pub const CHECKS: &[Check] = &[
                    `structuredContent` (e.g. `fieldErrors: [{\"pointer\": \"/ticketId\"}]`)",
         fix: "list each failing argument with its JSON Pointer in the error's \
               `structuredContent`",
+    },
+    Check {
+        id: "internal-error",
+        severity: Severity::Error,
+        requires: "a call with sample or generated arguments (generated ones valid against \
+                   the `inputSchema`) is not answered `errorKind: \"internal\"`: that is a \
+                   server fault, the tool broken on a call it should serve",
+        fix: "find what broke in the server's log under the result's `correlationId` and fix \
+              it; answer arguments the tool cannot serve with `validation_error` or \
+              `not_found`, and an upstream's failure with `upstream_unavailable` or \
+              `upstream_timeout`",
     },
     Check {
         id: "large-output",

@@ -288,7 +288,13 @@ async fn run(options: &Options, progress: &Progress) -> Result<Report, String> {
                     let mut refusal = None;
                     match call(&client, &tool.name, &arguments, options.timeout).await {
                         Answer::Result(result) => {
-                            review::result(&tool, &result, options.max_output, findings);
+                            review::result(
+                                &tool,
+                                &arguments,
+                                &result,
+                                options.max_output,
+                                findings,
+                            );
                             refusal = review::blocked(&result);
                         }
                         // The server refuses for what this client does not declare (MCP

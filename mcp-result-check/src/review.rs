@@ -119,8 +119,15 @@ pub fn listed(tool: &Value, index: usize, protocol: &str, out: &mut Vec<Finding>
     }
 }
 
-/// The checks of a result of `tool` called with arguments its inputSchema accepts.
-pub fn result(tool: &Tool, result: &Value, max_output: usize, out: &mut Vec<Finding>) {
+/// The checks of a result of `tool` called with `arguments`, samples or generated ones its
+/// inputSchema accepts.
+pub fn result(
+    tool: &Tool,
+    arguments: &Value,
+    result: &Value,
+    max_output: usize,
+    out: &mut Vec<Finding>,
+) {
     let call = Call::Arguments;
     let is_error = result.get("isError") == Some(&Value::Bool(true));
     let structured = result.get("structuredContent");
@@ -158,8 +165,38 @@ pub fn result(tool: &Tool, result: &Value, max_output: usize, out: &mut Vec<Find
     }
     if is_error {
         envelope(tool, call, result, out);
+        internal(tool, arguments, result, out);
     }
     common(tool, call, result, max_output, out);
+}
+
+/// A call with sample or generated arguments answered `errorKind: "internal"`: a server
+/// fault (mcp-result's `ErrorKind::Internal`: "only a `correlationId` is returned; the
+/// details stay in the log"), where arguments the tool cannot serve are `validation_error`
+/// or `not_found`, and an upstream's failure `upstream_*`.
+fn internal(tool: &Tool, arguments: &Value, result: &Value, out: &mut Vec<Finding>) {
+    let Some(structured) = result.get("structuredContent") else {
+        return;
+    };
+    if structured.get("errorKind").and_then(Value::as_str) != Some("internal") {
+        return;
+    }
+    let log = match structured.get("correlationId").and_then(Value::as_str) {
+        Some(id) => format!(": its log under correlationId `{id}` says what broke"),
+        None => ", with no correlationId to look it up by in its log".to_owned(),
+    };
+    out.push(
+        Finding::new(
+            &tool.name,
+            "internal-error",
+            "/structuredContent/errorKind",
+            format!(
+                "called with {arguments}, `{}` answered errorKind `internal`, a server fault{log}",
+                tool.name
+            ),
+        )
+        .in_call(Call::Arguments),
+    );
 }
 
 /// The refusal in `result` when it is `blocked`: an `isError` result whose
@@ -577,12 +614,41 @@ mod tests {
 
     use super::*;
 
+    fn read_tool() -> Tool {
+        Tool {
+            name: "get_report".into(),
+            write: false,
+            input_schema: json!({"type": "object"}),
+            output_schema: None,
+            input_validator: None,
+            output_validator: None,
+        }
+    }
+
     fn error_result(structured: Value) -> Value {
         json!({
             "isError": true,
             "content": [{"type": "text", "text": structured.to_string()}],
             "structuredContent": structured
         })
+    }
+
+    #[test]
+    fn an_internal_error_without_a_correlation_id_says_so() {
+        let mut out = Vec::new();
+        let answer = error_result(json!({
+            "status": "failed", "errorKind": "internal", "retrySafe": true,
+            "message": "Internal error."
+        }));
+        result(&read_tool(), &json!({}), &answer, 1 << 16, &mut out);
+        let checks: Vec<&str> = out.iter().map(|f| f.check.as_str()).collect();
+        assert_eq!(checks, ["internal-error"]);
+        assert_eq!(
+            out[0].message,
+            "called with {}, `get_report` answered errorKind `internal`, a server fault, with \
+             no correlationId to look it up by in its log"
+        );
+        assert_eq!(out[0].call, Some(Call::Arguments));
     }
 
     #[test]

@@ -46,6 +46,7 @@ const BROKEN: &[(&str, &str)] = &[
     ("get_order_discount", "meta-business-data"),
     ("get_integration", "secret"),
     ("track_shipment", "call-error"),
+    ("get_order_report", "internal-error"),
     ("get_order_v2", "schema-dialect"),
     ("get_customer", "schema-ref"),
     ("orders.lookup", "lint/claude-name"),
@@ -565,6 +566,17 @@ fn every_plant_of_the_broken_server_is_reported() {
         !secret["message"].as_str().unwrap().contains("4f9a8b7c6d5e"),
         "the secret is not repeated: {secret}"
     );
+    // A server fault for valid arguments: a finding, naming the tool and where its log
+    // says what broke.
+    let internal = finding("get_order_report", "internal-error");
+    assert_eq!(internal["severity"], "error");
+    assert_eq!(internal["call"], "arguments");
+    assert_eq!(internal["pointer"], "/structuredContent/errorKind");
+    assert_eq!(
+        internal["message"],
+        "called with {\"orderId\":\"example\"}, `get_order_report` answered errorKind \
+         `internal`, a server fault: its log under correlationId `c-7f3a9e` says what broke"
+    );
     // A write waiting for a human approval, answered `blocked`: no finding, not `ok` either.
     let refund = tool_row(&report, "refund_order");
     assert_eq!(refund["status"], "blocked");
@@ -582,7 +594,7 @@ fn every_plant_of_the_broken_server_is_reported() {
     );
     assert_eq!(tool_row(&report, "get_order")["status"], "called");
     assert!(tool_row(&report, "get_order").get("notRun").is_none());
-    assert_eq!(report["summary"]["called"], 18);
+    assert_eq!(report["summary"]["called"], 19);
     assert_eq!(report["summary"]["blocked"], 1);
 
     let report = check_json(&["--", path(&broken), "--no-tools"], 1);
@@ -597,6 +609,7 @@ fn every_plant_of_the_broken_server_is_reported() {
         "tools-list-empty-cursor",
         "schema-dialect",
         "schema-ref",
+        "internal-error",
     ];
     let plants: Vec<(&str, &str)> = BROKEN
         .iter()
