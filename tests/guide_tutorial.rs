@@ -10,6 +10,13 @@
 //!   approvals handed in), and over streamable HTTP, with rmcp's client, the SQLite stores of
 //!   step 5 and a restart between the blocked round and the approved call, the records of
 //!   step 6 as `sqlite3` prints them.
+//! - Each of those blocks writes its keys in the order the reader's server sends them, key
+//!   for key: a default build, serde_json without `preserve_order`, so every JSON value
+//!   (`structuredContent`, the JSON-compat text, the schema) with its keys sorted and rmcp's
+//!   and the audit log's own structs in their declaration order ([`sent`], [`sent_result`]).
+//!   This binary may have the feature `preserve-order` on (`--all-features`), so the order is
+//!   rebuilt from the answer, not read from it, and the chapter's text is read as text
+//!   ([`keys_in_order`]).
 //! - The compiler error the chapter quotes is the one the framework's diagnostic writes, and
 //!   points at the line of step 2 it names; the features the chapter's `Cargo.toml` turns on
 //!   are the ones this test is built with.
@@ -22,7 +29,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use mcp_result::{
     approval::MemoryApprovals,
     rmcp::{
-        model::{CallToolRequestParams, CallToolResult},
+        model::{CallToolRequestParams, CallToolResult, ContentBlock},
         service::{RoleClient, RunningService},
         transport::{
             streamable_http_client::StreamableHttpClientTransportConfig,
@@ -350,14 +357,129 @@ fn replace_ids(text: &str, ids: &mut BTreeMap<String, usize>) -> String {
     out
 }
 
-/// `actual` is what JSON block `index` of the chapter shows, modulo [`normalize`].
+/// `value` with the keys of every object sorted, at any depth: how serde_json without
+/// `preserve_order` (the default) holds, and writes, every JSON value.
+fn sorted(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|key| (key.clone(), sorted(&map[key])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The text a default build sends for a JSON value the server holds as one (a
+/// `structuredContent`, an `outputSchema`): its keys sorted.
+fn sent(value: &Value) -> String {
+    serde_json::to_string(&sorted(value)).unwrap()
+}
+
+/// The text a default build sends for `result`: rmcp's structs (the result, its content
+/// blocks and their annotations) field by field in their declaration order, whatever the
+/// features, and the JSON values in them with their keys sorted: `structuredContent`, and the
+/// JSON-compat text, which the server writes from that same value.
+fn sent_result(result: &CallToolResult) -> String {
+    let mut result = result.clone();
+    result.structured_content = result.structured_content.as_ref().map(sorted);
+    for block in &mut result.content {
+        if let ContentBlock::Text(block) = block {
+            if block.text.starts_with('{') {
+                let value: Value = serde_json::from_str(&block.text).unwrap();
+                block.text = sent(&value);
+            }
+        }
+    }
+    serde_json::to_string(&result).unwrap()
+}
+
+/// The keys of `text`'s objects in the order the text writes them, depth first; a string
+/// value that is itself a JSON object (the JSON-compat text) gives its keys where it stands.
+/// Read from the text, not from a parsed map, whose order depends on `preserve_order`.
+fn keys_in_order(text: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut chars = text.char_indices();
+    while let Some((start, c)) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut end = text.len();
+        let mut escaped = false;
+        for (at, c) in chars.by_ref() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => {
+                    end = at;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let string: String = serde_json::from_str(&text[start..=end])
+            .unwrap_or_else(|e| panic!("a string of {text:?} does not parse: {e}"));
+        if text[end + 1..].trim_start().starts_with(':') {
+            keys.push(string);
+        } else if string.starts_with('{') {
+            keys.extend(keys_in_order(&string));
+        }
+    }
+    keys
+}
+
+/// JSON block `index` of the chapter writes its keys in the order of `sent`, the text a
+/// default build sends.
+fn assert_key_order(index: usize, sent: &str) {
+    let (_, shown) = &chapter_blocks("json")[index];
+    assert_eq!(
+        keys_in_order(shown),
+        keys_in_order(sent),
+        "JSON block {index} of the chapter does not write its keys in the order a default \
+         build (serde_json without `preserve_order`) sends them:\n{sent}"
+    );
+}
+
+/// `actual` is what JSON block `index` of the chapter shows, modulo [`normalize`], its keys
+/// in the order a default build sends them ([`sent`]).
 fn assert_shows(index: usize, actual: &Value) {
+    assert_same_value(index, actual);
+    assert_key_order(index, &sent(actual));
+}
+
+/// `result` is what JSON block `index` of the chapter shows, as [`assert_shows`], its keys
+/// in the order a default build sends them ([`sent_result`]).
+fn assert_shows_result(index: usize, result: &CallToolResult) {
+    assert_same_value(index, &serde_json::to_value(result).unwrap());
+    assert_key_order(index, &sent_result(result));
+}
+
+/// `actual` is what JSON block `index` of the chapter shows, modulo [`normalize`] (key
+/// order aside).
+fn assert_same_value(index: usize, actual: &Value) {
     let shown = &json_blocks()[index];
     assert_eq!(
         normalize(actual),
         normalize(shown),
         "JSON block {index} of the chapter is not what the server answers; it answers\n{}",
         serde_json::to_string_pretty(actual).unwrap()
+    );
+}
+
+#[test]
+fn keys_are_read_in_the_order_written() {
+    let text = r#"{"b": 1, "a": {"d": "x:y", "c": "{\"f\":1,\"e\":\"\\\"\"}"}, "s": ["g"]}"#;
+    assert_eq!(keys_in_order(text), ["b", "a", "d", "c", "f", "e", "s"]);
+    let value: Value = serde_json::from_str(text).unwrap();
+    // Sorted at every depth; a string stays as it is.
+    assert_eq!(
+        keys_in_order(&sent(&value)),
+        ["a", "c", "f", "e", "d", "b", "s"]
     );
 }
 
@@ -419,7 +541,7 @@ async fn step_2_a_write_answers_what_is_shown() {
         .call_tool(close(json!({"ticketId": "T-1"})))
         .await
         .unwrap();
-    assert_shows(CLOSED, &serde_json::to_value(&result).unwrap());
+    assert_shows_result(CLOSED, &result);
     client.cancel().await.unwrap();
 }
 
@@ -553,10 +675,14 @@ async fn steps_5_and_6_over_http_on_sqlite_across_a_restart() {
             .any(|(_, text)| text.contains(&format!("sqlite3 desk.db \"{sql}\""))),
         "the chapter's sqlite3 command runs {sql:?}"
     );
-    let records: Vec<Value> = sqlx::query_scalar::<_, String>(sql)
+    let rows: Vec<String> = sqlx::query_scalar::<_, String>(sql)
         .fetch_all(approver.pool())
         .await
-        .unwrap()
+        .unwrap();
+    // The rows' text is what any build writes (an `AuditRecord` is serialized field by
+    // field, in its declaration order): the chapter's lines have its keys in that order.
+    assert_key_order(AUDIT, &rows.join("\n"));
+    let records: Vec<Value> = rows
         .iter()
         .map(|row| serde_json::from_str(row).unwrap())
         .collect();

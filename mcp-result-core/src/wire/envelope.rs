@@ -455,6 +455,12 @@ impl ToolError {
                 ErrorKind::PermissionDenied => {
                     out.push_str(" Do not retry until the caller has that scope.");
                 }
+                // A conflict is refused as it is, and running it again is safe: the text
+                // says both, never "do not retry" beside `retrySafe: true`.
+                ErrorKind::Conflict if self.retry_safe => out.push_str(
+                    " Safe to retry, but unchanged it gets the same answer: change the call \
+                     or the state first.",
+                ),
                 _ => out.push_str(" Do not retry unchanged."),
             },
             (true, true, None) => out.push_str(" Safe to retry."),
@@ -588,3 +594,29 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A conflict's text agrees with its `retrySafe`: safe, but not unchanged.
+    #[test]
+    fn a_conflict_says_what_its_retry_safe_says() {
+        let reused = ToolError::conflict(
+            "Idempotency key reused with different arguments. Use a new key for a different call.",
+        );
+        assert!(reused.retry_safe);
+        assert_eq!(
+            reused.summary(),
+            "Error (conflict): Idempotency key reused with different arguments. Use a new key \
+             for a different call. Safe to retry, but unchanged it gets the same answer: change \
+             the call or the state first."
+        );
+        // A conflict that is not safe to run again (a write that ran) says not to.
+        let ran = ToolError::conflict("The ledger refused the close.").with_retry_safe(false);
+        assert_eq!(
+            ran.summary(),
+            "Error (conflict): The ledger refused the close. Do not retry unchanged."
+        );
+    }
+}

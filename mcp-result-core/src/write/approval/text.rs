@@ -7,9 +7,20 @@ use serde_json::Value;
 use crate::wire::keys::APPROVAL_REQUEST_ARGUMENT;
 
 /// The approval text of a write: `template` with each `{field}` replaced by the argument
-/// (strings as they are, other values as compact JSON, cut to 80 characters, escaped onto
-/// one line; a secret argument shows as `[secret]`). An empty template gives
-/// "Run `<tool>`".
+/// (strings as they are, other values as compact JSON; cut to their first 40 characters,
+/// the echo limit of error messages, with `… (N characters)` after them when longer; escaped
+/// onto one line; a secret argument shows as `[secret]`, an absent one as `none`). An empty
+/// template gives "Run `<tool>`".
+///
+/// ```
+/// use mcp_result_core::approval::approval_text;
+/// use serde_json::json;
+///
+/// let long = "x".repeat(50);
+/// let arguments = json!({"ticketId": long});
+/// let text = approval_text("Close {ticketId}", "close_ticket", &arguments, |_| false);
+/// assert_eq!(text, format!("Close {}… (50 characters)", "x".repeat(40)));
+/// ```
 pub fn approval_text(
     template: &str,
     tool: &str,
