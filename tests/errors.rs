@@ -62,6 +62,24 @@ impl From<BillingError> for ToolError {
     }
 }
 
+/// A file's text.
+#[derive(Serialize, JsonSchema, ToolResult)]
+struct FileText {
+    text: String,
+}
+
+/// A file's size in bytes.
+#[derive(Serialize, JsonSchema, ToolResult)]
+struct FileSize {
+    bytes: u64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct PathArgs {
+    /// A path on the server's machine.
+    path: String,
+}
+
 #[derive(Clone)]
 struct Kinds;
 
@@ -104,6 +122,21 @@ impl Kinds {
     async fn slow(&self) -> Answer {
         tokio::time::sleep(Duration::from_secs(5)).await;
         Answer { value: 1 }
+    }
+
+    /// Reads a file's text: `?` on its `io::Error`.
+    #[mcp_tool(read_only)]
+    fn read_text(&self, args: PathArgs) -> Result<FileText, ToolError> {
+        Ok(FileText {
+            text: std::fs::read_to_string(&args.path)?,
+        })
+    }
+
+    /// A file's size: the tool's error is the `io::Error` itself.
+    #[mcp_tool(read_only)]
+    async fn file_size(&self, args: PathArgs) -> std::io::Result<FileSize> {
+        let bytes = tokio::fs::metadata(&args.path).await?.len();
+        Ok(FileSize { bytes })
     }
 
     /// Answers 42.
@@ -232,6 +265,48 @@ async fn each_error_kind_has_its_exact_envelope_and_text() {
 // With the test harness (feature `testing`): the server in-process, rmcp's client, every
 // result checked against its outputSchema and the tools list against the host lint.
 #[cfg(feature = "testing")]
+#[tokio::test]
+async fn an_io_error_answers_the_kind_of_its_io_error_kind() {
+    let (client, server) = kinds_client().await;
+    let missing = "/no/such/mcp-result-file";
+    let cases = [
+        (
+            "read_text",
+            missing,
+            "not_found",
+            "Not found. (No such file or directory (os error 2))",
+        ),
+        (
+            "file_size",
+            missing,
+            "not_found",
+            "Not found. (No such file or directory (os error 2))",
+        ),
+        (
+            "read_text",
+            "/",
+            "conflict",
+            "The file system does not allow this here. (Is a directory (os error 21))",
+        ),
+    ];
+    for (tool, path, kind, message) in cases {
+        let result = checked_call(&client, tool, json!({ "path": path })).await;
+        assert_eq!(result.is_error, Some(true), "{tool} {path}");
+        let envelope = result.structured_content.unwrap();
+        assert_eq!(
+            (
+                &envelope["errorKind"],
+                &envelope["message"],
+                &envelope["retrySafe"]
+            ),
+            (&json!(kind), &json!(message), &json!(true)),
+            "{tool} {path}: {envelope}"
+        );
+    }
+    client.cancel().await.unwrap();
+    server.abort();
+}
+
 #[tokio::test]
 async fn a_user_error_enum_converts_through_from() {
     let kinds = mcp_result::testing::TestServer::start(Kinds).await;

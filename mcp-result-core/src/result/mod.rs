@@ -12,6 +12,7 @@ pub(crate) mod collect;
 pub mod content;
 pub(crate) mod ext;
 pub(crate) mod impls;
+mod io;
 pub mod meta;
 pub(crate) mod probe;
 pub(crate) mod summary;

@@ -17,10 +17,10 @@ struct Server;
 
 #[mcp_tools]
 impl Server {
-    /// Reads a file.
+    /// Parses a count.
     #[mcp_tool(read_only)]
-    fn read(&self) -> std::io::Result<Found> {
-        Err(std::io::Error::other("unreadable"))
+    fn read(&self) -> Result<Found, std::num::ParseIntError> {
+        "x".parse::<u32>().map(|total| Found { total })
     }
 
     /// Looks up.
