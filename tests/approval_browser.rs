@@ -394,7 +394,7 @@ fn assert_refused_retry(result: &Value, message: &str) {
     );
     assert_eq!(
         result["content"][0]["text"],
-        format!("Error (conflict): {message} Do not retry unchanged. Audit event `{audit}`.")
+        format!("Error (conflict): {message} Safe to retry; unchanged, it gets the same answer. Audit event `{audit}`.")
     );
 }
 

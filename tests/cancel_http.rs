@@ -229,7 +229,7 @@ fn cancelled_read(id: Value) -> Value {
     json!({
         "id": id,
         "isError": true,
-        "text": "Error (conflict): The call was cancelled. Do not retry unchanged.",
+        "text": "Error (conflict): The call was cancelled. Safe to retry; unchanged, it gets the same answer.",
         "structuredContent": {
             "status": "failed",
             "errorKind": "conflict",
@@ -351,8 +351,8 @@ async fn a_write_cancelled_on_another_instance_before_it_runs_never_runs() {
             "id": 7,
             "isError": true,
             "text": format!(
-                "Error (conflict): The call was cancelled before it ran; nothing ran. Do not \
-                 retry unchanged. Audit event `{}`.",
+                "Error (conflict): The call was cancelled before it ran; nothing ran. Safe to \
+                 retry; unchanged, it gets the same answer. Audit event `{}`.",
                 audit_event.as_str().unwrap()
             ),
             "structuredContent": {

@@ -455,12 +455,12 @@ impl ToolError {
                 ErrorKind::PermissionDenied => {
                     out.push_str(" Do not retry until the caller has that scope.");
                 }
-                // A conflict is refused as it is, and running it again is safe: the text
-                // says both, never "do not retry" beside `retrySafe: true`.
-                ErrorKind::Conflict if self.retry_safe => out.push_str(
-                    " Safe to retry, but unchanged it gets the same answer: change the call \
-                     or the state first.",
-                ),
+                // Refused as it is: the text says whether running it again is safe
+                // (`retrySafe`) and that, unchanged, it helps nothing; never "do not retry"
+                // beside `retrySafe: true`.
+                _ if self.retry_safe => {
+                    out.push_str(" Safe to retry; unchanged, it gets the same answer.");
+                }
                 _ => out.push_str(" Do not retry unchanged."),
             },
             (true, true, None) => out.push_str(" Safe to retry."),
@@ -599,9 +599,9 @@ impl std::error::Error for ToolError {}
 mod tests {
     use super::*;
 
-    /// A conflict's text agrees with its `retrySafe`: safe, but not unchanged.
+    /// A refusal's text agrees with its `retrySafe`: safe, but not unchanged.
     #[test]
-    fn a_conflict_says_what_its_retry_safe_says() {
+    fn a_refusal_says_what_its_retry_safe_says() {
         let reused = ToolError::conflict(
             "Idempotency key reused with different arguments. Use a new key for a different call.",
         );
@@ -609,8 +609,11 @@ mod tests {
         assert_eq!(
             reused.summary(),
             "Error (conflict): Idempotency key reused with different arguments. Use a new key \
-             for a different call. Safe to retry, but unchanged it gets the same answer: change \
-             the call or the state first."
+             for a different call. Safe to retry; unchanged, it gets the same answer."
+        );
+        assert_eq!(
+            ToolError::not_found("No ticket `T-9`.").summary(),
+            "Error (not_found): No ticket `T-9`. Safe to retry; unchanged, it gets the same answer."
         );
         // A conflict that is not safe to run again (a write that ran) says not to.
         let ran = ToolError::conflict("The ledger refused the close.").with_retry_safe(false);
