@@ -6,7 +6,12 @@
 
 use std::io::{self, Write};
 
-use tracing_subscriber::{filter::Targets, fmt::MakeWriter, layer::SubscriberExt};
+use tracing_subscriber::{
+    filter::{filter_fn, Targets},
+    fmt::MakeWriter,
+    layer::SubscriberExt,
+    Layer as _,
+};
 
 /// The level the default subscriber logs at without `RUST_LOG`: `info` (audit records are
 /// `info` events of the target `mcp_result::audit`), rmcp's own targets at `warn` (its `info`
@@ -14,7 +19,8 @@ use tracing_subscriber::{filter::Targets, fmt::MakeWriter, layer::SubscriberExt}
 pub const DEFAULT_LOG_LEVEL: tracing::Level = tracing::Level::INFO;
 
 /// Installs the default subscriber when the process has no global one: plain text lines on
-/// stderr, filtered by `RUST_LOG` (a level or a list of `target=level`, as
+/// stderr, one per event (spans are not recorded: install your own subscriber for them, or
+/// for OpenTelemetry), filtered by `RUST_LOG` (a level or a list of `target=level`, as
 /// `tracing_subscriber`'s `Targets` reads it: `warn,mcp_result=debug`), at
 /// [`DEFAULT_LOG_LEVEL`] (rmcp at `warn`) when it is unset. A `RUST_LOG` that does not parse is said once on
 /// stderr, and the default level used. Does nothing when a global subscriber is set (yours
@@ -35,10 +41,16 @@ pub(crate) fn ensure_subscriber() {
         }
         _ => default_targets(),
     };
-    let subscriber = tracing_subscriber::registry().with(filter).with(
+    // Events only: a span the default subscriber recorded would cost every call its
+    // bookkeeping (the call span's fields formatted, entered and closed) for a prefix on the
+    // few lines printed; each record and cause carries its own ids.
+    let events =
+        filter_fn(move |meta| meta.is_event() && filter.would_enable(meta.target(), meta.level()));
+    let subscriber = tracing_subscriber::registry().with(
         tracing_subscriber::fmt::layer()
             .with_writer(Stderr)
-            .with_ansi(false),
+            .with_ansi(false)
+            .with_filter(events),
     );
     // Another thread may have set one meanwhile: then that one stays.
     let _ = tracing::subscriber::set_global_default(subscriber);
@@ -57,7 +69,11 @@ struct Stderr;
 
 impl Write for Stderr {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        eprint!("{}", String::from_utf8_lossy(buf));
+        // The formatter writes UTF-8; no copy for it.
+        match std::str::from_utf8(buf) {
+            Ok(text) => eprint!("{text}"),
+            Err(_) => eprint!("{}", String::from_utf8_lossy(buf)),
+        }
         Ok(buf.len())
     }
 
