@@ -118,6 +118,7 @@ where
             input_schema: schema::input_schema::<SearchArgs>,
             extensions: Vec::new,
             output: <Ticket as mcp_result::IntoToolOutput>::output_shape,
+            bytes_as_numbers: &[],
             timeout: None,
             idempotency_key: None,
             approval: None,

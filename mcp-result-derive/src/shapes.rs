@@ -112,6 +112,45 @@ fn concern(ty: &Type) -> Option<Concern> {
     }
 }
 
+/// What is wrong with tool `tool`'s return type on the wire (its success type: `T` of
+/// `Result<T, E>`), with the ways out; `None` when the type as written shows nothing (a
+/// named type's fields are its derive's, or the server's check when it starts).
+pub fn return_type_problem(output: &Type, tool: &str) -> Option<String> {
+    let success = match output {
+        Type::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last()?;
+            match (&*last.ident.to_string(), &last.arguments) {
+                ("Result", PathArguments::AngleBracketed(arguments)) => {
+                    match arguments.args.first()? {
+                        GenericArgument::Type(ty) => ty,
+                        _ => return None,
+                    }
+                }
+                _ => output,
+            }
+        }
+        _ => output,
+    };
+    match concern(success)? {
+        Concern::WideInteger(ty) => Some(format!(
+            "tool `{tool}` returns `{ty}` values, which serde_json writes as bare JSON numbers, \
+             and no JSON client reads an integer beyond 2^53 - 1 exactly (RFC 7493 §2.2): \
+             return a result type whose field is a decimal string \
+             (`#[serde(with = \"mcp_result::DecimalString\")]`), or a narrower integer type"
+        )),
+        Concern::Bytes(written) => Some(format!(
+            "tool `{tool}` returns `{written}`, which serde_json writes as an array of numbers, \
+             sent twice (in `structuredContent` and in the JSON text), and whose summary only \
+             counts them: say what the bytes are: return `mcp_result::content::Image` or \
+             `Audio` in a result type (a media block the client keeps out of the model's \
+             context), `mcp_result::content::Payload::blob` (an artifact behind a \
+             `resource_link`), or text (`String::from_utf8`, or a base64 string); if the bytes \
+             are small numbers meant as numbers, a result type with the field marked \
+             `#[mcp_result(bytes_as_numbers)]`"
+        )),
+    }
+}
+
 /// Reports every field whose type would serialize to what JSON clients cannot take, at the
 /// field's type, with the ways out.
 pub fn check(cx: &Ctxt, fields: &[Field]) {

@@ -114,6 +114,7 @@ pub struct WithMeta<T> {
 
 impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
     type Output = T;
+    const BYTES_AS_NUMBERS: &'static [&'static str] = T::BYTES_AS_NUMBERS;
     fn output_shape() -> Option<std::sync::Arc<crate::schema::OutputShape>> {
         <T as IntoToolOutput>::output_shape()
     }
@@ -128,6 +129,7 @@ impl<T: ToolResult> IntoToolOutput for WithMeta<T> {
 
 impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<WithMeta<T>, E> {
     type Output = T;
+    const BYTES_AS_NUMBERS: &'static [&'static str] = T::BYTES_AS_NUMBERS;
     fn output_shape() -> Option<std::sync::Arc<crate::schema::OutputShape>> {
         <T as IntoToolOutput>::output_shape()
     }

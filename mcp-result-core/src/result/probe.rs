@@ -90,12 +90,16 @@ impl<R> Probe<R> {
 #[doc(hidden)]
 pub trait ViaToolOutput<R> {
     fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>>;
+    fn bytes_as_numbers(&self) -> &'static [&'static str];
     fn finish(&self, value: R, scope: &ResultScope<'_>) -> ToolAnswer;
 }
 
 impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
     fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>> {
         R::output_shape
+    }
+    fn bytes_as_numbers(&self) -> &'static [&'static str] {
+        R::BYTES_AS_NUMBERS
     }
     fn finish(&self, value: R, scope: &ResultScope<'_>) -> ToolAnswer {
         value.into_answer_in(scope)
@@ -105,12 +109,16 @@ impl<R: IntoToolOutput> ViaToolOutput<R> for Probe<R> {
 #[doc(hidden)]
 pub trait ViaFallback<R> {
     fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>>;
+    fn bytes_as_numbers(&self) -> &'static [&'static str];
     fn finish(&self, value: R, scope: &ResultScope<'_>) -> ToolAnswer;
 }
 
 impl<R> ViaFallback<R> for &Probe<R> {
     fn output_shape(&self) -> fn() -> Option<Arc<crate::schema::OutputShape>> {
         || None
+    }
+    fn bytes_as_numbers(&self) -> &'static [&'static str] {
+        &[]
     }
     fn finish(&self, _value: R, _scope: &ResultScope<'_>) -> ToolAnswer {
         error_result(&ToolError::internal_logged(

@@ -46,6 +46,10 @@ pub struct ToolDef<S> {
     /// results are plain content ([`Unstructured`](crate::Unstructured)): no
     /// `outputSchema`.
     pub output: fn() -> Option<Arc<OutputShape>>,
+    /// The result's keys marked `#[mcp_result(bytes_as_numbers)]`: byte sequences there are
+    /// meant as numbers; any other in the result (or any in the arguments) stops the server
+    /// from starting ([`crate::schema::byte_sequences`]).
+    pub bytes_as_numbers: &'static [&'static str],
     /// `#[mcp_tool(timeout_ms = N)]`: past this a read-only call is abandoned and answered
     /// `upstream_timeout`; a write is answered with an unknown outcome and runs to its end.
     pub timeout: Option<Duration>,

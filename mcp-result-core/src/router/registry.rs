@@ -17,7 +17,7 @@ use crate::{
         def::{CallFn, RegistryError, ToolBlock, ToolDef},
         in_flight::InFlight,
     },
-    schema::{arguments::ArgumentSchema, portable_input, ToolOutputSchema},
+    schema::{arguments::ArgumentSchema, byte_sequences, portable_input, ToolOutputSchema},
     state::State,
     tool::{extract::extend_input, panics},
     wire::envelope::ErrorKind,
@@ -161,6 +161,38 @@ impl<S> ToolRegistry<S> {
                     )));
                 }
             }
+            if let Some(pointer) = byte_sequences(&input).first() {
+                return Err(error(format!(
+                    "its arguments hold a byte sequence at `{pointer}` (`*`: any item or key), \
+                     which the model would be asked to write as an array of numbers: take a \
+                     base64 string instead (`#[serde(with = \"...\")]` with \
+                     `#[schemars(with = \"String\")]` on the field), or, if small numbers are \
+                     meant, a wider integer type (`Vec<u16>`)"
+                )));
+            }
+            let output = (def.output)();
+            if let Some(shape) = &output {
+                let opted = |pointer: &str| {
+                    def.bytes_as_numbers.iter().any(|key| {
+                        let key = format!("/{}", key.replace('~', "~0").replace('/', "~1"));
+                        pointer == key || pointer.starts_with(&format!("{key}/"))
+                    })
+                };
+                let refused = byte_sequences(&shape.schema);
+                if let Some(pointer) = refused.iter().find(|pointer| !opted(pointer)) {
+                    return Err(error(format!(
+                        "its result holds a byte sequence at `{pointer}` (`*`: any item or \
+                         key), which serde_json writes as an array of numbers, sent twice (in \
+                         `structuredContent` and in the JSON text): say what the bytes are: \
+                         `mcp_result::content::Image` or `Audio` (a media block), \
+                         `mcp_result::content::Payload::blob` (an artifact behind a \
+                         `resource_link`), or a base64 string (`#[serde(with = \"...\")]` with \
+                         `#[schemars(with = \"String\")]` on the field); if the bytes are small \
+                         numbers meant as numbers, hold them in a field of the result type \
+                         marked `#[mcp_result(bytes_as_numbers)]`"
+                    )));
+                }
+            }
             let input = match def.approval {
                 Some(template) => gated_input_schema(input, template).map_err(error)?,
                 None => input,
@@ -215,7 +247,7 @@ impl<S> ToolRegistry<S> {
             if let Some(title) = def.title {
                 tool = tool.with_title(title);
             }
-            let mut tool = match (def.output)() {
+            let mut tool = match output {
                 Some(shape) => ToolOutputSchema::new(&shape).write(tool),
                 None => tool,
             };

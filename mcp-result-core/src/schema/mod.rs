@@ -32,6 +32,7 @@ use schemars::{generate::SchemaSettings, transform::transform_subschemas, JsonSc
 use serde_json::Value;
 
 pub(crate) mod arguments;
+mod bytes;
 pub(crate) mod headers;
 mod input;
 pub(crate) mod keywords;
@@ -281,6 +282,7 @@ pub fn empty_input_schema() -> Arc<JsonObject> {
     EMPTY.clone()
 }
 
+pub use bytes::byte_sequences;
 pub use input::{portable_input, RootComposition};
 pub use output::{
     advertised_envelope, output_shape, output_validator, OutputShape, ToolOutputSchema,

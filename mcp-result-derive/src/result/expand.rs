@@ -77,6 +77,18 @@ fn tool_result(input: &Input) -> TokenStream {
             const REDACTS: bool = true;
         )
     });
+    // The keys whose bytes are meant as numbers: the server lets them through.
+    let numbers: Vec<&str> = input
+        .fields
+        .iter()
+        .filter(|f| f.bytes_as_numbers)
+        .map(|f| f.key.as_str())
+        .collect();
+    let bytes_as_numbers = (!numbers.is_empty()).then(|| {
+        quote!(
+            const BYTES_AS_NUMBERS: &'static [&'static str] = &[#(#numbers),*];
+        )
+    });
     let secret_bounds = crate::redact::expand::secret_bounds(krate, &input.fields);
     // A result that declares `redactionApplied` with no `#[secret]` of its own answers it from
     // its fields alone: every field's type must say whether it withheld a secret.
@@ -99,6 +111,7 @@ fn tool_result(input: &Input) -> TokenStream {
             const SUMMARY: #krate::Summary = #summary;
             #content
             #redacts
+            #bytes_as_numbers
             #(#styles)*
 
             fn withholds_secrets(&self) -> bool {

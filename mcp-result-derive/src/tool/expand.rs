@@ -478,6 +478,11 @@ fn tool_def(server: &Server, tool: &Tool) -> TokenStream {
                 use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
                 (&#krate::__private::Probe::<#output>::new()).output_shape()
             },
+            bytes_as_numbers: {
+                #[allow(unused_imports)]
+                use #krate::__private::{ViaFallback as _, ViaToolOutput as _};
+                (&#krate::__private::Probe::<#output>::new()).bytes_as_numbers()
+            },
             timeout: #timeout,
             idempotency_key: #idempotency_key,
             approval: #approval,

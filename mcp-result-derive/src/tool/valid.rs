@@ -88,6 +88,9 @@ pub fn validate(server: &Server) -> syn::Result<()> {
                 cx.error_spanned_by(scopes, problem);
             }
         }
+        if let Some(problem) = crate::shapes::return_type_problem(&tool.output, &value) {
+            cx.error_spanned_by(&tool.output, problem);
+        }
         for param in &tool.params {
             if let Some(shape) = not_an_object(param) {
                 cx.error_spanned_by(

@@ -61,7 +61,7 @@ mod shadowed {
 
         /// Count.
         #[mcp_tool(read_only)]
-        fn count(&self) -> ::std::vec::Vec<u8> {
+        fn count(&self) -> ::std::vec::Vec<u16> {
             ::std::vec::Vec::new()
         }
     }
@@ -84,7 +84,7 @@ mod shadowed {
     impl<Db: Store> Generic<Db> {
         /// Look.
         #[mcp_tool(read_only)]
-        fn look(&self, args: Args) -> ::std::vec::Vec<u8> {
+        fn look(&self, args: Args) -> ::std::vec::Vec<u16> {
             let _ = (&self.db, args.name);
             ::std::vec::Vec::new()
         }

@@ -55,7 +55,7 @@ impl Server {
 
     /// Standard types.
     #[mcp_tool(read_only)]
-    fn map(&self) -> BTreeMap<String, Vec<u8>> {
+    fn map(&self) -> BTreeMap<String, Vec<u16>> {
         BTreeMap::new()
     }
 
