@@ -331,7 +331,8 @@ async fn framework_error_results_give_the_parsed_envelope() {
     // The text keeps the server's wording and leaves out the JSON copy of the envelope.
     assert_eq!(
         error.text,
-        "Error (not_found): Nothing to search for: give some text. Do not retry unchanged."
+        "Error (not_found): Nothing to search for: give some text. Safe to retry; unchanged, it \
+         gets the same answer."
     );
     assert!(matches!(
         not_found.structured::<OrdersSeen>(),
