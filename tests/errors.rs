@@ -446,10 +446,14 @@ async fn an_echoed_megabyte_is_cut_to_the_message_length_stating_its_own() {
             "{tool}: {message}"
         );
         let first = text(result, 0);
+        // The read is safe to run again; the write (no key) may have done part of its work.
+        let next = match tool {
+            "get_ticket" => "Safe to retry; unchanged, it gets the same answer.",
+            _ => "Do not retry unchanged.",
+        };
+        assert_eq!(structured["retrySafe"], tool == "get_ticket", "{tool}");
         assert!(
-            first.starts_with(&format!(
-                "Error (not_found): {message} Do not retry unchanged."
-            )),
+            first.starts_with(&format!("Error (not_found): {message} {next}")),
             "{tool}: {first}"
         );
         assert!(first.len() < 1200, "{tool}: {} bytes", first.len());
@@ -797,7 +801,7 @@ async fn result_ext_names_the_kind_and_logs_the_cause_under_the_correlation_id()
             "No such file or directory",
             json!({"status": "failed", "errorKind": "not_found", "retrySafe": true,
                    "message": "No ticket `T-9`."}),
-            "Error (not_found): No ticket `T-9`. Do not retry unchanged.",
+            "Error (not_found): No ticket `T-9`. Safe to retry; unchanged, it gets the same answer.",
         ),
         (
             "sync_ticket",
