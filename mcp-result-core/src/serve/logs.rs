@@ -44,8 +44,11 @@ pub(crate) fn ensure_subscriber() {
     // Events only: a span the default subscriber recorded would cost every call its
     // bookkeeping (the call span's fields formatted, entered and closed) for a prefix on the
     // few lines printed; each record and cause carries its own ids.
-    let events =
-        filter_fn(move |meta| meta.is_event() && filter.would_enable(meta.target(), meta.level()));
+    // Not `is_event`: `tracing::enabled!` asks with a callsite of its own kind (a hint),
+    // and `TracingSink` asks it before it records.
+    let events = filter_fn(move |meta| {
+        !meta.is_span() && filter.would_enable(meta.target(), meta.level())
+    });
     let subscriber = tracing_subscriber::registry().with(
         tracing_subscriber::fmt::layer()
             .with_writer(Stderr)
