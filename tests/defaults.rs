@@ -142,14 +142,12 @@ fn with_nothing_configured_records_causes_and_warnings_reach_stderr() {
         ),
         "{stderr}"
     );
-    // The blocked delete's audit record: an `info` line of `mcp_result::audit`.
+    // The blocked delete's audit record: one JSON line, the record alone.
     let blocked = &results[0]["structuredContent"];
     assert_eq!(blocked["status"], "blocked", "{blocked}");
     let event = blocked["auditEventId"].as_str().unwrap();
-    let line = line_with(&stderr, event);
-    assert!(line.contains(" INFO "), "{line}");
-    assert!(line.contains("mcp_result::audit: audit record={"), "{line}");
-    let record: Value = serde_json::from_str(line.split_once("record=").unwrap().1).unwrap();
+    let record: Value = serde_json::from_str(line_with(&stderr, event)).unwrap();
+    assert_eq!(record["eventId"], event, "{record}");
     assert_eq!(
         (
             &record["tool"],

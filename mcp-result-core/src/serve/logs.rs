@@ -46,9 +46,8 @@ pub(crate) fn ensure_subscriber() {
     // few lines printed; each record and cause carries its own ids.
     // Not `is_event`: `tracing::enabled!` asks with a callsite of its own kind (a hint),
     // and `TracingSink` asks it before it records.
-    let events = filter_fn(move |meta| {
-        !meta.is_span() && filter.would_enable(meta.target(), meta.level())
-    });
+    let events =
+        filter_fn(move |meta| !meta.is_span() && filter.would_enable(meta.target(), meta.level()));
     let subscriber = tracing_subscriber::registry().with(
         tracing_subscriber::fmt::layer()
             .with_writer(Stderr)
@@ -56,7 +55,9 @@ pub(crate) fn ensure_subscriber() {
             .with_filter(events),
     );
     // Another thread may have set one meanwhile: then that one stays.
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    if tracing::subscriber::set_global_default(subscriber).is_ok() {
+        crate::write::audit::audit_to_stderr();
+    }
 }
 
 /// [`DEFAULT_LOG_LEVEL`], rmcp at `warn`.

@@ -211,27 +211,41 @@ pub trait AuditSink: Send + Sync + 'static {
     }
 }
 
-/// Records to `tracing` (target `mcp_result::audit`, level INFO, the record as JSON in the
-/// `record` field). Durability is the subscriber's: a record is as safe as the log it goes
-/// to. The default sink.
+/// Records to the log: to your `tracing` subscriber (target `mcp_result::audit`, level INFO,
+/// the record as JSON in the `record` field), else to stderr as JSON Lines. Durability is the
+/// log's: a record is as safe as where the log goes. The default sink.
 ///
-/// It drops nothing: when no subscriber takes the record (none is installed, or yours
-/// filters `mcp_result::audit` out), the record is written to stderr as one JSON line
-/// instead. The `serve*` functions install a stderr subscriber when the application has
-/// none (`RUST_LOG`, `info` by default), so out of the box each record is an `info` line on
-/// stderr:
+/// It drops nothing:
+/// - with a subscriber of yours that takes `mcp_result::audit` at INFO, each record is an
+///   event of it;
+/// - with the `serve*` functions' own stderr subscriber (installed when the application
+///   has none), or a subscriber that filters the target out, each record is one JSON line on
+///   stderr, the record alone (an operator keeps the lines that start with `{`):
 ///
 /// ```text
-/// 2026-12-05T10:00:00.123456Z  INFO mcp_result::audit: audit record={"auditEventId":"…","phase":"intent",…}
+/// {"eventId":"01a248e8-…","phase":"intent","time":"2026-12-06T01:12:05.770Z",…}
 /// ```
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TracingSink;
+
+/// Whether the records go to stderr as JSON Lines whatever the subscriber says: set when the
+/// `serve*` functions installed their own stderr subscriber (`serve::logs`), whose log lines
+/// would only wrap the same JSON, at several times the cost of a record.
+static JSON_LINES_ON_STDERR: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Sends [`TracingSink`]'s records to stderr as JSON Lines (the framework's own stderr
+/// subscriber is the process's).
+pub(crate) fn audit_to_stderr() {
+    JSON_LINES_ON_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
+}
 
 impl AuditSink for TracingSink {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let json = serde_json::to_string(record)?;
-            if tracing::enabled!(target: "mcp_result::audit", tracing::Level::INFO) {
+            let own = JSON_LINES_ON_STDERR.load(std::sync::atomic::Ordering::Relaxed);
+            if !own && tracing::enabled!(target: "mcp_result::audit", tracing::Level::INFO) {
                 tracing::info!(target: "mcp_result::audit", record = %json, "audit");
             } else {
                 // Through `eprintln!`, which a test harness captures.
