@@ -319,8 +319,8 @@ async fn a_call_over_the_quota_gets_a_clear_error_and_stores_nothing() {
             "status": "blocked",
             "errorKind": "policy_blocked",
             "retrySafe": true,
-            "message": "Quota exceeded: this caller holds 45 of its 100 bytes of artifacts and the result needs 57 more. Nothing was stored. Ask for a smaller result, or call again after earlier results expire.",
-            "reason": "this caller holds 45 of its 100 bytes of artifacts and the result needs 57 more"
+            "message": "Quota exceeded: this caller holds 45 of its 100 bytes of artifacts (`ArtifactLimits::per_owner_bytes`) and the result needs 57 more. Nothing was stored. Ask for a smaller result, or call again after earlier results expire.",
+            "reason": "this caller holds 45 of its 100 bytes of artifacts (`ArtifactLimits::per_owner_bytes`) and the result needs 57 more"
         })
     );
     assert!(
@@ -335,7 +335,7 @@ async fn a_call_over_the_quota_gets_a_clear_error_and_stores_nothing() {
     let full = export(&alice, 10, None).await;
     assert_eq!(
         full["structuredContent"]["reason"],
-        "the artifact store holds its limit of 130 bytes"
+        "the artifact store holds its limit of 130 bytes (`ArtifactLimits::total_bytes`)"
     );
     assert_eq!(served.store.total_bytes(), 102, "nothing was stored");
 

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use mcp_result::{
     content::Payload,
-    content::{Artifact, Audio, BlockAnnotations, EmbeddedText, Image},
+    content::{Artifact, Audio, BlockAnnotations, EmbeddedBlob, EmbeddedText, Image},
     mcp_handler, mcp_tools,
     meta::{MetaKey, ResultMeta, WithMeta},
     meta_key,
@@ -152,6 +152,66 @@ impl NoStore {
 
 #[mcp_handler]
 impl ServerHandler for NoStore {}
+
+/// A text file: its text is the result's one text block.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[tool_result(text = "content")]
+struct FileText {
+    path: String,
+    content: String,
+}
+
+/// A small binary file, embedded.
+#[derive(Serialize, JsonSchema, ToolResult)]
+#[tool_result(summary = "Read {path}")]
+struct FileBytes {
+    path: String,
+    file: EmbeddedBlob,
+}
+
+#[derive(Clone)]
+struct Files;
+
+#[mcp_tools]
+impl Files {
+    /// Reads a text file.
+    #[mcp_tool(read_only)]
+    fn read_text(&self) -> FileText {
+        FileText {
+            path: "/srv/notes.md".into(),
+            content: "# Notes\nline \"two\"\n\ttabbed\n".into(),
+        }
+    }
+
+    /// Reads a binary file inline.
+    #[mcp_tool(read_only)]
+    fn read_bytes(&self) -> FileBytes {
+        FileBytes {
+            path: "/srv/logo.bin".into(),
+            file: EmbeddedBlob::new(
+                "file:///srv/logo.bin",
+                "application/octet-stream",
+                [1u8, 2, 3],
+            ),
+        }
+    }
+
+    /// Reads a binary file past the inline bound.
+    #[mcp_tool(read_only)]
+    fn read_huge(&self) -> FileBytes {
+        FileBytes {
+            path: "/srv/huge.bin".into(),
+            file: EmbeddedBlob::new(
+                "file:///srv/huge.bin",
+                "application/octet-stream",
+                vec![0u8; EmbeddedBlob::MAX_BYTES + 1],
+            ),
+        }
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Files {}
 
 type Client = mcp_result::rmcp::service::RunningService<mcp_result::rmcp::RoleClient, ()>;
 
@@ -377,5 +437,52 @@ async fn a_payload_on_a_server_without_a_store_is_an_internal_error() {
         Err(ServiceError::McpError(error)) => assert_eq!(error.code, ErrorCode::METHOD_NOT_FOUND),
         other => panic!("{other:?}"),
     }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_text_result_reaches_the_model_as_its_text_once() {
+    let client = serve(Files).await;
+    let read = call_as(&client, "read_text", None).await;
+    assert_eq!(
+        read,
+        json!({
+            "content": [{
+                "type": "text",
+                "text": "# Notes\nline \"two\"\n\ttabbed\n",
+                "annotations": {"audience": ["user", "assistant"], "priority": 1.0},
+            }],
+            "structuredContent": {
+                "path": "/srv/notes.md",
+                "content": "# Notes\nline \"two\"\n\ttabbed\n",
+            },
+            "isError": false,
+        })
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_embedded_blob_is_a_resource_block_and_too_large_is_an_internal_error() {
+    let client = serve(Files).await;
+    let read = call_as(&client, "read_bytes", None).await;
+    assert_eq!(
+        read["structuredContent"],
+        json!({"path": "/srv/logo.bin", "file": "file:///srv/logo.bin"})
+    );
+    assert_eq!(
+        read["content"][2],
+        json!({
+            "type": "resource",
+            "resource": {
+                "uri": "file:///srv/logo.bin",
+                "mimeType": "application/octet-stream",
+                "blob": "AQID",
+            },
+        })
+    );
+    let huge = call_as(&client, "read_huge", None).await;
+    assert_eq!(huge["isError"], true, "{huge}");
+    assert_eq!(huge["structuredContent"]["errorKind"], "internal", "{huge}");
     client.cancel().await.unwrap();
 }

@@ -39,6 +39,13 @@ pub enum ContentMode {
     Summary,
     /// `"json"`: only the JSON-compat text.
     Json,
+    /// `text = "field"`: the field's text, as it is (several lines, nothing escaped), as the
+    /// one text block: for a result whose value is text (a file, a log, a page), which a
+    /// summary would show on one line with `\n` escaped and the JSON-compat text a second
+    /// time. `structuredContent` keeps the whole value; the key is the field's serialized
+    /// key, a string in every value (checked by the derive). Hosts that read only `content`
+    /// see the text and none of the other fields.
+    Text(&'static str),
 }
 
 /// A type that can be a tool's success result. Implement it with `#[derive(ToolResult)]`.
@@ -405,6 +412,11 @@ fn assemble(
     };
     let json = || text(crate::wire::text::json_one_line(&structured), json_style);
     let content = match mode {
+        ContentMode::Text(key) => match structured.get(key).and_then(Value::as_str) {
+            Some(value) => vec![text(value.to_owned(), summary_style)],
+            // A hand-written impl naming a key its value lacks: the summary and the JSON.
+            None => vec![text(summary, summary_style), json()],
+        },
         ContentMode::SummaryThenJson => vec![text(summary, summary_style), json()],
         ContentMode::JsonThenSummary => vec![json(), text(summary, summary_style)],
         ContentMode::Summary => vec![text(summary, summary_style)],

@@ -271,6 +271,108 @@ impl JsonSchema for EmbeddedText {
     }
 }
 
+/// A small binary resource embedded in the result as a `resource` block (its bytes, base64,
+/// MCP `BlobResourceContents`), and in `structuredContent` as its URI: binary content a
+/// client should get inline, without a `resources/read`. At most [`EmbeddedBlob::MAX_BYTES`]
+/// (1 MiB; base64 makes the block a third larger); past that a result holding it is
+/// answered `internal` (the cause logged names the way out), and the way is
+/// [`Payload::blob`], an artifact behind a `resource_link`. For images and audio the
+/// client shows, [`Image`] and [`Audio`].
+///
+/// ```
+/// use mcp_result_core::content::EmbeddedBlob;
+///
+/// let archive = EmbeddedBlob::new("file:///srv/report.zip", "application/zip", vec![0x50, 0x4b]);
+/// assert_eq!(archive.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddedBlob {
+    uri: String,
+    mime_type: String,
+    data: Vec<u8>,
+    annotations: BlockAnnotations,
+}
+
+impl EmbeddedBlob {
+    /// The most bytes an embedded blob carries: 1 MiB.
+    pub const MAX_BYTES: usize = 1024 * 1024;
+
+    /// `data` (raw bytes, not base64) of type `mime_type`, identified by `uri`.
+    pub fn new(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        data: impl Into<Vec<u8>>,
+    ) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: mime_type.into(),
+            data: data.into(),
+            annotations: BlockAnnotations::default(),
+        }
+    }
+
+    /// Sets the block's annotations.
+    pub fn with_annotations(mut self, annotations: BlockAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// How many bytes it holds.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether it holds no byte.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The `resource` content block (the bytes embedded, base64).
+    pub fn to_block(&self) -> ContentBlock {
+        let mut resource = EmbeddedResource::new(ResourceContents::BlobResourceContents {
+            uri: self.uri.clone(),
+            mime_type: Some(self.mime_type.clone()),
+            blob: base64::engine::general_purpose::STANDARD.encode(&self.data),
+            meta: None,
+        });
+        resource.annotations = self.annotations.get();
+        ContentBlock::Resource(resource)
+    }
+}
+
+impl Serialize for EmbeddedBlob {
+    /// # Errors
+    /// More than [`EmbeddedBlob::MAX_BYTES`]: the result is answered `internal`, and the
+    /// cause logged says to use [`Payload::blob`].
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.data.len() > Self::MAX_BYTES {
+            return Err(serde::ser::Error::custom(format!(
+                "an EmbeddedBlob of {} bytes ({}) is over EmbeddedBlob::MAX_BYTES ({}): send it \
+                 as `mcp_result::content::Payload::blob`, an artifact behind a `resource_link`",
+                self.data.len(),
+                self.uri,
+                Self::MAX_BYTES
+            )));
+        }
+        collect::push(|| self.to_block());
+        serializer.serialize_str(&self.uri)
+    }
+}
+
+impl JsonSchema for EmbeddedBlob {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> Cow<'static, str> {
+        "EmbeddedBlob".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        uri_schema(
+            "URI of a binary resource embedded in the result's content as a `resource` block.",
+        )
+    }
+}
+
 /// Binary media (an image or audio clip). Shared by [`Image`] and [`Audio`].
 #[derive(Debug, Clone, PartialEq)]
 struct Media {

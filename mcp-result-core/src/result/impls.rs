@@ -25,6 +25,7 @@ tool_result!("Image" => crate::result::content::Image);
 tool_result!("Audio" => crate::result::content::Audio);
 tool_result!("Artifact" => crate::result::content::Artifact);
 tool_result!("Embedded text" => crate::result::content::EmbeddedText);
+tool_result!("Embedded blob" => crate::result::content::EmbeddedBlob);
 tool_result!("Stored payload" => crate::result::content::Payload);
 
 macro_rules! generic_tool_result {

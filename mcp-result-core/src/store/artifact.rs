@@ -167,22 +167,29 @@ impl ArtifactRefusal {
                 requested,
                 unit,
             } => {
-                let what = match *unit {
-                    "bytes" => "bytes of artifacts",
-                    other => other,
+                let (what, bound) = match *unit {
+                    "bytes" => ("bytes of artifacts", "per_owner_bytes"),
+                    other => (other, "max_artifacts_per_owner"),
                 };
+                raise_advice(bound, *limit);
                 ToolError::quota_exceeded(
                     format!(
-                        "this caller holds {used} of its {limit} {what} and the result needs \
-                         {requested} more"
+                        "this caller holds {used} of its {limit} {what} \
+                         (`ArtifactLimits::{bound}`) and the result needs {requested} more"
                     ),
                     RESULT_ADVICE,
                 )
             }
-            ArtifactRefusal::TotalCap { limit } => ToolError::quota_exceeded(
-                format!("the artifact store holds its limit of {limit} bytes"),
-                RESULT_ADVICE,
-            ),
+            ArtifactRefusal::TotalCap { limit } => {
+                raise_advice("total_bytes", *limit);
+                ToolError::quota_exceeded(
+                    format!(
+                        "the artifact store holds its limit of {limit} bytes \
+                         (`ArtifactLimits::total_bytes`)"
+                    ),
+                    RESULT_ADVICE,
+                )
+            }
             ArtifactRefusal::Store(error) => {
                 tracing::error!(%error, "artifact store failed");
                 ToolError::upstream_unavailable(
@@ -192,6 +199,19 @@ impl ArtifactRefusal {
             }
         }
     }
+}
+
+/// Tells the operator (`warn`) which bound refused a result and where it is raised: the
+/// caller reads the bound's name in the answer, the operator reads how to change it.
+fn raise_advice(bound: &str, limit: u64) {
+    tracing::warn!(
+        bound,
+        limit,
+        "a result's artifacts were refused by `ArtifactLimits::{bound}` ({limit}); raise it \
+         in the `ArtifactLimits` the server's artifact store is made with \
+         (`MemoryStore::with_limits`, `SqlStores::artifacts`), e.g. \
+         `ArtifactLimits {{ {bound}: ..., ..ArtifactLimits::default() }}`"
+    );
 }
 
 const RESULT_ADVICE: &str = "Ask for a smaller result, or call again after earlier results expire.";

@@ -11,12 +11,13 @@ use crate::{
 const TOOL_RESULT: Symbol = Symbol("tool_result");
 const SUMMARY: Symbol = Symbol("summary");
 const CONTENT: Symbol = Symbol("content");
+const TEXT: Symbol = Symbol("text");
 const SUMMARY_AUDIENCE: Symbol = Symbol("summary_audience");
 const SUMMARY_PRIORITY: Symbol = Symbol("summary_priority");
 const JSON_AUDIENCE: Symbol = Symbol("json_audience");
 const JSON_PRIORITY: Symbol = Symbol("json_priority");
 
-const KEYS: &str = "`summary = \"...\"`, `content = \"summary_then_json\" | \"json_then_summary\" | \"summary\" | \"json\"`, `summary_audience`, `summary_priority`, `json_audience` or `json_priority`";
+const KEYS: &str = "`summary = \"...\"`, `content = \"summary_then_json\" | \"json_then_summary\" | \"summary\" | \"json\"`, `text = \"field\"`, `summary_audience`, `summary_priority`, `json_audience` or `json_priority`";
 
 /// Which text blocks `content` holds (`mcp_result::ContentMode`).
 #[derive(Clone, Copy)]
@@ -48,6 +49,8 @@ pub struct ResultAttrs {
     pub summary: Option<LitStr>,
     /// `content = "..."`.
     pub content: Option<Content>,
+    /// `text = "field"`: the field whose text is the result's one text block.
+    pub text: Option<LitStr>,
     /// `summary_audience`, `summary_priority`.
     pub summary_style: Style,
     /// `json_audience`, `json_priority`.
@@ -104,6 +107,7 @@ fn priority(value: &syn::LitFloat) -> syn::Result<f32> {
 pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> ResultAttrs {
     let mut summary = Attr::none(cx, SUMMARY);
     let mut content_mode = Attr::none(cx, CONTENT);
+    let mut text = Attr::none(cx, TEXT);
     let mut summary_audience = Attr::none(cx, SUMMARY_AUDIENCE);
     let mut summary_priority = Attr::none(cx, SUMMARY_PRIORITY);
     let mut json_audience = Attr::none(cx, JSON_AUDIENCE);
@@ -117,6 +121,8 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> ResultAttrs {
                     summary.set(span, attr::string(meta)?);
                 } else if meta.path == CONTENT {
                     content_mode.set(span, content(&attr::string(meta)?)?);
+                } else if meta.path == TEXT {
+                    text.set(span, attr::string(meta)?);
                 } else if meta.path == SUMMARY_AUDIENCE {
                     summary_audience.set(span, audience(&attr::string(meta)?)?);
                 } else if meta.path == SUMMARY_PRIORITY {
@@ -143,6 +149,7 @@ pub fn parse(cx: &Ctxt, attrs: &[Attribute]) -> ResultAttrs {
     ResultAttrs {
         summary: summary.get(),
         content: content_mode.get(),
+        text: text.get(),
         summary_style: Style {
             audience: summary_audience.get(),
             priority: summary_priority.get(),

@@ -40,6 +40,13 @@ fn tool_result(input: &Input) -> TokenStream {
             quote!(#krate::Summary::Generated { title: #title })
         }
     };
+    // `text = "field"`: the field's serialized key.
+    let text = input.attrs.text.as_ref().and_then(|text| {
+        let name = text.value();
+        let field = input.top_level().iter().find(|f| f.name == name)?;
+        let key = &field.key;
+        Some(quote!(const CONTENT: #krate::ContentMode = #krate::ContentMode::Text(#key);))
+    });
     let content = input.attrs.content.map(|content| {
         let variant = match content {
             Content::SummaryThenJson => quote!(SummaryThenJson),
@@ -110,6 +117,7 @@ fn tool_result(input: &Input) -> TokenStream {
         impl #impl_generics #krate::ToolResult for #ident #ty_generics #where_clause {
             const SUMMARY: #krate::Summary = #summary;
             #content
+            #text
             #redacts
             #bytes_as_numbers
             #(#styles)*

@@ -43,7 +43,90 @@ pub fn validate(input: &Input) -> syn::Result<()> {
     if let Some(template) = &input.summary {
         placeholders(&cx, input, template);
     }
+    if let Some(text) = &input.attrs.text {
+        text_field(&cx, input, text);
+    }
     cx.check()
+}
+
+/// `text = "field"` names a top-level field that always serializes as a string, and stands
+/// alone: the field's text is the result's one text block, so no summary and no other
+/// content mode.
+fn text_field(cx: &Ctxt, input: &Input, text: &syn::LitStr) {
+    let name = text.value();
+    if input.attrs.summary.is_some() || input.attrs.content.is_some() {
+        cx.error_spanned_by(
+            text,
+            "`text = \"...\"` sends the field's text as the result's one text block, so a \
+             `summary` or a `content` mode would never be sent: remove them, or remove `text`",
+        );
+    }
+    let Some(field) = input.top_level().iter().find(|f| f.name == name) else {
+        let known: Vec<&str> = input
+            .top_level()
+            .iter()
+            .filter(|f| f.secret.is_none())
+            .map(|f| f.name.as_str())
+            .collect();
+        cx.error_spanned_by(
+            text,
+            format!(
+                "unknown field `{name}` in `text`: `{}` has the fields {}",
+                input.ident,
+                if known.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        );
+        return;
+    };
+    let problem = if field.secret.is_some() {
+        Some("is `#[secret]`: a secret never reaches the model")
+    } else if field.serde.skip || field.serde.skip_if || field.serde.flatten {
+        Some("is not always serialized under its own key (`skip`, `skip_serializing_if` or `flatten`)")
+    } else if !is_text(field.ty) {
+        Some("is not a `String` (nor `&str`, `Box<str>`, `Arc<str>`, `Cow<str>`)")
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        cx.error_spanned_by(
+            text,
+            format!(
+                "`text = \"{name}\"`: field `{name}` {problem}; the result's text block is that \
+                 field's text, so name a field that always holds it"
+            ),
+        );
+    }
+}
+
+/// Whether `ty` always serializes as a JSON string: `String`, `str`, and `Box`, `Arc`, `Rc`,
+/// `Cow` or a reference of `str`.
+fn is_text(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(reference) => is_text(&reference.elem),
+        syn::Type::Group(group) => is_text(&group.elem),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            let Some(last) = path.path.segments.last() else {
+                return false;
+            };
+            match last.ident.to_string().as_str() {
+                "String" | "str" => true,
+                "Box" | "Arc" | "Rc" | "Cow" => match &last.arguments {
+                    syn::PathArguments::AngleBracketed(arguments) => {
+                        arguments.args.iter().any(|argument| {
+                            matches!(argument, syn::GenericArgument::Type(ty) if is_text(ty))
+                        })
+                    }
+                    _ => false,
+                },
+                _ => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Each placeholder of the summary template names a top-level field that serializes under
