@@ -8,10 +8,11 @@
 //!   stderr holds the gated tool's startup warning, every audit record of its writes, and
 //!   the cause behind an `internal` answer's correlation id;
 //! - with `State::connect_with(url, MIGRATIONS)` (one call: every store and its own table
-//!   in one SQLite file), a delete blocked for approval is approved from another process
-//!   (`notes approvals approve ID --as alice`), and the call again, in a new server process,
-//!   runs it once and a repeat is refused; its caller cannot approve it, and the request's
-//!   audit trail is in the file.
+//!   in one database, a SQLite file or PostgreSQL), each client session a new server
+//!   process: a keyed note's retry gets the first process's answer; a delete blocked for
+//!   approval is approved from another process (`notes approvals approve ID --as alice`),
+//!   and the call again runs it once and a repeat is refused; its caller cannot approve it,
+//!   and the request's audit trail is in the database.
 //!
 //! Built without the feature `elicitation`, the same server refuses to start, with its exact
 //! message: its gated delete could never be approved.
@@ -55,13 +56,13 @@ tokio = {{ version = "1", features = ["macros", "rt-multi-thread"] }}
     )
 }
 
-/// Builds the notes server with mcp-result's default features and `sqlite` (once per test
+/// Builds the notes server with mcp-result's default features, `sqlite` and `postgres` (once per test
 /// binary run; trybuild's target directory).
 fn notes_binary() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let manifest = manifest(r#"features = ["sqlite"]"#);
+            let manifest = manifest(r#"features = ["sqlite", "postgres"]"#);
             let main = include_str!("defaults/notes.rs");
             crate::README::build_fresh_crate("defaults-notes", &manifest, main, "notes")
         })
@@ -195,13 +196,28 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
     let dir = std::env::temp_dir().join(format!("mcp-result-notes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let _ = std::fs::remove_file(dir.join("notes.db"));
-    let db = format!("sqlite:{}", dir.join("notes.db").display());
+    across_processes(&format!("sqlite:{}", dir.join("notes.db").display()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
 
+#[cfg(feature = "postgres")]
+#[test]
+fn on_postgres_the_key_the_approval_and_the_trail_outlive_each_process() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let database = runtime.block_on(crate::common::postgres::TestDatabase::create());
+    across_processes(database.url());
+    drop(database);
+}
+
+/// The whole path on the database at `db`, each client session a new server process: a
+/// keyed note (its key answered again by the next process), a delete blocked for approval,
+/// decided by `notes approvals` from another process, run once by a third, and its trail.
+fn across_processes(db: &str) {
     // A note, then its delete: blocked, nothing deleted.
     let (results, _) = session(
-        Some(&db),
+        Some(db),
         json!([
-            ["add_note", {"id": "n1", "body": "milk"}],
+            ["add_note", {"id": "n1", "body": "milk", "requestId": "r-1"}],
             ["delete_note", {"id": "n1"}],
             ["list_notes", {}]
         ]),
@@ -210,19 +226,20 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
         results[0]["structuredContent"]["status"], "succeeded",
         "{results:?}"
     );
+    let written = results[0]["structuredContent"]["auditEventId"].clone();
     let blocked = &results[1]["structuredContent"];
     assert_eq!(blocked["status"], "blocked", "{blocked}");
     let request = blocked["approvalRequestId"].as_str().unwrap().to_owned();
     assert_eq!(results[2]["structuredContent"]["ids"], json!(["n1"]));
 
     // Another process lists it and decides it; the caller (stdio's `local`) may not.
-    let (ok, listed, _) = approvals(&db, &["list"]);
+    let (ok, listed, _) = approvals(db, &["list"]);
     assert!(ok);
     assert_eq!(
         listed.trim(),
         format!("{request}  delete_note  local  Delete note n1")
     );
-    let (ok, _, refused) = approvals(&db, &["approve", &request, "--as", "local"]);
+    let (ok, _, refused) = approvals(db, &["approve", &request, "--as", "local"]);
     assert!(!ok);
     assert!(
         refused.contains(&format!(
@@ -232,19 +249,19 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
         "{refused}"
     );
     // A wrong use gets the usage; an unknown request is named.
-    let (ok, _, wrong) = approvals(&db, &["approve", &request]);
+    let (ok, _, wrong) = approvals(db, &["approve", &request]);
     assert!(!ok);
     assert_eq!(
         wrong.trim(),
         format!("Error: {}", mcp_result::approval::USAGE)
     );
-    let (ok, _, unknown) = approvals(&db, &["approve", "no-such-id", "--as", "alice"]);
+    let (ok, _, unknown) = approvals(db, &["approve", "no-such-id", "--as", "alice"]);
     assert!(!ok);
     assert_eq!(
         unknown.trim(),
         "Error: approvals: no approval request no-such-id"
     );
-    let (ok, approved, stderr) = approvals(&db, &["approve", &request, "--as", "alice"]);
+    let (ok, approved, stderr) = approvals(db, &["approve", &request, "--as", "alice"]);
     assert!(ok, "{stderr}");
     let approval = approved
         .trim()
@@ -253,8 +270,16 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
         .to_owned();
 
     // A new server process: the call again runs the delete once, under that approval.
+    // A new server process: the keyed note's retry is its first answer (the key outlived the
+    // process), and the call again runs the delete once, under that approval.
     let again = json!(["delete_note", {"id": "n1", "approvalRequestId": request}]);
-    let (results, _) = session(Some(&db), json!([again, ["list_notes", {}], again]));
+    let retry = json!(["add_note", {"id": "n1", "body": "milk", "requestId": "r-1"}]);
+    let (mut results, _) = session(Some(db), json!([retry, again, ["list_notes", {}], again]));
+    let replayed = results.remove(0);
+    assert_eq!(
+        replayed["structuredContent"]["auditEventId"], written,
+        "the retry is the first write's answer: {replayed}"
+    );
     let deleted = &results[0]["structuredContent"];
     assert_eq!(
         (&deleted["status"], &deleted["approvalId"]),
@@ -263,10 +288,10 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
     );
     assert_eq!(results[1]["structuredContent"]["ids"], json!([]));
     assert_eq!(results[2]["isError"], true, "{:?}", results[2]);
-    let (_, shown, _) = approvals(&db, &["show", &request]);
+    let (_, shown, _) = approvals(db, &["show", &request]);
     assert!(shown.contains("state: approved by alice, used"), "{shown}");
     // Decided and used: a second decision is refused, and changes nothing.
-    let (ok, _, again) = approvals(&db, &["approve", &request, "--as", "bob"]);
+    let (ok, _, again) = approvals(db, &["approve", &request, "--as", "bob"]);
     assert!(!ok);
     assert_eq!(
         again.trim(),
@@ -279,7 +304,7 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
     // The trail, read back from the file: the blocked round, the decision, the delete.
     let trail = tokio::runtime::Runtime::new().unwrap().block_on(async {
         use mcp_result::audit::AuditSink as _;
-        let stores = SqlStores::connect(&db).await.unwrap();
+        let stores = SqlStores::connect(db).await.unwrap();
         let records = stores
             .audit()
             .approval_records(&request, 100)
@@ -307,7 +332,6 @@ fn a_blocked_delete_on_stdio_is_approved_from_another_process_and_runs_once() {
             ("outcome".to_owned(), json!("failed")),
         ]
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A server with one read tool, for the in-process checks.

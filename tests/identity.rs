@@ -343,7 +343,8 @@ async fn a_call_over_the_quota_gets_a_clear_error_and_stores_nothing() {
     assert_ne!(export(&alice, 1, None).await["isError"], true);
     assert_eq!(
         export(&alice, 1, None).await["structuredContent"]["reason"],
-        "this caller holds 2 of its 2 artifacts and the result needs 1 more"
+        "this caller holds 2 of its 2 artifacts (`ArtifactLimits::max_artifacts_per_owner`) and the \
+         result needs 1 more"
     );
     assert_eq!(served.store.total_bytes(), 106);
 }

@@ -56,11 +56,14 @@ impl NoteWritten {
 }
 
 #[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct NoteArgs {
     /// The note's id.
     pub id: String,
     /// Its text.
     pub body: Option<String>,
+    /// The same for every retry of one write: a retry then gets the first answer.
+    pub request_id: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -82,7 +85,7 @@ impl Desk {
     }
 
     /// Write a note.
-    #[mcp_tool]
+    #[mcp_tool(idempotency_key = "requestId")]
     async fn add_note(
         &self,
         Database(pool): Database,

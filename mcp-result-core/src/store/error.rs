@@ -5,7 +5,10 @@ use std::{future::Future, pin::Pin};
 /// A store's failure: the store could not be reached, a statement failed, a record did not
 /// encode, or a stored record breaks the store's rules. The framework answers a call whose
 /// store failed with a retry-safe `upstream_unavailable` (nothing ran) and logs this error.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Debug` is its `Display` (what failed, then the cause), so a `main` that returns it
+/// prints `Error: SQL stores: connecting to ...: ...` as it reads.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// A database statement or connection failed (`what` says which step).
@@ -52,3 +55,9 @@ pub enum StoreError {
 
 /// The future a store method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+impl std::fmt::Debug for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
