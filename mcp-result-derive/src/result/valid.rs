@@ -62,24 +62,7 @@ fn text_field(cx: &Ctxt, input: &Input, text: &syn::LitStr) {
         );
     }
     let Some(field) = input.top_level().iter().find(|f| f.name == name) else {
-        let known: Vec<&str> = input
-            .top_level()
-            .iter()
-            .filter(|f| f.secret.is_none())
-            .map(|f| f.name.as_str())
-            .collect();
-        cx.error_spanned_by(
-            text,
-            format!(
-                "unknown field `{name}` in `text`: `{}` has the fields {}",
-                input.ident,
-                if known.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    known.join(", ")
-                }
-            ),
-        );
+        cx.error_spanned_by(text, unknown_field(input, &name, "`text`"));
         return;
     };
     let problem = if field.secret.is_some() {
@@ -148,24 +131,7 @@ fn placeholders(cx: &Ctxt, input: &Input, template: &Template) {
     }
     for (name, field) in template.placeholders() {
         let Some(field) = field.map(|index| &input.fields[index]) else {
-            let known: Vec<&str> = input
-                .top_level()
-                .iter()
-                .filter(|f| f.secret.is_none())
-                .map(|f| f.name.as_str())
-                .collect();
-            cx.error_spanned_by(
-                lit,
-                format!(
-                    "unknown field `{name}` in summary template: `{}` has the fields {}",
-                    input.ident,
-                    if known.is_empty() {
-                        "(none)".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                ),
-            );
+            cx.error_spanned_by(lit, unknown_field(input, name, "summary template"));
             continue;
         };
         if field.secret.is_some() {
@@ -195,4 +161,24 @@ fn placeholders(cx: &Ctxt, input: &Input, template: &Template) {
             );
         }
     }
+}
+
+/// The error for a field name that `place` (the summary template, `text`) gives that the type
+/// does not have: the fields it has, secrets left out.
+fn unknown_field(input: &Input, name: &str, place: &str) -> String {
+    let known: Vec<&str> = input
+        .top_level()
+        .iter()
+        .filter(|f| f.secret.is_none())
+        .map(|f| f.name.as_str())
+        .collect();
+    format!(
+        "unknown field `{name}` in {place}: `{}` has the fields {}",
+        input.ident,
+        if known.is_empty() {
+            "(none)".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
 }
