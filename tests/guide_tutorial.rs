@@ -1,7 +1,7 @@
 //! The guide's tutorial (`docs/guide/00-tutorial.md`) is true, step by step.
 //!
 //! - `guide_tutorial/quickstart.rs` is README.md's quickstart word for word, and
-//!   `guide_tutorial/step{2,3,4,5}.rs` are the reader's `src/main.rs` after each step: step 2
+//!   `guide_tutorial/step{2,3,4,5,7}.rs` are the reader's `src/main.rs` after each step: step 2
 //!   is the chapter's whole block, and every other Rust block of the chapter is a run of
 //!   lines of its step's file. Each file is compiled here (`include!`, so not one character
 //!   is rustfmt's), and the tests the chapter has the reader write run with this suite.
@@ -56,6 +56,10 @@ mod step3 {
 
 mod step4 {
     include!("guide_tutorial/step4.rs");
+}
+
+mod step7 {
+    include!("guide_tutorial/step7.rs");
 }
 
 mod step5 {
@@ -136,6 +140,7 @@ const STEP2: &str = include_str!("guide_tutorial/step2.rs");
 const STEP3: &str = include_str!("guide_tutorial/step3.rs");
 const STEP4: &str = include_str!("guide_tutorial/step4.rs");
 const STEP5: &str = include_str!("guide_tutorial/step5.rs");
+const STEP7: &str = include_str!("guide_tutorial/step7.rs");
 
 /// Whether `part`'s lines are a run of `file`'s lines.
 fn is_run_of(part: &str, file: &str) -> bool {
@@ -160,7 +165,7 @@ fn the_files_here_are_the_chapters_code() {
     );
 
     // Step 2 is a whole file; every other block is a run of lines of its step's file.
-    let expected: [(&str, &str, bool); 9] = [
+    let expected: [(&str, &str, bool); 12] = [
         ("step2.rs", STEP2, true),
         ("step3.rs", STEP3, false), // CloseArgs with its key
         ("step3.rs", STEP3, false), // the tool, keyed
@@ -170,6 +175,9 @@ fn the_files_here_are_the_chapters_code() {
         ("step4.rs", STEP4, false), // the test
         ("step5.rs", STEP5, false), // the imports
         ("step5.rs", STEP5, false), // main, serve, approve
+        ("step7.rs", STEP7, false), // the table's migration and the notes' types
+        ("step7.rs", STEP7, false), // the two tools
+        ("step7.rs", STEP7, false), // main's connect
     ];
     let rust = chapter_blocks("rust");
     assert_eq!(
