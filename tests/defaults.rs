@@ -56,13 +56,13 @@ tokio = {{ version = "1", features = ["macros", "rt-multi-thread"] }}
     )
 }
 
-/// Builds the notes server with mcp-result's default features, `sqlite` and `postgres` (once per test
-/// binary run; trybuild's target directory).
-fn notes_binary() -> PathBuf {
+/// Builds the notes server with mcp-result's default features, `sqlite`, `postgres` and
+/// `approvals-page` (once per test binary run; trybuild's target directory).
+pub(crate) fn notes_binary() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let manifest = manifest(r#"features = ["sqlite", "postgres"]"#);
+            let manifest = manifest(r#"features = ["sqlite", "postgres", "approvals-page"]"#);
             let main = include_str!("defaults/notes.rs");
             crate::README::build_fresh_crate("defaults-notes", &manifest, main, "notes")
         })
@@ -138,8 +138,9 @@ fn with_nothing_configured_records_causes_and_warnings_reach_stderr() {
              no approvals page; ways out: make the approval store durable in one call \
              (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and decide \
              from another process with your binary's `approvals` subcommand \
-             (`mcp_result::approval::run_command`), or serve over HTTP with the approvals \
-             page (feature `approvals-page`)"
+             (`mcp_result::approval::run_command`), or serve the approvals page (feature \
+             `approvals-page`: on a loopback port beside stdio, \
+             `State::with_local_approvals_page(\"127.0.0.1:0\")`, or over HTTP)"
         ),
         "{stderr}"
     );
@@ -449,7 +450,9 @@ async fn an_application_migration_needs_a_version_of_its_own() {
 #[test]
 fn without_elicitation_a_gated_tool_nobody_could_approve_refuses_to_start() {
     // The same server, built without the feature `elicitation`: no client can be asked.
-    let manifest = manifest(r#"default-features = false, features = ["transport-io", "sqlite"]"#);
+    let manifest = manifest(
+        r#"default-features = false, features = ["transport-io", "sqlite", "approvals-page"]"#,
+    );
     let main = include_str!("defaults/notes.rs");
     let binary =
         crate::README::build_fresh_crate("defaults-notes-no-elicitation", &manifest, main, "notes");
@@ -464,8 +467,9 @@ fn without_elicitation_a_gated_tool_nobody_could_approve_refuses_to_start() {
          process's memory and this transport serves no approvals page; ways out: make the \
          approval store durable in one call (`State::connect(\"sqlite:app.db\")`, features \
          `sqlite`/`postgres`) and decide from another process with your binary's `approvals` \
-         subcommand (`mcp_result::approval::run_command`), or serve over HTTP with the \
-         approvals page (feature `approvals-page`)"
+         subcommand (`mcp_result::approval::run_command`), or serve the approvals page \
+         (feature `approvals-page`: on a loopback port beside stdio, \
+         `State::with_local_approvals_page(\"127.0.0.1:0\")`, or over HTTP)"
     );
     assert!(done.stdout.is_empty(), "{}", done.stdout);
 }

@@ -65,6 +65,12 @@ mod http_edge;
 mod identity;
 mod lifecycle;
 mod links;
+#[cfg(all(
+    feature = "approvals-page",
+    feature = "elicitation",
+    feature = "sqlite"
+))]
+mod local_page;
 mod migration;
 mod msrv;
 #[cfg(feature = "oauth")]

@@ -79,6 +79,10 @@ struct Inner {
     log_levels: Arc<std::sync::Mutex<HashMap<String, rmcp::model::LoggingLevel>>>,
     /// Whether a mix of durable and in-memory stores is meant ([`State::allow_mixed_stores`]).
     mixed_allowed: bool,
+    /// Where a server served on stdio serves its approvals page
+    /// ([`State::with_local_approvals_page`]).
+    #[cfg(feature = "approvals-page")]
+    local_page: Option<String>,
 }
 
 /// How many sessions' log levels a [`State`] keeps: past it, the levels set so far are
@@ -102,6 +106,8 @@ impl State {
                 values: HashMap::new(),
                 log_levels: Arc::default(),
                 mixed_allowed: false,
+                #[cfg(feature = "approvals-page")]
+                local_page: None,
             }),
         }
     }
@@ -161,6 +167,46 @@ impl State {
     #[must_use]
     pub fn allow_mixed_stores(self) -> Self {
         self.edit(|inner| inner.mixed_allowed = true)
+    }
+
+    /// A server served on stdio (or any transport but HTTP: [`crate::serve_with_state`],
+    /// [`crate::serve_stdio_with_state`]) also serves its approvals page on `address`, a
+    /// loopback address and port (`"127.0.0.1:0"`: a port the system chooses), feature
+    /// `approvals-page`. The person at the client confirms there the gated writes they
+    /// asked for (a caller confirming their own call, as a form elicitation is:
+    /// [`ApprovalsPage::callers_confirm`](crate::http::ApprovalsPage::callers_confirm)):
+    ///
+    /// - a client without elicitation gets `blocked`, and the answer's text names a
+    ///   one-time sign-in link to that request's page (usable once, within
+    ///   [`SIGN_IN_TTL`](crate::http::SIGN_IN_TTL), signed in as the caller, that request
+    ///   only); the call made again with the `approvalRequestId` runs the write once;
+    /// - a client that declared URL-mode elicitation only is sent the same link in an
+    ///   `elicitation/create` of mode `url` (MCP 2025-11-25 "Elicitation"; in an
+    ///   input-required round from 2026-07-28 on), and its call runs once it is approved;
+    /// - a client with form elicitation is asked with a form, as without the page.
+    ///
+    /// The page's address is logged at start (`info`). Only the caller decides there: a
+    /// write that needs a second person needs deciders, the HTTP approvals page or the
+    /// `approvals` command ([`crate::approval::run_command`]). The link is in the answer the
+    /// model reads: a model that can open links could approve its own write; a client that
+    /// lets it should ask by form elicitation instead.
+    ///
+    /// With it, a gated tool on stdio can be approved whatever the approval store
+    /// (the check at start, which refuses a gated tool nobody could approve, passes).
+    /// `serve_http` refuses a state that asks for it (the HTTP server serves its page with
+    /// `HttpOptions::approvals_page`). An address that is no socket address or not a
+    /// loopback one stops the server at start, naming it.
+    #[cfg(feature = "approvals-page")]
+    #[must_use]
+    pub fn with_local_approvals_page(self, address: impl Into<String>) -> Self {
+        let address = address.into();
+        self.edit(|inner| inner.local_page = Some(address))
+    }
+
+    /// Where [`Self::with_local_approvals_page`] serves the page, if it was called.
+    #[cfg(feature = "approvals-page")]
+    pub(crate) fn local_approvals_page(&self) -> Option<&str> {
+        self.inner.local_page.as_deref()
     }
 
     /// Checks the mix of stores before a server is served: `Err` with the message for a

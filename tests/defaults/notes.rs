@@ -2,7 +2,9 @@
 //! `tests/defaults.rs` as a crate of its own and served over stdio to the TypeScript SDK
 //! client. With `NOTES_DB` unset it runs on the defaults (every store in memory, nothing
 //! configured); with `NOTES_DB=sqlite:PATH` every store and its own table are in that file,
-//! in one call, and `notes approvals ...` decides its gated deletes from another process.
+//! in one call, and `notes approvals ...` decides its gated deletes from another process;
+//! with `NOTES_PAGE=127.0.0.1:0` it serves its approvals page on a loopback port beside
+//! stdio.
 
 use mcp_result::{
     approval, mcp_handler, mcp_tools,
@@ -126,6 +128,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let state = match std::env::var("NOTES_DB") {
         Ok(url) => State::connect_with(&url, MIGRATIONS).await?,
         Err(_) => State::new(),
+    };
+    // `NOTES_PAGE=127.0.0.1:0`: the approvals page on a loopback port beside stdio, where
+    // the person at the client confirms the deletes they asked for.
+    let state = match std::env::var("NOTES_PAGE") {
+        Ok(address) => state.with_local_approvals_page(address),
+        Err(_) => state,
     };
     // `notes approvals list`, `notes approvals approve ID --as WHO`: decides from another
     // process, through the same database.

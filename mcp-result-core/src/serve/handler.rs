@@ -157,18 +157,30 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let registry = prepare(
-        &server,
-        &state,
-        Some("this transport serves no approvals page"),
-    )?;
+    #[cfg(feature = "approvals-page")]
+    let local_page = state.local_approvals_page().is_some();
+    #[cfg(not(feature = "approvals-page"))]
+    let local_page = false;
+    let no_page = "this transport serves no approvals page";
+    let registry = prepare(&server, &state, (!local_page).then_some(no_page))?;
+    #[cfg(feature = "approvals-page")]
+    let (state, page) = {
+        let services = services_of(&server);
+        let stores = (services.approval_store(&state), services.audit_sink(&state));
+        crate::http::serve_local(state, stores, registry.tools()).await?
+    };
     let transport = WithState {
         inner: transport.into_transport(),
         state,
     };
     let running = server.serve(transport).await?;
-    running.waiting().await?;
+    let ended = running.waiting().await;
     drain(registry).await;
+    #[cfg(feature = "approvals-page")]
+    if let Some(page) = page {
+        page.abort();
+    }
+    ended?;
     Ok(())
 }
 
@@ -258,8 +270,9 @@ fn check_approvable<S: ToolSet>(
     let ways_out = "ways out: make the approval store durable in one call \
          (`State::connect(\"sqlite:app.db\")`, features `sqlite`/`postgres`) and decide from \
          another process with your binary's `approvals` subcommand \
-         (`mcp_result::approval::run_command`), or serve over HTTP with the approvals page \
-         (feature `approvals-page`)";
+         (`mcp_result::approval::run_command`), or serve the approvals page (feature \
+         `approvals-page`: on a loopback port beside stdio, \
+         `State::with_local_approvals_page(\"127.0.0.1:0\")`, or over HTTP)";
     if cfg!(feature = "elicitation") {
         tracing::warn!(
             "`{tool}` needs a human approval: a client that supports elicitation asks its \

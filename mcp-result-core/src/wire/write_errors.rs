@@ -139,6 +139,19 @@ impl ToolError {
         .boxed()
     }
 
+    /// [`Self::approval_required`], for a request its caller confirms on a page: the text
+    /// names `url`, a one-time sign-in link to it (a stdio server's local approvals page).
+    pub(crate) fn approval_required_at(id: String, text: &str, url: &str) -> Self {
+        let mut error = Self::approval_required(id.clone(), text);
+        error.message = format!(
+            "This write needs a human approval: {}. Nothing ran. Approve or reject it at {url} \
+             (a link for one sign-in, within 10 minutes); once it is approved, call again with \
+             approvalRequestId `{id}`.",
+            escaped(text)
+        );
+        error
+    }
+
     /// A call its client cancelled (or left) before it ran: nothing ran; its attempt, for a
     /// write, is recorded with this as its outcome and its key, if any, is given back.
     /// Kind `conflict`; not delivered to a client that cancelled (MCP "Cancellation").

@@ -61,6 +61,8 @@ mod sessions;
 #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
 pub(crate) use approvals::{confirm_by_url, confirmed_by_url, Confirmed};
 #[cfg(feature = "approvals-page")]
+pub(crate) use approvals::{local_sign_in, serve_local};
+#[cfg(feature = "approvals-page")]
 pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;

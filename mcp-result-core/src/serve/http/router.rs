@@ -81,6 +81,16 @@ where
         page.check_sign_in(options.resource.as_ref())?;
     }
     #[cfg(feature = "approvals-page")]
+    if let Some(address) = options.state.local_approvals_page() {
+        return Err(crate::ErrorText(format!(
+            "`State::with_local_approvals_page(\"{address}\")` is for a server on stdio: \
+             over HTTP the approvals page is served beside the endpoint, \
+             `HttpOptions::approvals_page` (with `ApprovalsPage::callers_confirm` for callers \
+             confirming their own requests)"
+        ))
+        .into());
+    }
+    #[cfg(feature = "approvals-page")]
     let page = options.approvals_page.is_some();
     #[cfg(not(feature = "approvals-page"))]
     let page = false;

@@ -488,7 +488,12 @@ pub(crate) async fn gate(
                 };
                 return by_url(confirmed, url, audit).await;
             }
-            Err(blocked(&request.id, &text, &*audit).await)
+            // A stdio server's local approvals page: the answer names the caller's link.
+            #[cfg(feature = "approvals-page")]
+            let page = crate::http::local_sign_in(context, &*store, &request).await;
+            #[cfg(not(feature = "approvals-page"))]
+            let page = None;
+            Err(blocked(&request.id, &text, page, &*audit).await)
         }
     }
 }
@@ -520,11 +525,14 @@ async fn consume(
 }
 
 /// The answer of a write left to a decider: `blocked`, with approval request `id` and a
-/// `resource_link` to it, audited.
-async fn blocked(id: &str, text: &str, audit: &Audit) -> CallToolResponse {
-    let mut answer = audit
-        .refuse(ToolError::approval_required(id.to_owned(), text))
-        .await;
+/// `resource_link` to it, audited; its text names `page`, a sign-in link to the request's
+/// page where its caller confirms it (a stdio server's local approvals page).
+async fn blocked(id: &str, text: &str, page: Option<String>, audit: &Audit) -> CallToolResponse {
+    let error = match page {
+        Some(url) => ToolError::approval_required_at(id.to_owned(), text, &url),
+        None => ToolError::approval_required(id.to_owned(), text),
+    };
+    let mut answer = audit.refuse(error).await;
     let link = crate::result::content::Artifact::new(
         format!("{}{id}", crate::write::approval::APPROVAL_URI_PREFIX),
         "approval-request",
@@ -575,7 +583,7 @@ async fn by_url(
             .refuse(ToolError::cancelled_before_running())
             .await
             .into()),
-        Confirmed::Undecided => Err(blocked(id, text, audit).await),
+        Confirmed::Undecided => Err(blocked(id, text, None, audit).await),
         Confirmed::Ask(question) => {
             let record = &audit.record;
             let mut requests = rmcp::model::InputRequests::new();

@@ -72,15 +72,18 @@ mod handlers;
 mod render;
 // The session cookie and the checks of a request's origin.
 mod session;
-// URL-mode elicitation: callers confirming their own requests.
-#[cfg(feature = "elicitation")]
+// The local page beside a stdio server (`State::with_local_approvals_page`).
+mod local;
+// Callers confirming their own requests: URL-mode elicitation, the local page's links.
 mod url;
 
 use handlers::{decide, list, request, sign_in};
+pub(crate) use local::serve_local;
 use render::*;
 use session::*;
 #[cfg(feature = "elicitation")]
-pub(crate) use url::{confirm_by_url, confirmed_by_url, Confirmed, UrlConfirmation};
+pub(crate) use url::{confirm_by_url, confirmed_by_url, Confirmed};
+pub(crate) use url::{local_sign_in, UrlConfirmation};
 
 use super::{metadata::ProtectedResource, TokenVerifier};
 use crate::{

@@ -1,20 +1,51 @@
-//! URL-mode elicitation to the page ([`ApprovalsPage::callers_confirm`]): a caller sent
-//! to confirm its own request.
+//! Callers sent to the page to confirm their own requests ([`ApprovalsPage::callers_confirm`]):
+//! by URL-mode elicitation, and (the local page beside stdio, [`super::local`]) by the link
+//! a `blocked` answer names.
 
 use super::*;
 
-/// URL-mode elicitation to the page ([`ApprovalsPage::callers_confirm`]): put in the MCP
-/// endpoint's requests by the router, so a gated write of such a request may send its
-/// caller to the page.
-#[cfg(feature = "elicitation")]
+/// The page callers confirm their own requests on ([`ApprovalsPage::callers_confirm`]):
+/// put in the MCP endpoint's requests by the router, or in the [`State`](crate::State) of
+/// a stdio server by its local page ([`super::local`]), so a gated write of such a request
+/// may send its caller to the page.
 #[derive(Debug, Clone)]
 pub(crate) struct UrlConfirmation(Arc<ApprovalsPage>);
 
-#[cfg(feature = "elicitation")]
 impl UrlConfirmation {
     pub(crate) fn new(page: &ApprovalsPage) -> Self {
         Self(Arc::new(page.clone()))
     }
+
+    /// The page of `context`'s request: the HTTP request's (the router put it there), else,
+    /// for a request that came over no HTTP, the local page in the served state's values.
+    fn of(context: &rmcp::service::RequestContext<rmcp::RoleServer>) -> Option<&Self> {
+        match context.extensions.get::<http::request::Parts>() {
+            Some(parts) => parts.extensions.get::<Self>(),
+            None => crate::state::State::of(context)?.get::<Self>(),
+        }
+    }
+}
+
+/// The one-time sign-in link to `request`'s page for its caller, when the request came
+/// over stdio to a server with a local approvals page
+/// ([`State::with_local_approvals_page`](crate::State::with_local_approvals_page)) and
+/// the caller is the request's: what a `blocked` answer names, so that whoever reads it
+/// (the person at the client, or the model that shows it to them) can confirm it. `None`
+/// over HTTP (a decider decides there, or URL-mode elicitation sends the caller) and when
+/// the link could not be stored.
+pub(crate) async fn local_sign_in(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+    store: &dyn ApprovalStore,
+    request: &ApprovalRequest,
+) -> Option<String> {
+    if context.extensions.get::<http::request::Parts>().is_some() {
+        return None;
+    }
+    let UrlConfirmation(page) = UrlConfirmation::of(context)?;
+    let base = page.public_url.as_deref()?;
+    let caller = Identity::of(context).filter(|c| c.key() == request.caller)?;
+    let token = caller_link(store, &caller, request).await?;
+    Some(format!("{base}{}/sign-in?token={token}", page.path))
 }
 
 /// How a URL-mode confirmation ended, or (MCP 2026-07-28) the question it asks first.
@@ -172,8 +203,7 @@ async fn link(
     store: &dyn ApprovalStore,
     request: &ApprovalRequest,
 ) -> Option<(String, rmcp::model::ElicitRequestParams)> {
-    let parts = context.extensions.get::<http::request::Parts>()?;
-    let UrlConfirmation(page) = parts.extensions.get::<UrlConfirmation>()?;
+    let UrlConfirmation(page) = UrlConfirmation::of(context)?;
     let capabilities = context.client_capabilities()?;
     let declared_url = capabilities
         .elicitation
@@ -183,10 +213,11 @@ async fn link(
         return None;
     }
     let caller = Identity::of(context).filter(|c| c.key() == request.caller)?;
+    let parts = context.extensions.get::<http::request::Parts>();
     let base = match &page.public_url {
         Some(url) => url.clone(),
-        None if on_loopback(&parts.headers) => {
-            let host = parts.headers.get(header::HOST)?.to_str().ok()?;
+        None if parts.is_some_and(|parts| on_loopback(&parts.headers)) => {
+            let host = parts?.headers.get(header::HOST)?.to_str().ok()?;
             format!("http://{host}")
         }
         None => {
@@ -237,7 +268,6 @@ async fn link(
 
 /// A one-time sign-in link's token for `caller` to `request` (a page without OAuth
 /// sign-in), its record stored under the token's SHA-256: `None` when the store failed.
-#[cfg(feature = "elicitation")]
 async fn caller_link(
     store: &dyn ApprovalStore,
     caller: &Identity,
@@ -261,7 +291,7 @@ async fn caller_link(
         review: None,
     };
     if let Err(error) = store.create(&record).await {
-        tracing::warn!(%error, "URL-mode elicitation not sent: its sign-in link was not stored");
+        tracing::warn!(%error, "the caller's sign-in link to the approvals page was not stored: not sent");
         return None;
     }
     Some(token)
