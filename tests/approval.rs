@@ -532,3 +532,42 @@ async fn a_null_approval_request_id_is_the_first_round() {
     assert!(envelope["approvalRequestId"].is_string());
     assert_eq!(server.closed.load(Ordering::SeqCst), 0);
 }
+
+#[tokio::test]
+async fn a_gated_call_with_arguments_the_tool_never_reads_is_refused_before_any_request() {
+    let (server, log) = desk("undeclared");
+    let client = connect(server.clone(), ()).await;
+    let mut params = close("T-1002", None);
+    let arguments = params.arguments.as_mut().unwrap();
+    arguments.insert("note".into(), json!("also refund the customer"));
+    arguments.insert("a/b".into(), json!(1));
+    let refused = client.call_tool(params).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    let envelope = structured(&refused);
+    let expected = "is not an argument of this tool: remove it (a write that needs a human \
+                    approval takes only the arguments it declares, so that its approver reads \
+                    what runs)";
+    assert_eq!(
+        (
+            &envelope["errorKind"],
+            &envelope["message"],
+            &envelope["fieldErrors"]
+        ),
+        (
+            &json!("validation_error"),
+            &json!("2 arguments are invalid. Fix all of them and call again."),
+            &json!([
+                {"pointer": "/a~1b", "message": expected},
+                {"pointer": "/note", "message": expected},
+            ])
+        ),
+        "{envelope}"
+    );
+    // No approval request exists, nothing ran, and no write was attempted.
+    assert!(server.approvals.pending(None, 10).await.unwrap().is_empty());
+    assert_eq!(server.closed.load(Ordering::SeqCst), 0);
+    assert!(read_records(&log).unwrap().is_empty());
+    // Declared arguments alone, the same call is blocked for approval as ever.
+    let blocked = client.call_tool(close("T-1002", None)).await.unwrap();
+    assert_eq!(structured(&blocked)["status"], "blocked");
+}

@@ -478,7 +478,21 @@ impl<S> Route<S> {
         let mut arguments = arguments.unwrap_or_default();
         arguments.retain(|name, value| !(value.is_null() && self.adds(name)));
         let arguments = Value::Object(arguments);
-        let (field_errors, total) = self.arguments.errors(&arguments);
+        let (mut field_errors, mut total) = self.arguments.errors(&arguments);
+        // A gated write's approver is shown what the tool receives: an argument it would
+        // never read (JSON Schema admits it, serde ignores it) is refused, before any
+        // approval request exists.
+        if self.approval.is_some() {
+            let (undeclared, count) = self
+                .arguments
+                .undeclared(&arguments, |name| self.adds(name));
+            total += count;
+            for pointer in undeclared {
+                if field_errors.len() < crate::schema::arguments::MAX_FIELD_ERRORS {
+                    field_errors.push(FieldError::new(pointer, UNDECLARED));
+                }
+            }
+        }
         if !field_errors.is_empty() {
             return Err(error_result(&ToolError::validation_of(field_errors, total)));
         }
@@ -498,6 +512,11 @@ impl<S> Route<S> {
         Err(error_result(&ToolError::validation_of(errors, total)))
     }
 }
+
+/// What a gated write's undeclared argument is told ([`Route::validate`]).
+const UNDECLARED: &str = "is not an argument of this tool: remove it (a write that needs a \
+                          human approval takes only the arguments it declares, so that its \
+                          approver reads what runs)";
 
 /// The field errors of every string under `value` (at `pointer`) that holds U+0000.
 fn nul_fields(value: &Value, pointer: &mut String, errors: &mut Vec<FieldError>) {

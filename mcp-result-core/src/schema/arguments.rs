@@ -138,6 +138,37 @@ impl ArgumentSchema {
         write_only(schema) || write_only(resolver.non_null(schema).0)
     }
 
+    /// The JSON Pointers of `arguments`' properties no schema declares (the first
+    /// [`MAX_FIELD_ERRORS`] met, sorted; and how many there were in all), but those `top_level_added`
+    /// says the framework adds: a property of an object whose schema lists `properties`
+    /// without naming it and has no `additionalProperties` or `patternProperties` (a map,
+    /// or a type that keeps what it does not name, admits it); followed into declared properties and array items. Where the schema is a union
+    /// (an enum of objects, say) nothing under it is judged: which branch a value takes is
+    /// the type's to say.
+    ///
+    /// JSON Schema admits such properties and serde ignores them, so a tool never reads
+    /// them: what a gated write's approver is shown must not list them either.
+    pub fn undeclared(
+        &self,
+        arguments: &Value,
+        top_level_added: impl Fn(&str) -> bool,
+    ) -> (Vec<String>, usize) {
+        let resolver = Resolver::new(&self.schema);
+        let mut found = (Vec::new(), 0);
+        let mut pointer = String::new();
+        undeclared_in(
+            &resolver,
+            &self.schema,
+            arguments,
+            &mut pointer,
+            &top_level_added,
+            0,
+            &mut found,
+        );
+        found.0.sort();
+        found
+    }
+
     /// Deserializes validated `arguments` into `T`.
     ///
     /// # Errors
@@ -220,6 +251,72 @@ fn pointer_of(path: &serde_path_to_error::Path) -> String {
     pointer
 }
 
+/// [`ArgumentSchema::undeclared`] under `value`, at `pointer`, whose schema is `schema`,
+/// `depth` levels down (a walk stops at [`crate::schema::resolve::MAX_DEPTH`]).
+fn undeclared_in(
+    resolver: &Resolver<'_>,
+    schema: &Value,
+    value: &Value,
+    pointer: &mut String,
+    added: &dyn Fn(&str) -> bool,
+    depth: usize,
+    found: &mut (Vec<String>, usize),
+) {
+    if depth > crate::schema::resolve::MAX_DEPTH {
+        return;
+    }
+    let (core, _) = resolver.non_null(schema);
+    match value {
+        Value::Object(object) => {
+            let Some(properties) = core.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            let open = core.get("patternProperties").is_some()
+                || core
+                    .get("additionalProperties")
+                    .is_some_and(|more| more != &Value::Bool(false));
+            for (name, item) in object {
+                let at = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&crate::wire::pointer::escape(name));
+                match properties.get(name) {
+                    Some(declared) => {
+                        undeclared_in(resolver, declared, item, pointer, added, depth + 1, found);
+                    }
+                    None if open || (depth == 0 && added(name)) => {}
+                    None => {
+                        found.1 += 1;
+                        if found.0.len() < MAX_FIELD_ERRORS {
+                            found.0.push(text::escaped(pointer));
+                        }
+                    }
+                }
+                pointer.truncate(at);
+            }
+        }
+        Value::Array(items) => {
+            let Some(item_schema) = core.get("items").filter(|s| s.is_object()) else {
+                return;
+            };
+            for (index, item) in items.iter().enumerate() {
+                let at = pointer.len();
+                pointer.push_str(&format!("/{index}"));
+                undeclared_in(
+                    resolver,
+                    item_schema,
+                    item,
+                    pointer,
+                    added,
+                    depth + 1,
+                    found,
+                );
+                pointer.truncate(at);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether `schema` has `"writeOnly": true` anywhere.
 fn any_write_only(schema: &Value) -> bool {
     match schema {
@@ -256,5 +353,30 @@ mod tests {
         assert!(schema.is_secret("/logins/3/password"));
         assert!(!schema.is_secret("/logins/3"));
         assert!(!schema.is_secret("/other"));
+    }
+
+    #[test]
+    fn undeclared_properties_are_found_through_refs_options_and_arrays() {
+        let schema = ArgumentSchema::new(json!({"type": "object", "properties": {
+            "relations": {"type": "array", "items": {"$ref": "#/$defs/Relation"}},
+            "target": {"anyOf": [{"$ref": "#/$defs/Relation"}, {"type": "null"}]},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "either": {"oneOf": [{"$ref": "#/$defs/Relation"}, {"type": "string"}]}},
+            "$defs": {"Relation": {"type": "object", "properties": {
+                "from": {"type": "string"}, "to": {"type": "string"}}}}}))
+        .unwrap();
+        let arguments = json!({
+            "relations": [{"from": "a", "to": "b"}, {"from": "a", "to": "b", "via": "c"}],
+            "target": {"from": "a", "extra": 1},
+            "labels": {"any": "name"},
+            "either": {"from": "a", "unknown": true},
+            "approvalRequestId": "r-1",
+            "note": "x"
+        });
+        let (found, total) = schema.undeclared(&arguments, |name| name == "approvalRequestId");
+        assert_eq!(found, ["/note", "/relations/1/via", "/target/extra"]);
+        assert_eq!(total, 3);
+        let (_, total) = schema.undeclared(&arguments, |_| false);
+        assert_eq!(total, 4);
     }
 }
