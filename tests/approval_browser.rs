@@ -209,12 +209,21 @@ impl Chromium {
             .await
             .unwrap();
         self.at("open the sign-in link");
-        self.client
-            .goto(&format!("http://{}{link}", served.address))
-            .await?;
-        heading(&self.client, "Pending approval requests").await?;
+        self.open_link(
+            &format!("http://{}{link}", served.address),
+            "Pending approval requests",
+        )
+        .await?;
         assert_eq!(self.client.current_url().await?.path(), "/approvals");
         Ok(())
+    }
+
+    /// Opens sign-in link `link` (a page with one button, which spends nothing) and signs
+    /// in with its button: the browser lands on the page whose heading is `then`.
+    pub(crate) async fn open_link(&self, link: &str, then: &str) -> Result<(), CmdError> {
+        self.client.goto(link).await?;
+        heading(&self.client, "Sign in").await?;
+        self.click("Sign in", then).await
     }
 
     /// Opens the page of request `id`, pending: its heading is the tool's title.
@@ -651,7 +660,7 @@ async fn a_person_approves_in_chromium_and_the_retry_runs_once() {
                 "Approved by carol (acme): approval {approval_id}, used by the write it was for."
             )
         );
-        assert!(client.find_all(Locator::Css("form")).await?.is_empty());
+        assert!(client.find_all(Locator::Css("main form")).await?.is_empty());
         chromium.at("read the audit trail");
         let mut steps = Vec::new();
         for row in client
@@ -815,7 +824,7 @@ async fn a_second_decision_from_a_stale_page_is_refused_and_changes_nothing() {
                 && decided.ends_with(", not used yet."),
             "{decided}"
         );
-        assert!(client.find_all(Locator::Css("form")).await?.is_empty());
+        assert!(client.find_all(Locator::Css("main form")).await?.is_empty());
         Ok(())
     }
     .await;
@@ -868,8 +877,9 @@ async fn another_tenants_request_is_no_such_request_in_the_browser() {
         chromium.at("turn the form to globex's request");
         let turned = chromium
             .script(&format!(
-                "for (const form of document.forms) form.action = '/approvals/requests/{theirs}';
-                 return document.forms.length;"
+                "const forms = document.querySelectorAll('main form');
+                 for (const form of forms) form.action = '/approvals/requests/{theirs}';
+                 return forms.length;"
             ))
             .await?;
         assert_eq!(turned, json!(2));
@@ -950,7 +960,7 @@ async fn a_forged_or_missing_csrf_token_is_refused_and_changes_nothing() {
         chromium.at("forge the token");
         let forged = chromium
             .script(
-                "const fields = document.querySelectorAll('input[name=csrf]');
+                "const fields = document.querySelectorAll('main input[name=csrf]');
                  const genuine = fields[0].value;
                  for (const field of fields) field.value = 'A'.repeat(genuine.length);
                  return [fields.length, genuine.length > 0, fields[0].value !== genuine];",
@@ -967,9 +977,9 @@ async fn a_forged_or_missing_csrf_token_is_refused_and_changes_nothing() {
         chromium.at("remove the token");
         let removed = chromium
             .script(
-                "const fields = document.querySelectorAll('input[name=csrf]');
+                "const fields = document.querySelectorAll('main input[name=csrf]');
                  for (const field of fields) field.remove();
-                 return [fields.length, document.querySelectorAll('input[name=csrf]').length];",
+                 return [fields.length, document.querySelectorAll('main input[name=csrf]').length];",
             )
             .await?;
         assert_eq!(removed, json!([2, 0]));
@@ -1186,8 +1196,7 @@ async fn confirm_in_chromium(chromium: Chromium, url: &str, ticket: &str) -> (St
     let (mut id, mut page_said) = (String::new(), String::new());
     let result = async {
         chromium.at("open the elicitation's link");
-        chromium.client.goto(url).await?;
-        heading(&chromium.client, "Close a ticket").await?;
+        chromium.open_link(url, "Close a ticket").await?;
         let path = chromium.client.current_url().await?.path().to_owned();
         id = path
             .strip_prefix("/approvals/requests/")
@@ -1398,7 +1407,10 @@ async fn a_sign_in_link_clicked_on_another_site_lands_signed_in() {
         client.goto(&chat).await?;
         heading(client, "Another site").await?;
         chromium.at("click the decider's sign-in link");
-        follow(&chromium, "decider", "Pending approval requests").await?;
+        follow(&chromium, "decider", "Sign in").await?;
+        chromium
+            .click("Sign in", "Pending approval requests")
+            .await?;
         assert_eq!(client.current_url().await?.path(), "/approvals");
         let list = client.source().await?;
         assert!(list.contains("signed in as carol (acme)"), "{list}");
@@ -1410,7 +1422,8 @@ async fn a_sign_in_link_clicked_on_another_site_lands_signed_in() {
         client.goto(&chat).await?;
         heading(client, "Another site").await?;
         chromium.at("click the caller's sign-in link");
-        follow(&chromium, "caller", "Close a ticket").await?;
+        follow(&chromium, "caller", "Sign in").await?;
+        chromium.click("Sign in", "Close a ticket").await?;
         assert_eq!(
             client.current_url().await?.path(),
             format!("/approvals/requests/{id}")

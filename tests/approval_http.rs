@@ -320,7 +320,7 @@ async fn out_of_band(served: &Served) {
             store,
             "--http",
             &address,
-            "acme:alice",
+            "acme:carol",
         ])
         .output()
         .unwrap();
@@ -334,7 +334,7 @@ async fn out_of_band(served: &Served) {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let signed_in = browser.get(&link).send().await.unwrap();
+    let signed_in = crate::common::approvals::use_sign_in_link(&browser, &link).await;
     assert_eq!(signed_in.status(), 200);
     let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
     let cookie = cookie.split(';').next().unwrap().to_owned();

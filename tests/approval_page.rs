@@ -55,13 +55,17 @@ async fn serve() -> Served {
 
 /// [`serve`] with `state`'s audit sink.
 async fn serve_with(state: State) -> Served {
+    serve_page(state, ApprovalsPage::new().deciders(["acme:carol"])).await
+}
+
+/// [`serve`] with `state`'s audit sink and `page`.
+async fn serve_page(state: State, page: ApprovalsPage) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let tokens = StaticTokens::new()
         .with("alice-token", Identity::new("alice").with_tenant("acme"))
         .with("bob-token", Identity::new("bob").with_tenant("globex"));
     let approvals = MemoryApprovals::default();
-    let page = ApprovalsPage::new().deciders(["acme:carol"]);
     let options = HttpOptions {
         state: state
             .with_approval_store(Arc::new(approvals.clone()))
@@ -128,11 +132,11 @@ async fn sign_in(served: &Served, who: &str) -> String {
         .sign_in_link(&served.approvals, &Identity::parse(who).unwrap())
         .await
         .unwrap();
-    let response = browser()
-        .get(format!("http://{}{link}", served.address))
-        .send()
-        .await
-        .unwrap();
+    let response = crate::common::approvals::use_sign_in_link(
+        &browser(),
+        &format!("http://{}{link}", served.address),
+    )
+    .await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["refresh"], "0; url=/approvals");
     let cookie = response.headers()["set-cookie"]
@@ -170,6 +174,31 @@ async fn page(request: reqwest::RequestBuilder) -> (u16, reqwest::header::Header
     let status = response.status().as_u16();
     let headers = response.headers().clone();
     (status, headers, response.text().await.unwrap())
+}
+
+/// Uses the sign-in link at `path` as a person does (with `host` as the `Host` header, when
+/// given): its `GET` shows one button and opens no session, its `POST` uses the link; the
+/// `POST`'s status, headers and page (or the `GET`'s, when it refused).
+async fn spend(
+    served: &Served,
+    path: &str,
+    host: Option<&str>,
+) -> (u16, reqwest::header::HeaderMap, String) {
+    let url = format!("http://{}{path}", served.address);
+    let with_host = |request: reqwest::RequestBuilder| match host {
+        Some(host) => request.header("host", host),
+        None => request,
+    };
+    let (status, headers, body) = page(with_host(browser().get(&url))).await;
+    assert_framed(&headers, path);
+    if status != 200 {
+        return (status, headers, body);
+    }
+    assert!(headers.get("set-cookie").is_none(), "{headers:?}");
+    assert!(body.contains("<h1>Sign in</h1>"), "{body}");
+    let token = path.split("token=").nth(1).unwrap();
+    let action = format!("http://{}/approvals/sign-in", served.address);
+    page(with_host(browser().post(action)).form(&[("token", token)])).await
 }
 
 async fn get(served: &Served, path: &str, cookie: Option<&str>) -> (u16, String) {
@@ -250,8 +279,7 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     // Signed in on a page that moves on to the list by itself (`Refresh`, and a link), not
     // a redirect: a link opened from another site's page would land signed out after a
     // redirect, without the `SameSite=Strict` cookie (`approval_browser.rs`).
-    let (status, headers, body) =
-        page(browser().get(format!("http://{}{link}", served.address))).await;
+    let (status, headers, body) = spend(&served, &link, None).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(headers["refresh"], "0; url=/approvals");
     assert!(headers.get("location").is_none(), "{headers:?}");
@@ -270,7 +298,7 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     }
     assert!(!set.contains("Secure"), "{set}");
     let cookie = set.split(';').next().unwrap().to_owned();
-    let (status, body) = get(&served, &link, None).await;
+    let (status, _, body) = spend(&served, &link, None).await;
     assert_eq!(status, 410, "{body}");
     assert!(
         body.contains("This sign-in link was used already"),
@@ -297,7 +325,13 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     assert!(body.contains("<code>token</code>"), "{body}");
     assert!(body.contains("withheld (secret)"), "{body}");
     assert!(!body.contains(SECRET), "{body}");
-    assert!(body.contains("cut: 300 characters in all"), "{body}");
+    assert!(
+        body.contains(&format!(
+            "300 characters in all: <a href=\"/approvals/requests/{id}/value?at=%2Fnote\">show \
+             all of it</a>"
+        )),
+        "{body}"
+    );
     assert!(body.contains("alice (acme)"), "{body}");
     assert!(body.contains("signed in as carol (acme)"), "{body}");
     let token = csrf(&body);
@@ -387,7 +421,7 @@ async fn a_person_approves_in_the_browser_and_the_retry_runs_once() {
     assert!(body.contains("<h1>Close a ticket</h1>"), "{body}");
     assert!(body.contains("withheld (secret)"), "{body}");
     assert!(!body.contains(SECRET), "{body}");
-    assert!(!body.contains("<form"), "{body}");
+    assert!(!body.contains("name=\"decision\""), "{body}");
     assert!(
         body.contains(&format!(
             "<p class=\"decision\">Approved by carol (acme): approval {approval_id}, used by the \
@@ -521,7 +555,7 @@ async fn a_rejection_with_its_reason_answers_the_retry_as_a_declined_approval() 
     // rejection, the refused retry).
     let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&cookie)).await;
     assert_eq!(status, 200, "{body}");
-    assert!(!body.contains("<form"), "{body}");
+    assert!(!body.contains("name=\"decision\""), "{body}");
     assert!(
         body.contains("<p class=\"decision\">Rejected by carol (acme): not &#60;b&#62;this&#60;/b&#62; week</p>")
             || body.contains("<p class=\"decision\">Rejected by carol (acme): not &lt;b&gt;this&lt;/b&gt; week</p>"),
@@ -764,7 +798,7 @@ async fn another_tenants_and_expired_requests_get_clear_pages_and_change_nothing
 async fn sign_in_links_are_single_use_bound_and_cookies_secure_off_loopback() {
     let served = serve().await;
     // Forged: 403.
-    let (status, body) = get(&served, "/approvals/sign-in?token=forged", None).await;
+    let (status, _, body) = spend(&served, "/approvals/sign-in?token=forged", None).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("This sign-in link is not valid"), "{body}");
     // Not a decider: no link.
@@ -807,18 +841,14 @@ async fn sign_in_links_are_single_use_bound_and_cookies_secure_off_loopback() {
     record.id = id;
     record.expires_at = now() - 1;
     served.approvals.create(&record).await.unwrap();
-    let (status, body) = get(&served, &format!("/approvals/sign-in?token={token}"), None).await;
+    let (status, _, body) =
+        spend(&served, &format!("/approvals/sign-in?token={token}"), None).await;
     assert_eq!(status, 410, "{body}");
     assert!(body.contains("This sign-in link expired"), "{body}");
     // Off loopback the cookie is Secure.
-    let response = browser()
-        .get(format!("http://{}{link}", served.address))
-        .header("host", "approvals.example.com")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let set = response.headers()["set-cookie"].to_str().unwrap();
+    let (status, headers, _) = spend(&served, &link, Some("approvals.example.com")).await;
+    assert_eq!(status, 200);
+    let set = headers["set-cookie"].to_str().unwrap();
     assert!(set.contains("; Secure"), "{set}");
 }
 
@@ -859,4 +889,305 @@ async fn forms_from_another_site_are_refused_by_their_fetch_metadata() {
     let (status, _, body) = send("null", Some("same-origin")).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("<h1>Approved</h1>"), "{body}");
+}
+
+/// The blocked request of `close_ticket` of `ticket` by alice on `served`: its id.
+async fn blocked_by_alice(served: &Served, ticket: &str) -> String {
+    let blocked = close(&served.address, "alice-token", ticket, None).await;
+    blocked["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .expect("an approvalRequestId")
+        .to_owned()
+}
+
+const NOT_YOURS: &str = "You made this request, and a write that needs a human approval is \
+                         approved by another person: ask another approver. You may reject it \
+                         to withdraw it.";
+
+#[tokio::test]
+async fn a_decider_cannot_approve_their_own_request_unless_the_page_allows_it() {
+    let page = ApprovalsPage::new().deciders(["acme:alice", "acme:carol"]);
+    let served = serve_page(State::new(), page.clone()).await;
+    let id = blocked_by_alice(&served, "T-4E").await;
+    let alice = sign_in(&served, "acme:alice").await;
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&alice)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("You made this request: another approver approves it."),
+        "{body}"
+    );
+    let (status, body) = post(
+        &served,
+        &id,
+        &alice,
+        &[("csrf", &csrf(&body)), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("<h1>Not yours to approve</h1>"), "{body}");
+    assert!(body.contains(&format!("<p>{NOT_YOURS}</p>")), "{body}");
+    assert_eq!(
+        served.approvals.get(&id).await.unwrap().unwrap().decision,
+        Decision::Pending
+    );
+    // carol, another person, approves it.
+    let carol = sign_in(&served, "acme:carol").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&carol)).await;
+    assert!(!body.contains("You made this request"), "{body}");
+    let (status, body) = post(
+        &served,
+        &id,
+        &carol,
+        &[("csrf", &csrf(&body)), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The caller withdraws a request of their own.
+    let id = blocked_by_alice(&served, "T-4F").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&alice)).await;
+    let (status, body) = post(
+        &served,
+        &id,
+        &alice,
+        &[
+            ("csrf", &csrf(&body)),
+            ("decision", "reject"),
+            ("reason", "not needed"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+
+    // A page that allows it, by name.
+    let served = serve_page(State::new(), page.allow_self_approval()).await;
+    let id = blocked_by_alice(&served, "T-4G").await;
+    let alice = sign_in(&served, "acme:alice").await;
+    let (_, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&alice)).await;
+    let (status, body) = post(
+        &served,
+        &id,
+        &alice,
+        &[("csrf", &csrf(&body)), ("decision", "approve")],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn opening_a_sign_in_link_spends_nothing_and_only_its_own_form_signs_in() {
+    let served = serve().await;
+    let link = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse("acme:carol").unwrap())
+        .await
+        .unwrap();
+    let url = format!("http://{}{link}", served.address);
+    // A previewer's GET and HEAD: a page with one button, no session, nothing spent.
+    for _ in 0..2 {
+        let (status, headers, body) = page(browser().get(&url)).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(headers.get("set-cookie").is_none(), "{headers:?}");
+        assert!(body.contains("<h1>Sign in</h1>"), "{body}");
+    }
+    let head = browser().head(&url).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert!(head.headers().get("set-cookie").is_none());
+    // A form of another site carrying the token is refused, and spends nothing.
+    let token = link.split("token=").nth(1).unwrap();
+    let (status, headers, body) = page(
+        browser()
+            .post(format!("http://{}/approvals/sign-in", served.address))
+            .header("sec-fetch-site", "cross-site")
+            .form(&[("token", token)]),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(headers.get("set-cookie").is_none(), "{headers:?}");
+    assert!(
+        body.contains(
+            "This sign-in came from another site; nobody was signed in. Open the link itself."
+        ),
+        "{body}"
+    );
+    // The button's POST signs in, once.
+    let (status, headers, _) = spend(&served, &link, None).await;
+    assert_eq!(status, 200);
+    assert!(headers["set-cookie"]
+        .to_str()
+        .unwrap()
+        .starts_with("mcp_result_approvals="));
+    let (status, _, body) = spend(&served, &link, None).await;
+    assert_eq!(status, 410, "{body}");
+}
+
+/// Posts the sign-out form with `cookie` and its CSRF token `csrf`.
+async fn sign_out(
+    served: &Served,
+    cookie: &str,
+    csrf: &str,
+) -> (u16, reqwest::header::HeaderMap, String) {
+    page(
+        browser()
+            .post(format!("http://{}/approvals/sign-out", served.address))
+            .header("cookie", cookie)
+            .header("origin", format!("http://{}", served.address))
+            .form(&[("csrf", csrf)]),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_sign_out_ends_its_session_and_a_revocation_every_session_of_the_identity() {
+    let served = serve().await;
+    let first = sign_in(&served, "acme:carol").await;
+    let second = sign_in(&served, "acme:carol").await;
+    let (status, list) = get(&served, "/approvals", Some(&first)).await;
+    assert_eq!(status, 200);
+    assert!(
+        list.contains(r#"<button type="submit">Sign out</button>"#),
+        "{list}"
+    );
+    // Without its CSRF token: refused, the session stays.
+    let (status, _, body) = sign_out(&served, &first, "forged").await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(get(&served, "/approvals", Some(&first)).await.0, 200);
+    // With it: signed out, the cookie cleared, the session refused from then on.
+    let (status, headers, body) = sign_out(&served, &first, &csrf(&list)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("<p>You are signed out of the approvals page.</p>"),
+        "{body}"
+    );
+    let cleared = headers["set-cookie"].to_str().unwrap();
+    assert!(
+        cleared.starts_with("mcp_result_approvals=;") && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
+    let (status, body) = get(&served, "/approvals", Some(&first)).await;
+    assert_eq!(status, 401, "{body}");
+    // The other session is carol's too, and lives on until her sessions are revoked.
+    assert_eq!(get(&served, "/approvals", Some(&second)).await.0, 200);
+    let carol = Identity::parse("acme:carol").unwrap();
+    assert_eq!(
+        mcp_result::approval::revoke_sessions(&served.approvals, &carol)
+            .await
+            .unwrap(),
+        1
+    );
+    let (status, body) = get(&served, "/approvals", Some(&second)).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(
+        body.contains("You are not signed in to the approvals page"),
+        "{body}"
+    );
+    // Signing in again works.
+    let third = sign_in(&served, "acme:carol").await;
+    assert_eq!(get(&served, "/approvals", Some(&third)).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_session_ends_when_left_unused() {
+    let page = ApprovalsPage::new()
+        .deciders(["acme:carol"])
+        .session_limits(
+            std::time::Duration::from_secs(2),
+            std::time::Duration::from_secs(3600),
+        );
+    let served = serve_page(State::new(), page).await;
+    let carol = sign_in(&served, "acme:carol").await;
+    assert_eq!(get(&served, "/approvals", Some(&carol)).await.0, 200);
+    tokio::time::sleep(std::time::Duration::from_millis(3100)).await;
+    let (status, body) = get(&served, "/approvals", Some(&carol)).await;
+    assert_eq!(status, 401, "{body}");
+}
+
+#[tokio::test]
+async fn characters_that_change_reading_are_shown_marked_with_a_warning() {
+    let served = serve().await;
+    let blocked = close(
+        &served.address,
+        "alice-token",
+        "\u{202e}1001-T\u{200b}",
+        None,
+    )
+    .await;
+    let message = blocked["structuredContent"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        message.starts_with(
+            "This write needs a human approval: Close ticket [U+202E]1001-T[U+200B]. Warning: \
+             /ticketId holds characters that change how text reads, shown as [U+…]. Nothing ran."
+        ),
+        "{message}"
+    );
+    let id = blocked["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let carol = sign_in(&served, "acme:carol").await;
+    let (status, body) = get(&served, &format!("/approvals/requests/{id}"), Some(&carol)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains(
+            "<p class=\"warning\">Warning: characters that change how text reads (direction \
+             overrides, zero-width or other invisible characters, control characters) are in \
+             <code>/ticketId</code>."
+        ),
+        "{body}"
+    );
+    assert!(body.contains("<pre>[U+202E]1001-T[U+200B]</pre>"), "{body}");
+    assert!(
+        !body.contains('\u{202e}') && !body.contains('\u{200b}'),
+        "{body}"
+    );
+    // The whole of a cut value, one click away.
+    let (status, value) = get(
+        &served,
+        &format!("/approvals/requests/{id}/value?at=%2Fnote"),
+        Some(&carol),
+    )
+    .await;
+    assert_eq!(status, 200, "{value}");
+    assert!(value.contains("Characters 1 to 300 of 300."), "{value}");
+    assert!(
+        value.contains(&format!("<pre>{}</pre>", "n".repeat(300))),
+        "{value}"
+    );
+    let (status, _) = get(
+        &served,
+        &format!("/approvals/requests/{id}/value?at=%2Ftoken"),
+        Some(&carol),
+    )
+    .await;
+    assert_eq!(status, 404, "a withheld secret is not kept");
+}
+
+#[tokio::test]
+async fn twenty_thousand_undeclared_arguments_are_refused_before_any_request() {
+    let served = serve().await;
+    let mut arguments = json!({"ticketId": "T-5", "token": SECRET});
+    for n in 0..20_000 {
+        arguments[format!("extra{n}")] = json!(n);
+    }
+    let response = browser()
+        .post(format!("http://{}/mcp", served.address))
+        .header("authorization", "Bearer alice-token")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "close_ticket", "arguments": arguments}}))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = response.json().await.unwrap();
+    let refused = &body["result"]["structuredContent"];
+    assert_eq!(refused["errorKind"], "validation_error", "{body}");
+    assert_eq!(
+        refused["message"],
+        "20000 arguments are invalid (the first 20 are listed). Fix all of them and call again."
+    );
+    assert!(served.approvals.pending(None, 10).await.unwrap().is_empty());
 }

@@ -203,7 +203,7 @@ impl Host {
     /// Follows the elicitation's link: the session cookie and where it leads (the
     /// `Refresh` of the page it answers).
     async fn sign_in(&self, url: &str) -> (String, String) {
-        let response = browser().get(url).send().await.unwrap();
+        let response = crate::common::approvals::use_sign_in_link(&browser(), url).await;
         let status = response.status().as_u16();
         let location = response
             .headers()
@@ -217,7 +217,7 @@ impl Host {
             .unwrap_or_default();
         self.saw("sign-in", status, location.clone());
         // A second use of the same link.
-        let again = browser().get(url).send().await.unwrap();
+        let again = crate::common::approvals::use_sign_in_link(&browser(), url).await;
         let status = again.status().as_u16();
         self.saw("sign-in again", status, again.text().await.unwrap());
         (cookie, location)
@@ -628,7 +628,7 @@ async fn decide_in_browser(
     fields: &[(&str, &str)],
 ) -> String {
     let browser = browser();
-    let signed_in = browser.get(url).send().await.unwrap();
+    let signed_in = crate::common::approvals::use_sign_in_link(&browser, url).await;
     assert_eq!(signed_in.status(), 200);
     let location = signed_in.headers()["refresh"]
         .to_str()

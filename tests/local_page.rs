@@ -105,8 +105,7 @@ async fn approve_in_chromium(chromium: &Chromium, link: &str, note: &str) -> Str
     let mut id = String::new();
     let result: Result<(), fantoccini::error::CmdError> = async {
         chromium.at("open the link");
-        chromium.client.goto(link).await?;
-        heading(&chromium.client, "delete_note").await?;
+        chromium.open_link(link, "delete_note").await?;
         id = chromium
             .client
             .current_url()
@@ -182,8 +181,7 @@ async fn a_client_without_elicitation_is_named_the_pages_link_and_its_call_again
     let opened = approve_in_chromium(&chromium, &link, "n1").await;
     assert_eq!(opened, id, "the link lands on the blocked call's request");
     let again = async {
-        chromium.client.goto(&link).await?;
-        heading(&chromium.client, "Sign-in link used").await?;
+        chromium.open_link(&link, "Sign-in link used").await?;
         assert_eq!(chromium.status().await?, 410);
         assert_eq!(
             chromium.main().await?,

@@ -35,7 +35,7 @@ Flags:
   --allow-origin ORIGIN  let a browser page of ORIGIN call (CORS; repeatable)
   --approver IDENTITY    who may decide on the approvals page that --http serves at
                          /approvals (tenant:subject; repeatable; feature approvals-page);
-                         without it the demo identities acme:alice and globex:bob
+                         without it the demo deciders acme:carol and globex:dave
 
 Environment:
   MCP_RESULT_SERVER_KEY  the server key shared by every instance (base64, 32 bytes or more)
@@ -103,12 +103,13 @@ pub(crate) async fn decide(
 }
 
 /// The approvals page `--http` serves: its deciders the `--approver` identities, else the
-/// demo identities.
+/// demo deciders acme:carol and globex:dave.
 #[cfg(feature = "approvals-page")]
 pub(crate) fn approvals_page(approvers: &[String]) -> mcp_result::http::ApprovalsPage {
     let page = mcp_result::http::ApprovalsPage::new();
     if approvers.is_empty() {
-        page.deciders(["acme:alice", "globex:bob"])
+        // Not the demo callers (acme:alice, globex:bob): another person approves a write.
+        page.deciders(["acme:carol", "globex:dave"])
     } else {
         page.deciders(approvers)
     }
@@ -155,7 +156,7 @@ pub(crate) async fn sign_in_link(
     _approvers: &[String],
     _args: &[String],
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    Err("sign-in-link needs the approvals page and a shared store: cargo run --features approvals-page,sqlite --example helpdesk -- sign-in-link --store sqlite:desk.db acme:alice".into())
+    Err("sign-in-link needs the approvals page and a shared store: cargo run --features approvals-page,sqlite --example helpdesk -- sign-in-link --store sqlite:desk.db acme:carol".into())
 }
 
 /// Removes every `--flag VALUE` from `args`: the values.

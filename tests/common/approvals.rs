@@ -129,3 +129,42 @@ pub async fn call_2026(url: &str, token: &str, params: serde_json::Value) -> ser
         .unwrap_or_else(|| panic!("a result: {answer}"))
         .clone()
 }
+
+/// Opens the approvals page's sign-in link `url` as a person does: its `GET` shows one
+/// button and spends nothing (no cookie; a link malformed is refused there, `403`), and
+/// that button's `POST` uses the link: the `POST`'s response (or the `GET`'s refusal).
+pub async fn use_sign_in_link(client: &reqwest::Client, url: &str) -> reqwest::Response {
+    let shown = client.get(url).send().await.unwrap();
+    if shown.status() != 200 {
+        return shown;
+    }
+    assert!(
+        shown.headers().get("set-cookie").is_none(),
+        "opening a link opens no session"
+    );
+    let body = shown.text().await.unwrap();
+    assert!(
+        body.contains(r#"<button type="submit">Sign in</button>"#),
+        "{body}"
+    );
+    let (action, query) = url.split_once('?').expect("a link with its token");
+    let token: String = form_urlencoded_token(query);
+    client
+        .post(action)
+        .form(&[("token", token)])
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The `token` of a sign-in link's query.
+fn form_urlencoded_token(query: &str) -> String {
+    reqwest::Url::parse(&format!("http://link/?{query}"))
+        .ok()
+        .and_then(|url| {
+            url.query_pairs()
+                .find(|(name, _)| name == "token")
+                .map(|(_, token)| token.into_owned())
+        })
+        .unwrap_or_default()
+}

@@ -63,7 +63,9 @@ pub(crate) use approvals::{confirm_by_url, confirmed_by_url, Confirmed};
 #[cfg(feature = "approvals-page")]
 pub(crate) use approvals::{local_sign_in, serve_local};
 #[cfg(feature = "approvals-page")]
-pub use approvals::{ApprovalsPage, SESSION_TTL, SIGN_IN_TTL};
+pub use approvals::{
+    ApprovalsPage, SESSION_IDLE, SESSION_TTL, SHOWN_CHARS, SIGN_IN_TTL, VALUE_CHARS,
+};
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
 pub use metadata::ProtectedResource;
 pub use options::{HttpLimits, HttpOptions};

@@ -57,7 +57,8 @@ usage:
   PROGRAM approvals show ID                   one request: its tool, caller, text, arguments
   PROGRAM approvals approve ID --as APPROVER  approve it: the caller's call again runs the write
   PROGRAM approvals reject ID --as APPROVER REASON...
-                                              reject it: the write never runs under it";
+                                              reject it: the write never runs under it
+  PROGRAM approvals revoke IDENTITY           end that identity's sessions of the approvals page";
 
 /// A server binary's `approvals` subcommand, run against `state`'s approval store and audit
 /// sink: `None` when `args` (the process's arguments after the program name:
@@ -85,6 +86,8 @@ usage:
 ///   secrets withheld).
 /// - `approvals approve ID --as APPROVER`: prints `approved ID: approval APPROVAL_ID`.
 /// - `approvals reject ID --as APPROVER REASON...`: prints `rejected ID`.
+/// - `approvals revoke IDENTITY`: ends every session of that identity on the approvals page
+///   ([`revoke_sessions`](super::revoke_sessions)), on every instance sharing the store.
 ///
 /// A decision goes through [`decide`] (its audit record included). The approver is the
 /// person's name as the audit records carry it; the command trusts whoever can run it
@@ -150,19 +153,39 @@ async fn command(state: &State, args: &[String]) -> Result<String, ErrorText> {
         }
         Some("show") if args.len() == 2 => {
             let request = find(store.as_ref(), &args[1]).await?;
+            // Characters that change what a reader sees, as their code points.
             let arguments = request
                 .review
                 .as_ref()
-                .map(|review| review.arguments.to_string())
+                .map(|review| super::marked(&review.arguments.to_string(), &[]).into_owned())
                 .unwrap_or_else(|| "(not kept)".to_owned());
-            Ok(format!(
+            let mut shown = format!(
                 "request {}\ntool: {}\ncaller: {}\ntext: {}\nstate: {}\narguments: {}",
                 request.id,
                 request.tool,
-                request.caller,
+                super::marked(&request.caller, &[]),
                 request.text,
                 state_of(&request),
                 arguments
+            );
+            if let Some(review) = request.review.as_ref().filter(|r| !r.hidden.is_empty()) {
+                shown.push_str(&format!(
+                    "\nwarning: characters that change how text reads, shown as [U+...], are \
+                     in {}",
+                    super::marked(&review.hidden.join(", "), &[])
+                ));
+            }
+            Ok(shown)
+        }
+        Some("revoke") if args.len() == 2 => {
+            let identity = crate::Identity::parse(&args[1])
+                .map_err(|error| ErrorText(format!("approvals: {}: {error}", args[1])))?;
+            crate::approval::revoke_sessions(store.as_ref(), &identity)
+                .await
+                .map_err(store_failed)?;
+            Ok(format!(
+                "revoked the approvals page sessions of {}",
+                identity.key()
             ))
         }
         Some(verb @ ("approve" | "reject")) if args.len() >= 4 && args[2] == "--as" => {

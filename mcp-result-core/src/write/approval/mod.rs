@@ -30,7 +30,9 @@ mod command;
 mod gate;
 mod memory;
 mod request;
+mod sessions;
 mod text;
+mod visible;
 
 pub use command::{decide, run_command, LIST_LIMIT, USAGE};
 pub(crate) use gate::{approval_request_id, gate, Gate, Round};
@@ -39,8 +41,15 @@ pub use request::{
     in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review, APPROVAL_TTL,
     APPROVAL_URI_PREFIX, PENDING_PER_CALLER,
 };
+#[cfg_attr(not(feature = "approvals-page"), allow(unused_imports))]
+pub(crate) use sessions::{end_session, sessions_ended};
+pub use sessions::{revocations, revoke_sessions};
 pub(crate) use text::gated_input_schema;
-pub use text::{approval_text, is_gated, placeholders};
+pub use text::{
+    approval_text, is_gated, placeholders, APPROVAL_LISTED_ARGUMENTS, APPROVAL_VALUE_CHARS,
+};
+pub(crate) use visible::hidden_pointers;
+pub use visible::{changes_reading, holds_hidden, marked};
 
 #[cfg(test)]
 mod tests;

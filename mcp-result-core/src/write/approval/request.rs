@@ -85,6 +85,13 @@ pub struct Review {
     /// audit record ([`ApprovalRequest::decision_record`]) carries it, as the call's did.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub argument_digest: String,
+    /// The warning that the arguments hold characters that change what a reader sees
+    /// (bidirectional controls, zero-width and other format characters, control
+    /// characters: [`changes_reading`](super::changes_reading)): the JSON Pointers of the
+    /// values and property names that hold them, sorted. The approvals page says so above
+    /// the arguments and shows each such character as its code point, `[U+202E]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<String>,
 }
 
 impl Review {
@@ -96,6 +103,7 @@ impl Review {
         withhold(&mut arguments, "", &is_secret, &mut withheld);
         Self {
             asked_at: unix_now(),
+            hidden: super::hidden_pointers(&arguments),
             arguments,
             withheld,
             argument_digest: String::new(),

@@ -1,25 +1,52 @@
 //! The approval text of a write and the `approvalRequestId` argument of a gated tool.
 
-use std::sync::Arc;
+use std::{borrow::Cow, fmt::Write as _, sync::Arc};
 
 use serde_json::Value;
 
 use crate::wire::keys::APPROVAL_REQUEST_ARGUMENT;
 
-/// The approval text of a write: `template` with each `{field}` replaced by the argument
-/// (strings as they are, other values as compact JSON; cut to their first 40 characters,
-/// the echo limit of error messages, with `… (N characters)` after them when longer; escaped
-/// onto one line; a secret argument shows as `[secret]`, an absent one as `none`). An empty
-/// template gives "Run `<tool>`".
+/// How many characters of an argument's value an approval text shows
+/// ([`approval_text`]): the rest is on the approvals page.
+pub const APPROVAL_VALUE_CHARS: usize = 200;
+
+/// How many arguments the default approval text lists (a tool without an approval
+/// template, [`approval_text`]); it says how many more there are.
+pub const APPROVAL_LISTED_ARGUMENTS: usize = 10;
+
+/// The approval text of a write, what its approver reads (in an elicitation, the `blocked`
+/// answer, the approvals page and the `approvals` command): `template` with each
+/// `{field}` replaced by that argument's value, or, for an empty template, "Run `<tool>`"
+/// and each argument as `name: value` (at most [`APPROVAL_LISTED_ARGUMENTS`], then how many
+/// more).
+///
+/// A value shows as a string's text or other values' compact JSON, on one line, cut to
+/// its first [`APPROVAL_VALUE_CHARS`] characters with its length after them when longer
+/// (`… (1050 characters)`; an array says how many items it has: `… (3 items, 293
+/// characters)`); a secret argument as `[secret]`, an absent one as `none`. Characters
+/// that change what a reader sees (bidirectional controls, zero-width and other format
+/// characters, control characters: [`changes_reading`](super::changes_reading)) show as
+/// their code point, `[U+202E]`, and the text ends with a warning naming the arguments
+/// that hold them.
 ///
 /// ```
 /// use mcp_result_core::approval::approval_text;
 /// use serde_json::json;
 ///
-/// let long = "x".repeat(50);
-/// let arguments = json!({"ticketId": long});
-/// let text = approval_text("Close {ticketId}", "close_ticket", &arguments, |_| false);
-/// assert_eq!(text, format!("Close {}… (50 characters)", "x".repeat(40)));
+/// let arguments = json!({"ticketId": "T-1", "relations": ["a", "b", "c"]});
+/// assert_eq!(
+///     approval_text("Close {ticketId}", "close_ticket", &arguments, |_| false),
+///     "Close T-1"
+/// );
+/// assert_eq!(
+///     approval_text("", "delete_relations", &json!({"relations": ["a", "b"]}), |_| false),
+///     r#"Run `delete_relations`: relations: ["a","b"]"#
+/// );
+/// assert_eq!(
+///     approval_text("Close {ticketId}", "close_ticket", &json!({"ticketId": "\u{202e}1001-T"}), |_| false),
+///     "Close [U+202E]1001-T. Warning: /ticketId holds characters that change how text \
+///      reads, shown as [U+…]"
+/// );
 /// ```
 pub fn approval_text(
     template: &str,
@@ -27,29 +54,91 @@ pub fn approval_text(
     arguments: &Value,
     is_secret: impl Fn(&str) -> bool,
 ) -> String {
-    if template.is_empty() {
-        return format!("Run `{tool}`");
-    }
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let Some(close) = rest[open..].find('}') else {
-            out.push_str(&rest[open..]);
-            return out;
-        };
-        let name = &rest[open + 1..open + close];
-        let pointer = format!("/{name}");
-        let shown = match arguments.get(name) {
+    let shown = |name: &str| {
+        let pointer = format!("/{}", crate::wire::pointer::escape(name));
+        match arguments.get(name) {
             _ if is_secret(&pointer) => "[secret]".to_owned(),
-            Some(Value::String(text)) => crate::wire::text::cap(text),
-            Some(other) => crate::wire::text::cap(&other.to_string()),
+            Some(value) => shown_value(value),
             None => "none".to_owned(),
-        };
-        out.push_str(&shown);
-        rest = &rest[open + close + 1..];
+        }
+    };
+    let mut out = String::new();
+    if template.is_empty() {
+        out = format!("Run `{tool}`");
+        if let Some(map) = arguments.as_object().filter(|map| !map.is_empty()) {
+            for (at, name) in map.keys().take(APPROVAL_LISTED_ARGUMENTS).enumerate() {
+                out.push_str(if at == 0 { ": " } else { ", " });
+                out.push_str(&super::marked(name, &[]));
+                out.push_str(": ");
+                out.push_str(&shown(name));
+            }
+            if map.len() > APPROVAL_LISTED_ARGUMENTS {
+                let _ = write!(
+                    out,
+                    ", and {} more arguments",
+                    map.len() - APPROVAL_LISTED_ARGUMENTS
+                );
+            }
+        }
+    } else {
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let Some(close) = rest[open..].find('}') else {
+                out.push_str(&rest[open..]);
+                rest = "";
+                break;
+            };
+            out.push_str(&shown(&rest[open + 1..open + close]));
+            rest = &rest[open + close + 1..];
+        }
+        out.push_str(rest);
     }
-    out.push_str(rest);
+    let hidden = super::visible::hidden_pointers(arguments);
+    if !hidden.is_empty() {
+        let named: Vec<&str> = hidden.iter().take(5).map(String::as_str).collect();
+        let more = match hidden.len() - named.len() {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let verb = if hidden.len() == 1 { "holds" } else { "hold" };
+        let _ = write!(
+            out,
+            ". Warning: {}{more} {verb} characters that change how text reads, shown as \
+             [U+…]",
+            super::marked(&named.join(", "), &[])
+        );
+    }
+    out
+}
+
+/// One argument's value as an approval text shows it ([`approval_text`]).
+fn shown_value(value: &Value) -> String {
+    let (text, items) = match value {
+        Value::String(text) => (Cow::Borrowed(text.as_str()), None),
+        Value::Array(items) => (
+            Cow::Owned(crate::wire::text::json_one_line(value)),
+            Some(items.len()),
+        ),
+        other => (Cow::Owned(crate::wire::text::json_one_line(other)), None),
+    };
+    let text = super::marked(&text, &[]);
+    let Some((cut, _)) = text.char_indices().nth(APPROVAL_VALUE_CHARS) else {
+        return text.into_owned();
+    };
+    let total = APPROVAL_VALUE_CHARS + text[cut..].chars().count();
+    let mut out = text[..cut].to_owned();
+    match items {
+        Some(1) => {
+            let _ = write!(out, "… (1 item, {total} characters)");
+        }
+        Some(n) => {
+            let _ = write!(out, "… ({n} items, {total} characters)");
+        }
+        None => {
+            let _ = write!(out, "… ({total} characters)");
+        }
+    }
     out
 }
 

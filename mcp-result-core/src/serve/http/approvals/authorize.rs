@@ -372,7 +372,7 @@ pub(super) async fn callback(
         Some(id) if page.config.callers_confirm => Some(id.to_owned()),
         _ => return page.not_a_decider(&identity),
     };
-    let mut response = page.signed_in(&headers, identity, only, then);
+    let mut response = page.signed_in(&headers, identity, only, then).await;
     let clear = format!(
         "{LOGIN_COOKIE}=; Path={}; Max-Age=0; HttpOnly; SameSite=Lax{}",
         page.config.path,

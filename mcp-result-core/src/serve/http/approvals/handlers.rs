@@ -62,41 +62,72 @@ impl Page {
         )
     }
 
-    /// Opens a session of `identity` (a caller's of `request` only, when given): its
-    /// sealed cookie set on `response`.
+    /// Opens a session of `identity` (a caller's of `request` only, when given), signed in
+    /// after `revoked` revocations of its identity's sessions: its sealed cookie set on
+    /// `response`.
     pub(super) fn open_session(
         &self,
         headers: &HeaderMap,
         identity: Identity,
         request: Option<String>,
+        revoked: u64,
         response: &mut Response,
     ) {
         let mut csrf = [0u8; 32];
         getrandom::fill(&mut csrf).expect("the operating system's random source");
+        let mut sid = [0u8; 32];
+        getrandom::fill(&mut sid).expect("the operating system's random source");
+        let now = unix_now();
         let session = Session {
             purpose: SESSION_PURPOSE.to_owned(),
             identity,
             csrf: base64_url(&csrf),
-            expires_at: unix_now()
+            expires_at: now
                 + if request.is_some() {
                     SIGN_IN_TTL.as_secs()
                 } else {
-                    SESSION_TTL.as_secs()
+                    self.config.max_session.as_secs()
                 },
+            sid: base64_url(&sid),
+            seen_at: now,
+            revoked,
             request,
         };
+        self.set_cookie(headers, &session, response);
+    }
+
+    /// Sets `session`'s sealed cookie on `response`, living until the session's idle time
+    /// or its maximum lifetime ends, whichever comes first.
+    fn set_cookie(&self, headers: &HeaderMap, session: &Session, response: &mut Response) {
         let sealed = self
             .key
-            .seal(&serde_json::to_value(&session).unwrap_or_default());
+            .seal(&serde_json::to_value(session).unwrap_or_default());
+        let now = unix_now();
+        let lasts = session
+            .expires_at
+            .saturating_sub(now)
+            .min(self.config.idle_session.as_secs());
         let cookie = format!(
-            "{COOKIE}={sealed}; Path={}; Max-Age={}; HttpOnly; SameSite=Strict{}",
+            "{COOKIE}={sealed}; Path={}; Max-Age={lasts}; HttpOnly; SameSite=Strict{}",
             self.config.path,
-            session.expires_at.saturating_sub(unix_now()),
             secure(headers)
         );
         if let Ok(cookie) = HeaderValue::from_str(&cookie) {
             response.headers_mut().append(header::SET_COOKIE, cookie);
         }
+    }
+
+    /// `response` to a request of `session`, which was used now: its cookie set again, so
+    /// its idle time starts over.
+    pub(super) fn keep(
+        &self,
+        headers: &HeaderMap,
+        mut session: Session,
+        mut response: Response,
+    ) -> Response {
+        session.seen_at = unix_now();
+        self.set_cookie(headers, &session, &mut response);
+        response
     }
 
     /// The answer of a sign-in (a one-time link, or the authorization server's callback):
@@ -111,13 +142,17 @@ impl Page {
     /// browser sends without `Strict` cookies (Chromium counts the whole redirect chain as
     /// cross-site), so a `303` lands signed out. The refresh is a navigation the page's
     /// own document starts, same-site, which carries the cookie.
-    pub(super) fn signed_in(
+    pub(super) async fn signed_in(
         &self,
         headers: &HeaderMap,
         identity: Identity,
         only: Option<String>,
         then: Option<&str>,
     ) -> Response {
+        let revoked = match crate::approval::revocations(self.store.as_ref(), &identity).await {
+            Ok(revoked) => revoked,
+            Err(error) => return self.store_failed(None, &error),
+        };
         let next = match then {
             Some(id) => format!("{}/requests/{id}", self.config.path),
             None => self.config.path.clone(),
@@ -138,7 +173,7 @@ impl Page {
         if let Ok(refresh) = HeaderValue::from_str(&format!("0; url={next}")) {
             response.headers_mut().insert("refresh", refresh);
         }
-        self.open_session(headers, identity, only, &mut response);
+        self.open_session(headers, identity, only, revoked, &mut response);
         response
     }
 
@@ -163,6 +198,18 @@ impl Page {
         )
     }
 
+    /// A form without its session's CSRF token, or from another site: `403`, nothing
+    /// changed.
+    fn refused_form(&self, identity: &Identity) -> Response {
+        self.message(
+            StatusCode::FORBIDDEN,
+            Some(identity),
+            "Refused",
+            "The form's CSRF token is missing or wrong (or it came from another site); \
+             nothing was changed. Open the request again and decide from its page.",
+        )
+    }
+
     fn store_failed(&self, identity: Option<&Identity>, error: &StoreError) -> Response {
         tracing::error!(%error, "approvals page: the approval store failed");
         self.message(
@@ -173,12 +220,18 @@ impl Page {
         )
     }
 
-    /// The session of `headers`' cookie, sealed by this server and not expired.
+    /// The session of `headers`' cookie, sealed by this server, within its lifetime and
+    /// used within its idle time ([`ApprovalsPage::session_limits`]).
     fn open(&self, headers: &HeaderMap) -> Option<Session> {
+        let now = unix_now();
         cookie(headers)
             .and_then(|sealed| self.key.open(&sealed))
             .and_then(|body| serde_json::from_value::<Session>(body).ok())
-            .filter(|s| s.purpose == SESSION_PURPOSE && s.expires_at > unix_now())
+            .filter(|s| {
+                s.purpose == SESSION_PURPOSE
+                    && s.expires_at > now
+                    && now.saturating_sub(s.seen_at) < self.config.idle_session.as_secs()
+            })
     }
 
     /// Whether opening request `id`'s page with `headers` starts a sign-in at the
@@ -195,11 +248,25 @@ impl Page {
                 .is_none_or(|s| s.request.as_ref().is_some_and(|only| only != id))
     }
 
-    /// The signed-in decider of `headers`' session, or the page that says why not.
-    fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
+    /// The signed-in decider of `headers`' session, or the page that says why not: a
+    /// session signed out, or whose identity's sessions were revoked since it signed in
+    /// (in the approval store, so on every instance), is not signed in.
+    async fn session(&self, headers: &HeaderMap) -> Result<Session, Response> {
         let Some(session) = self.open(headers) else {
             return Err(self.not_signed_in());
         };
+        match crate::approval::sessions_ended(
+            self.store.as_ref(),
+            &session.identity,
+            &session.sid,
+            session.revoked,
+        )
+        .await
+        {
+            Ok(false) => {}
+            Ok(true) => return Err(self.not_signed_in()),
+            Err(error) => return Err(self.store_failed(Some(&session.identity), &error)),
+        }
         let allowed = if session.request.is_some() {
             self.config.callers_confirm
         } else {
@@ -209,6 +276,16 @@ impl Page {
             return Err(self.not_a_decider(&session.identity));
         }
         Ok(session)
+    }
+
+    /// Whether `session` would approve its own `request` as a decider, which the page
+    /// refuses unless it allows it ([`ApprovalsPage::allow_self_approval`]): a caller's
+    /// session of its one request ([`ApprovalsPage::callers_confirm`]) confirms its own
+    /// call, and is not this.
+    pub(super) fn approves_own(&self, session: &Session, request: &ApprovalRequest) -> bool {
+        session.request.is_none()
+            && !self.config.self_approval
+            && request.caller == session.identity.key()
     }
 
     /// A caller's session opens its own request only: any other is refused `403`, and so
@@ -314,17 +391,43 @@ impl Page {
     }
 }
 
-/// `GET /approvals/sign-in?token=...`: uses the link once and opens a session, on a page
-/// that moves on to the list or the caller's request ([`Page::signed_in`]).
-pub(super) async fn sign_in(
-    Extract(page): Extract<Arc<Page>>,
-    headers: HeaderMap,
-    uri: Uri,
-) -> Response {
+/// `GET /approvals/sign-in?token=...` (and `HEAD`): the sign-in link opened, which spends
+/// nothing: a page with one button, whose `POST` uses the link ([`sign_in`]). A chat or mail
+/// client that fetches the link to preview it leaves it usable.
+pub(super) async fn sign_in_page(Extract(page): Extract<Arc<Page>>, uri: Uri) -> Response {
     let token = uri
         .query()
         .map(|q| form_urlencoded::parse(q.as_bytes()))
         .and_then(|mut pairs| pairs.find(|(name, _)| name == "token"))
+        .map(|(_, token)| token.into_owned())
+        .unwrap_or_default();
+    if token.is_empty() || token.len() > 100 {
+        return page.message(
+            StatusCode::FORBIDDEN,
+            None,
+            "Not a sign-in link",
+            "This sign-in link is not valid: ask your operator for a new one.",
+        );
+    }
+    let form = SignIn {
+        style: STYLE,
+        base: &page.config.path,
+        who: None,
+        token: &token,
+    };
+    html(StatusCode::OK, form.render())
+}
+
+/// `POST /approvals/sign-in` (`token=...`, from the page [`sign_in_page`] shows): uses the
+/// link once and opens a session, on a page that moves on to the list or the caller's
+/// request ([`Page::signed_in`]). A form of another site is refused `403`.
+pub(super) async fn sign_in(
+    Extract(page): Extract<Arc<Page>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let token = form_urlencoded::parse(&body)
+        .find(|(name, _)| name == "token")
         .map(|(_, token)| token.into_owned())
         .unwrap_or_default();
     let invalid = || {
@@ -335,6 +438,15 @@ pub(super) async fn sign_in(
             "This sign-in link is not valid: ask your operator for a new one.",
         )
     };
+    if !same_origin(&headers) {
+        return page.message(
+            StatusCode::FORBIDDEN,
+            None,
+            "Refused",
+            "This sign-in came from another site; nobody was signed in. Open the link \
+             itself.",
+        );
+    }
     if token.is_empty() || token.len() > 100 {
         return invalid();
     }
@@ -383,11 +495,53 @@ pub(super) async fn sign_in(
     }
     let then = request.clone();
     page.signed_in(&headers, identity, request, then.as_deref())
+        .await
+}
+
+/// `POST /approvals/sign-out` (`csrf=...`): ends the session, here and on every instance
+/// sharing the approval store ([`crate::approval::revoke_sessions`] ends them all); its
+/// cookie cleared. Without a session `401`; without its CSRF token, or from another site,
+/// `403` and the session stays.
+pub(super) async fn sign_out(
+    Extract(page): Extract<Arc<Page>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let session = match page.session(&headers).await {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let csrf_ok = form_urlencoded::parse(&body)
+        .find(|(name, _)| name == "csrf")
+        .is_some_and(|(_, token)| same(&token, &session.csrf));
+    if !csrf_ok || !same_origin(&headers) {
+        return page.refused_form(&session.identity);
+    }
+    if let Err(error) =
+        crate::approval::end_session(page.store.as_ref(), &session.identity, &session.sid).await
+    {
+        return page.store_failed(Some(&session.identity), &error);
+    }
+    let mut response = page.message(
+        StatusCode::OK,
+        None,
+        "Signed out",
+        "You are signed out of the approvals page.",
+    );
+    let cookie = format!(
+        "{COOKIE}=; Path={}; Max-Age=0; HttpOnly; SameSite=Strict{}",
+        page.config.path,
+        secure(&headers)
+    );
+    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 /// `GET /approvals`: the pending requests of the decider's tenant.
 pub(super) async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) -> Response {
-    let session = match page.session(&headers) {
+    let session = match page.session(&headers).await {
         Ok(session) => session,
         Err(refused) => return refused,
     };
@@ -425,9 +579,14 @@ pub(super) async fn list(Extract(page): Extract<Arc<Page>>, headers: HeaderMap) 
         style: STYLE,
         base: &page.config.path,
         who: Some(shown_identity(identity)),
+        csrf: &session.csrf,
         rows,
     };
-    html(StatusCode::OK, list.render())
+    page.keep(
+        &headers,
+        session.clone(),
+        html(StatusCode::OK, list.render()),
+    )
 }
 
 /// `GET /approvals/requests/{id}`: one request and the forms that decide it; decided, its
@@ -438,12 +597,16 @@ pub(super) async fn request(
     Extract(page): Extract<Arc<Page>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    uri: Uri,
 ) -> Response {
+    let from = query_value(&uri, "from")
+        .and_then(|from| from.parse().ok())
+        .unwrap_or(0);
     #[cfg(feature = "oauth")]
     if page.signs_in_first(&headers, &id) {
         return authorize::start(&page, &headers, Some(&id)).await;
     }
-    let session = match page.session(&headers) {
+    let session = match page.session(&headers).await {
         Ok(session) => session,
         Err(refused) => return refused,
     };
@@ -474,11 +637,98 @@ pub(super) async fn request(
         caller: shown_caller(&request.caller),
         asked: shown_time(review.asked_at),
         expires: shown_expiry(request.expires_at),
-        arguments: argument_rows(&review),
+        own: page.approves_own(&session, &request),
+        hidden: review
+            .hidden
+            .iter()
+            .map(|p| marked(p, &[]).into_owned())
+            .collect(),
+        arguments: argument_rows(&review, from),
         csrf: &session.csrf,
         decided,
     };
-    html(StatusCode::OK, detail.render())
+    page.keep(
+        &headers,
+        session.clone(),
+        html(StatusCode::OK, detail.render()),
+    )
+}
+
+/// The value of query parameter `name` of `uri`, decoded.
+fn query_value(uri: &Uri, name: &str) -> Option<String> {
+    uri.query()
+        .map(|q| form_urlencoded::parse(q.as_bytes()))
+        .and_then(|mut pairs| pairs.find(|(found, _)| found == name))
+        .map(|(_, value)| value.into_owned())
+}
+
+/// `GET /approvals/requests/{id}/value?at=POINTER[&from=N]`: one argument's value whole,
+/// [`VALUE_CHARS`] characters a page from character `from` (a string as its text, other
+/// values as JSON; characters that change what a reader sees as their code points), for a
+/// person who may see the request. A pointer that names no argument value (or a withheld
+/// secret, which the request does not hold) is `404`.
+pub(super) async fn value(
+    Extract(page): Extract<Arc<Page>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    uri: Uri,
+) -> Response {
+    let session = match page.session(&headers).await {
+        Ok(session) => session,
+        Err(refused) => return refused,
+    };
+    let identity = &session.identity;
+    let (request, review) = match page.visible(&id, identity).await {
+        Ok(found) => found,
+        Err(refused) => return refused,
+    };
+    if let Err(refused) = page.own(&session, &request) {
+        return refused;
+    }
+    let pointer = query_value(&uri, "at").unwrap_or_default();
+    let Some(value) = review
+        .arguments
+        .pointer(&pointer)
+        .filter(|_| !pointer.is_empty())
+    else {
+        return page.message(
+            StatusCode::NOT_FOUND,
+            Some(identity),
+            "No such argument",
+            "This request has no argument value there.",
+        );
+    };
+    let text = match value {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    let total = text.chars().count();
+    let from = query_value(&uri, "from")
+        .and_then(|from| from.parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(total);
+    let to = (from + VALUE_CHARS).min(total);
+    let shown: String = text.chars().skip(from).take(to - from).collect();
+    let body = ValuePage {
+        style: STYLE,
+        base: &page.config.path,
+        who: Some(shown_identity(identity)),
+        csrf: &session.csrf,
+        id: &request.id,
+        query: form_urlencoded::byte_serialize(pointer.as_bytes()).collect(),
+        pointer: marked(&pointer, &[]).into_owned(),
+        text: marked(&shown, &['\n', '\t']).into_owned(),
+        from,
+        to,
+        total,
+        previous: (from > 0).then(|| from.saturating_sub(VALUE_CHARS)),
+        next: (to < total).then_some(to),
+    };
+    page.keep(
+        &headers,
+        session.clone(),
+        html(StatusCode::OK, body.render()),
+    )
 }
 
 /// `POST /approvals/requests/{id}`: the decision, recorded once with the approver.
@@ -488,7 +738,7 @@ pub(super) async fn decide(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let session = match page.session(&headers) {
+    let session = match page.session(&headers).await {
         Ok(session) => session,
         Err(refused) => return refused,
     };
@@ -498,13 +748,7 @@ pub(super) async fn decide(
         .get("csrf")
         .is_some_and(|token| same(token, &session.csrf));
     if !csrf_ok || !same_origin(&headers) {
-        return page.message(
-            StatusCode::FORBIDDEN,
-            Some(identity),
-            "Refused",
-            "The form's CSRF token is missing or wrong (or it came from another site); \
-             nothing was changed. Open the request again and decide from its page.",
-        );
+        return page.refused_form(identity);
     }
     let (request, review) = match page.visible(&id, identity).await {
         Ok(found) => found,
@@ -518,6 +762,15 @@ pub(super) async fn decide(
     }
     let approver = identity.key();
     let (decision, done) = match form.get("decision").map(String::as_str) {
+        Some("approve") if page.approves_own(&session, &request) => {
+            return page.message(
+                StatusCode::FORBIDDEN,
+                Some(identity),
+                "Not yours to approve",
+                "You made this request, and a write that needs a human approval is approved \
+                 by another person: ask another approver. You may reject it to withdraw it.",
+            );
+        }
         Some("approve") => {
             let approval_id = uuid::Uuid::now_v7().to_string();
             let done = if session.request.is_some() {
@@ -582,7 +835,8 @@ pub(super) async fn decide(
             } else {
                 "Rejected"
             };
-            page.message(StatusCode::OK, Some(identity), heading, &done)
+            let done = page.message(StatusCode::OK, Some(identity), heading, &done);
+            page.keep(&headers, session.clone(), done)
         }
         Ok(Err(Refusal::Expired)) => page.expired(identity),
         Ok(Err(Refusal::Unknown)) => page.no_such_request(identity),

@@ -77,7 +77,7 @@ mod local;
 // Callers confirming their own requests: URL-mode elicitation, the local page's links.
 mod url;
 
-use handlers::{decide, list, request, sign_in};
+use handlers::{decide, list, request, sign_in, sign_in_page, sign_out, value};
 pub(crate) use local::serve_local;
 use render::*;
 use session::*;
@@ -90,14 +90,21 @@ use crate::{
     audit::{AuditRecord, AuditSink, Phase},
     store::{clock::unix_now, key::ServerKey, StoreError},
     wire::identity::Identity,
-    write::approval::{in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review},
+    write::approval::{
+        in_tenant, marked, ApprovalRequest, ApprovalStore, Decision, Refusal, Review,
+    },
 };
 
 /// How long a sign-in link stays usable: 10 minutes.
 pub const SIGN_IN_TTL: Duration = Duration::from_secs(10 * 60);
 
-/// How long a session of the page lasts: 8 hours.
+/// How long a session of the page lasts at most, by default: 8 hours
+/// ([`ApprovalsPage::session_limits`]).
 pub const SESSION_TTL: Duration = Duration::from_secs(8 * 60 * 60);
+
+/// How long a session of the page lasts unused, by default: 30 minutes
+/// ([`ApprovalsPage::session_limits`]).
+pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 
 /// How many pending requests the list shows.
 const LISTED: usize = 200;
@@ -108,8 +115,19 @@ const LISTED: usize = 200;
 /// its trail (`gate::consume`), so they cannot push the decision and the write out of it.
 const TRAIL_ROWS: usize = 100;
 
-/// How many characters of an argument's value the page shows before cutting it.
-const SHOWN_CHARS: usize = 200;
+/// How many characters of an argument's value the request's page shows before cutting it
+/// (the whole value is one click away, [`VALUE_CHARS`] a page).
+pub const SHOWN_CHARS: usize = 200;
+
+/// How many characters of one argument's value a page of it shows.
+pub const VALUE_CHARS: usize = 4000;
+
+/// How deep the page shows objects and arrays row by row; deeper values are shown as JSON.
+const MAX_DEPTH_SHOWN: usize = 6;
+
+/// How many bytes of argument rows one page of a request holds, at most (its rows go on
+/// on the next page): every page stays under 64 KB whatever the arguments.
+const ROWS_BYTES: usize = 40 * 1024;
 
 /// The tool name of a sign-in link's record in the approval store: no tool has a `/` in
 /// its name, so no request of a call is one.
@@ -128,7 +146,10 @@ padding:1rem;line-height:1.4}header{border-bottom:1px solid #ccc;padding-bottom:
 .who{color:#555;margin-left:1rem}table{border-collapse:collapse;width:100%}\
 th,td{border:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}\
 pre{white-space:pre-wrap;word-break:break-all;margin:0}.cut,.status{color:#555}\
-form{margin:1rem 0}textarea{display:block;width:100%;min-height:4rem}";
+form{margin:1rem 0}textarea{display:block;width:100%;min-height:4rem}\
+header form.out{display:inline;margin:0 0 0 1rem}.warning{border-left:4px solid #b00;\
+padding-left:.5rem}.d1{padding-left:1.5rem}.d2{padding-left:3rem}.d3{padding-left:4.5rem}\
+.d4{padding-left:6rem}.d5{padding-left:7.5rem}.d6{padding-left:9rem}";
 
 /// The approvals page: where, and who may decide. Serve it with
 /// [`HttpOptions::approvals_page`](super::HttpOptions):
@@ -147,6 +168,11 @@ pub struct ApprovalsPage {
     scope: Option<String>,
     public_url: Option<String>,
     callers_confirm: bool,
+    /// Deciders may approve their own requests ([`ApprovalsPage::allow_self_approval`]).
+    self_approval: bool,
+    /// How long a session lasts unused, and at most.
+    idle_session: Duration,
+    max_session: Duration,
     #[cfg(feature = "oauth")]
     oauth: Option<crate::oauth::ClientCredentials>,
 }
@@ -167,9 +193,39 @@ impl ApprovalsPage {
             scope: None,
             public_url: None,
             callers_confirm: false,
+            self_approval: false,
+            idle_session: SESSION_IDLE,
+            max_session: SESSION_TTL,
             #[cfg(feature = "oauth")]
             oauth: None,
         }
+    }
+
+    /// A session ends after `idle` unused, and `max` after its sign-in whatever happens
+    /// (defaults [`SESSION_IDLE`], 30 minutes, and [`SESSION_TTL`], 8 hours). Each page
+    /// the person opens starts the idle time over. A caller's session of one request
+    /// ([`Self::callers_confirm`]) lasts at most [`SIGN_IN_TTL`]. Sessions end sooner at
+    /// their sign-out (the page's *Sign out*, a `POST {page}/sign-out`) and when their
+    /// identity's sessions are revoked ([`crate::approval::revoke_sessions`], the
+    /// `approvals revoke WHO` command), on every instance sharing the approval store.
+    #[must_use]
+    pub fn session_limits(mut self, idle: Duration, max: Duration) -> Self {
+        self.idle_session = idle;
+        self.max_session = max;
+        self
+    }
+
+    /// Deciders may approve requests they made themselves (opt-in). By default a decider
+    /// whose identity (tenant and subject, [`Identity::key`]) is the request's caller may
+    /// reject it, withdrawing it, but not approve it: `403` "Not yours to approve". A write
+    /// that needs a human is meant to be seen by a second person (four eyes). A caller
+    /// confirming its own call as the human in the loop over the model
+    /// ([`Self::callers_confirm`], form elicitation, the local page beside stdio) is that
+    /// separate mode, and needs no opt-in.
+    #[must_use]
+    pub fn allow_self_approval(mut self) -> Self {
+        self.self_approval = true;
+        self
     }
 
     /// People sign in through the server's authorization server (feature `oauth`; the
@@ -462,11 +518,13 @@ pub(super) fn routes(
     };
     routes
         .route(base, get(list))
-        .route(&format!("{base}/sign-in"), get(sign_in))
+        .route(&format!("{base}/sign-in"), get(sign_in_page).post(sign_in))
+        .route(&format!("{base}/sign-out"), axum::routing::post(sign_out))
         .route(
             &format!("{base}/requests/{{id}}"),
             get(request).post(decide),
         )
+        .route(&format!("{base}/requests/{{id}}/value"), get(value))
         .layer(axum::middleware::map_response_with_state(
             Arc::clone(&page),
             framing,

@@ -34,14 +34,33 @@ pub(super) struct List<'a> {
     pub(super) style: &'a str,
     pub(super) base: &'a str,
     pub(super) who: Option<String>,
+    /// The session's CSRF token, for its sign-out form.
+    pub(super) csrf: &'a str,
     pub(super) rows: Vec<Row>,
 }
 
+/// The page a sign-in link opens: one button, whose `POST` uses the link.
+#[derive(Template)]
+#[template(path = "approvals/sign-in.html")]
+pub(super) struct SignIn<'a> {
+    pub(super) style: &'a str,
+    pub(super) base: &'a str,
+    pub(super) who: Option<String>,
+    pub(super) token: &'a str,
+}
+
+/// One row of a request's arguments ([`argument_rows`]).
 pub(super) struct Argument {
+    /// How deep it is: 0 an argument, 1 a property or item of one, ….
+    pub(super) depth: usize,
     pub(super) name: String,
     pub(super) value: String,
+    /// An object or array: how many properties or items follow on their own rows.
+    pub(super) summary: Option<String>,
     /// The value's length in characters, when it was cut.
     pub(super) cut: Option<usize>,
+    /// Its JSON Pointer, as a query value (the link to the whole value).
+    pub(super) pointer: String,
     pub(super) withheld: bool,
 }
 
@@ -58,7 +77,13 @@ pub(super) struct Detail<'a> {
     pub(super) caller: String,
     pub(super) asked: String,
     pub(super) expires: String,
-    pub(super) arguments: Vec<Argument>,
+    pub(super) arguments: Rows,
+    /// The signed-in decider made this request, and may not approve it
+    /// ([`ApprovalsPage::allow_self_approval`]).
+    pub(super) own: bool,
+    /// The arguments that hold characters changing what a reader sees
+    /// ([`Review::hidden`]): the warning above them.
+    pub(super) hidden: Vec<String>,
     pub(super) csrf: &'a str,
     /// A decided request: its decision, as a sentence, and its audit trail; no forms.
     pub(super) decided: Option<Decided>,
@@ -232,30 +257,20 @@ pub(super) fn shown_expiry(at: u64) -> String {
     format!("{} (in {minutes} min)", shown_time(at))
 }
 
-/// The arguments of a review as table rows: each top-level argument (strings as they are,
-/// other values as JSON, cut past [`SHOWN_CHARS`] characters with their length stated),
-/// then each withheld secret.
-pub(super) fn argument_rows(review: &Review) -> Vec<Argument> {
-    let mut rows = Vec::new();
+/// The arguments of a review as table rows, from row `from` on: each argument, and inside
+/// objects and arrays each property and each item on a row of its own, indented by depth
+/// (up to [`MAX_DEPTH_SHOWN`]; deeper values as JSON); a string as its text, other values
+/// as JSON; each value cut past [`SHOWN_CHARS`] characters with its length and a link to
+/// the whole of it ([`ValuePage`]); characters that change what a reader sees as their code
+/// points (`[U+202E]`; a string's newlines and tabs kept); then each withheld secret. Rows
+/// stop once their text passes [`ROWS_BYTES`]: the [`Rows`] say where the next page of
+/// rows starts.
+pub(super) fn argument_rows(review: &Review, from: usize) -> Rows {
+    let mut all = Vec::new();
     if let Value::Object(arguments) = &review.arguments {
         for (name, value) in arguments {
-            let text = match value {
-                Value::String(text) => text.clone(),
-                other => serde_json::to_string_pretty(other).unwrap_or_default(),
-            };
-            let length = text.chars().count();
-            let (value, cut) = if length > SHOWN_CHARS {
-                let shown: String = text.chars().take(SHOWN_CHARS).collect();
-                (format!("{shown}…"), Some(length))
-            } else {
-                (text, None)
-            };
-            rows.push(Argument {
-                name: name.clone(),
-                value,
-                cut,
-                withheld: false,
-            });
+            let pointer = format!("/{}", crate::wire::pointer::escape(name));
+            flatten(name, value, 0, pointer, &mut all, from);
         }
     }
     for pointer in &review.withheld {
@@ -264,12 +279,182 @@ pub(super) fn argument_rows(review: &Review) -> Vec<Argument> {
             .unwrap_or(pointer)
             .replace("~1", "/")
             .replace("~0", "~");
-        rows.push(Argument {
-            name,
-            value: String::new(),
-            cut: None,
-            withheld: true,
-        });
+        all.push(Flat::Withheld(shown_name(&name)));
     }
-    rows
+    let total = all.len();
+    let mut rows = Vec::new();
+    let mut bytes = 0;
+    for row in all.into_iter().skip(from) {
+        let argument = match row {
+            Flat::Shown(argument) => argument,
+            Flat::Withheld(name) => Argument {
+                depth: 0,
+                name,
+                value: String::new(),
+                summary: None,
+                cut: None,
+                pointer: String::new(),
+                withheld: true,
+            },
+            Flat::Skipped => continue,
+        };
+        bytes += argument.name.len() + argument.value.len() + argument.pointer.len() + 64;
+        if bytes > ROWS_BYTES && !rows.is_empty() {
+            break;
+        }
+        rows.push(argument);
+    }
+    let next = (from + rows.len() < total).then_some(from + rows.len());
+    Rows {
+        rows,
+        from,
+        next,
+        total,
+    }
+}
+
+/// A row of [`argument_rows`] before the page's bound is applied.
+enum Flat {
+    Shown(Argument),
+    Withheld(String),
+    /// A row before `from`, counted but not rendered.
+    Skipped,
+}
+
+/// Appends the rows of argument or item `name` (`value`, at `pointer`, `depth` levels in)
+/// to `rows`: rendered from row `from` on, counted before it.
+fn flatten(
+    name: &str,
+    value: &Value,
+    depth: usize,
+    pointer: String,
+    rows: &mut Vec<Flat>,
+    from: usize,
+) {
+    let render = rows.len() >= from;
+    let container = match value {
+        Value::Array(items) if depth < MAX_DEPTH_SHOWN && !items.is_empty() => {
+            Some(plural(items.len(), "item", "items"))
+        }
+        Value::Object(map) if depth < MAX_DEPTH_SHOWN && !map.is_empty() => {
+            Some(plural(map.len(), "property", "properties"))
+        }
+        _ => None,
+    };
+    if !render {
+        rows.push(Flat::Skipped);
+    } else if let Some(summary) = &container {
+        rows.push(Flat::Shown(Argument {
+            depth,
+            name: shown_name(name),
+            value: String::new(),
+            summary: Some(summary.clone()),
+            cut: None,
+            pointer: String::new(),
+            withheld: false,
+        }));
+    } else {
+        let text = match value {
+            Value::String(text) => text.clone(),
+            other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        };
+        let length = text.chars().count();
+        let (shown, cut) = match text.char_indices().nth(SHOWN_CHARS) {
+            Some((at, _)) => (format!("{}…", marked(&text[..at], KEPT)), Some(length)),
+            None => (marked(&text, KEPT).into_owned(), None),
+        };
+        rows.push(Flat::Shown(Argument {
+            depth,
+            name: shown_name(name),
+            value: shown,
+            summary: None,
+            cut,
+            pointer: form_urlencoded::byte_serialize(pointer.as_bytes()).collect(),
+            withheld: false,
+        }));
+    }
+    if container.is_none() {
+        return;
+    }
+    match value {
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let label = format!("item {}", index + 1);
+                flatten(
+                    &label,
+                    item,
+                    depth + 1,
+                    format!("{pointer}/{index}"),
+                    rows,
+                    from,
+                );
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let at = format!("{pointer}/{}", crate::wire::pointer::escape(key));
+                flatten(key, item, depth + 1, at, rows, from);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The characters a shown value keeps as they are: a string's lines and tabs.
+const KEPT: &[char] = &['\n', '\t'];
+
+/// How many characters of a property's name a row shows.
+const NAME_CHARS: usize = 100;
+
+/// A property name as a row shows it: cut past [`NAME_CHARS`] with its length, its
+/// characters that change what a reader sees as their code points.
+fn shown_name(name: &str) -> String {
+    match name.char_indices().nth(NAME_CHARS) {
+        Some((at, _)) => format!(
+            "{}… ({} characters)",
+            marked(&name[..at], &[]),
+            name.chars().count()
+        ),
+        None => marked(name, &[]).into_owned(),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// The rows of one page of a request's arguments ([`argument_rows`]).
+pub(super) struct Rows {
+    pub(super) rows: Vec<Argument>,
+    /// The first row shown (0: the page starts at the first argument).
+    pub(super) from: usize,
+    /// Where the next page of rows starts, when there are more.
+    pub(super) next: Option<usize>,
+    /// How many rows there are in all.
+    pub(super) total: usize,
+}
+
+/// One argument value, whole, a page of [`VALUE_CHARS`] characters at a time.
+#[derive(Template)]
+#[template(path = "approvals/value.html")]
+pub(super) struct ValuePage<'a> {
+    pub(super) style: &'a str,
+    pub(super) base: &'a str,
+    pub(super) who: Option<String>,
+    pub(super) csrf: &'a str,
+    pub(super) id: &'a str,
+    /// The value's JSON Pointer, as shown, and as a query value.
+    pub(super) pointer: String,
+    pub(super) query: String,
+    /// The characters shown (their code points marked), and which: `from`, `to` of `total`.
+    pub(super) text: String,
+    pub(super) from: usize,
+    pub(super) to: usize,
+    pub(super) total: usize,
+    pub(super) previous: Option<usize>,
+    pub(super) next: Option<usize>,
 }

@@ -6,14 +6,26 @@ use super::*;
 pub(super) const SESSION_PURPOSE: &str = "mcp-result/approvals-session";
 
 /// A session of the page, sealed in its cookie.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Session {
     pub(super) purpose: String,
     pub(super) identity: Identity,
     /// The CSRF token of this session's forms.
     pub(super) csrf: String,
+    /// The end of its lifetime (seconds since the Unix epoch): [`ApprovalsPage::session_limits`]'s
+    /// maximum after its sign-in.
     pub(super) expires_at: u64,
+    /// Its random id: what its sign-out records in the approval store.
+    #[serde(default)]
+    pub(super) sid: String,
+    /// When it was last used: past [`ApprovalsPage::session_limits`]'s idle time, it ended.
+    #[serde(default)]
+    pub(super) seen_at: u64,
+    /// How many times its identity's sessions were revoked when it signed in
+    /// ([`crate::approval::revoke_sessions`]): one more ends it.
+    #[serde(default)]
+    pub(super) revoked: u64,
     /// A caller's session (URL-mode elicitation): the one request, of this identity, it
     /// may see and decide. `None`: a decider's session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
