@@ -39,11 +39,13 @@ use serde_json::{json, Value};
 
 use crate::common::pinned::{command, install_npm, run, run_ok, CLIENTS_DIR};
 
-/// The notes server's manifest, its `mcp-result` dependency's keys `mcp_result`.
-fn manifest(mcp_result: &str) -> String {
+/// The manifest of the notes server as package (and binary) `name`, its `mcp-result`
+/// dependency's keys `mcp_result`. Each build has a name of its own: the builds share one
+/// target directory, where a second `notes` would replace the first one's binary.
+fn manifest(name: &str, mcp_result: &str) -> String {
     format!(
         r#"[package]
-name = "notes"
+name = "{name}"
 version = "0.1.0"
 edition = "2021"
 
@@ -62,7 +64,10 @@ pub(crate) fn notes_binary() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let manifest = manifest(r#"features = ["sqlite", "postgres", "approvals-page"]"#);
+            let manifest = manifest(
+                "notes",
+                r#"features = ["sqlite", "postgres", "approvals-page"]"#,
+            );
             let main = include_str!("defaults/notes.rs");
             crate::README::build_fresh_crate("defaults-notes", &manifest, main, "notes")
         })
@@ -451,11 +456,16 @@ async fn an_application_migration_needs_a_version_of_its_own() {
 fn without_elicitation_a_gated_tool_nobody_could_approve_refuses_to_start() {
     // The same server, built without the feature `elicitation`: no client can be asked.
     let manifest = manifest(
+        "notes-no-elicitation",
         r#"default-features = false, features = ["transport-io", "sqlite", "approvals-page"]"#,
     );
     let main = include_str!("defaults/notes.rs");
-    let binary =
-        crate::README::build_fresh_crate("defaults-notes-no-elicitation", &manifest, main, "notes");
+    let binary = crate::README::build_fresh_crate(
+        "defaults-notes-no-elicitation",
+        &manifest,
+        main,
+        "notes-no-elicitation",
+    );
     let mut notes = std::process::Command::new(binary);
     notes.env_remove("NOTES_DB").env_remove("RUST_LOG");
     let done = run("notes without elicitation", notes, Duration::from_secs(60)).unwrap();

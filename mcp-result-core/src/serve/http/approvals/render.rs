@@ -458,3 +458,94 @@ pub(super) struct ValuePage<'a> {
     pub(super) previous: Option<usize>,
     pub(super) next: Option<usize>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn review(arguments: Value) -> Review {
+        Review::of(&arguments, |pointer| pointer == "/token")
+    }
+
+    #[test]
+    fn nested_arguments_are_rows_item_by_item_with_whole_values_a_click_away() {
+        let long = "x".repeat(SHOWN_CHARS + 5);
+        let rows = argument_rows(
+            &review(serde_json::json!({
+                "relations": [{"from": "Bob", "to": "Ann"}, {"from": "\u{202e}eve"}],
+                "note": long,
+                "token": "s3cret"
+            })),
+            0,
+        );
+        let shown: Vec<(usize, &str, &str, Option<&str>)> = rows
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.depth,
+                    r.name.as_str(),
+                    r.value.as_str(),
+                    r.summary.as_deref(),
+                )
+            })
+            .collect();
+        let cut = format!("{}…", "x".repeat(SHOWN_CHARS));
+        let mut expected = vec![
+            (0, "relations", "", Some("2 items")),
+            (1, "item 1", "", Some("2 properties")),
+            (2, "from", "Bob", None),
+            (2, "to", "Ann", None),
+            (1, "item 2", "", Some("1 property")),
+            (2, "from", "[U+202E]eve", None),
+            (0, "note", cut.as_str(), None),
+            (0, "token", "", None),
+        ];
+        // Without `preserve_order`, serde_json keeps object keys sorted.
+        if !cfg!(feature = "preserve-order") {
+            expected = vec![
+                expected[6],
+                expected[0],
+                expected[1],
+                expected[2],
+                expected[3],
+                expected[4],
+                expected[5],
+                expected[7],
+            ];
+        }
+        assert_eq!(shown, expected);
+        let note = rows.rows.iter().find(|r| r.name == "note").unwrap();
+        assert_eq!(
+            (note.cut, note.pointer.as_str()),
+            (Some(SHOWN_CHARS + 5), "%2Fnote")
+        );
+        assert!(rows.rows.last().unwrap().withheld);
+        assert_eq!((rows.next, rows.total), (None, 8));
+    }
+
+    #[test]
+    fn a_page_of_rows_stays_bounded_and_says_where_the_next_starts() {
+        let arguments: serde_json::Map<String, Value> = (0..5_000)
+            .map(|n| (format!("a{n:05}"), Value::String("v".repeat(150))))
+            .collect();
+        let review = review(Value::Object(arguments));
+        let first = argument_rows(&review, 0);
+        let bytes: usize = first
+            .rows
+            .iter()
+            .map(|r| r.name.len() + r.value.len())
+            .sum();
+        assert!(bytes <= ROWS_BYTES, "{bytes}");
+        let next = first.next.expect("more rows");
+        assert_eq!(first.total, 5_000);
+        let second = argument_rows(&review, next);
+        assert_eq!(second.from, next);
+        assert_eq!(second.rows[0].name, first_name_after(&first));
+    }
+
+    fn first_name_after(rows: &Rows) -> String {
+        let last: usize = rows.rows.last().unwrap().name[1..].parse().unwrap();
+        format!("a{:05}", last + 1)
+    }
+}
