@@ -15,7 +15,19 @@ fn approval_texts_show_arguments_never_secrets() {
         &args,
         |p| p == "/token",
     );
-    assert_eq!(text, "Refund 12.5 on T-1\\nx with [secret]");
+    // A control character shows as its code point (a line break or a tab is no warning).
+    assert_eq!(text, "Refund 12.5 on T-1[U+000A]x with [secret]");
+    // A long array says how many items it has.
+    let items: Vec<String> = (0..40).map(|n| format!("entity-{n}")).collect();
+    let text = approval_text("", "delete_entities", &json!({"entityNames": items}), |_| false);
+    assert!(
+        text.starts_with(r#"Run `delete_entities`: entityNames: ["entity-0","entity-1","#)
+            && text.ends_with(&format!(
+                "… (40 items, {} characters)",
+                serde_json::to_string(&items).unwrap().len()
+            )),
+        "{text}"
+    );
     assert_eq!(
         placeholders("Close {ticketId} ({reason})"),
         ["ticketId", "reason"]

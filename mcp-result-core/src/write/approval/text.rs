@@ -27,7 +27,8 @@ pub const APPROVAL_LISTED_ARGUMENTS: usize = 10;
 /// that change what a reader sees (bidirectional controls, zero-width and other format
 /// characters, control characters: [`changes_reading`](super::changes_reading)) show as
 /// their code point, `[U+202E]`, and the text ends with a warning naming the arguments
-/// that hold them.
+/// that hold them (a string's line breaks and tabs show as their code points too, on this
+/// one line, without the warning).
 ///
 /// ```
 /// use mcp_result_core::approval::approval_text;
