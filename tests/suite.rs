@@ -28,6 +28,7 @@ mod approval;
 mod approval_browser;
 #[cfg(all(feature = "http", feature = "sqlite", feature = "postgres"))]
 mod approval_http;
+mod approval_inside;
 #[cfg(all(feature = "oauth", feature = "approvals-page"))]
 mod approval_oauth;
 #[cfg(feature = "approvals-page")]

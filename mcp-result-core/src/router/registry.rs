@@ -46,6 +46,9 @@ pub(crate) struct Route<S> {
     /// A parameter takes the write's database transaction
     /// ([`ToolExtension::transactional`]).
     pub(crate) transactional: bool,
+    /// A parameter asks for a human approval from the tool's body
+    /// ([`ToolExtension::approval`]).
+    pub(crate) asks_approval: bool,
     /// How a call may run as a task ([`ToolDef::task`]).
     pub(crate) task: Option<crate::task::TaskSupport>,
     pub(crate) call: CallFn<S>,
@@ -193,13 +196,36 @@ impl<S> ToolRegistry<S> {
                     )));
                 }
             }
+            let extensions = (def.extensions)();
+            if extensions.iter().any(|e| e.approval) && def.approval.is_some() {
+                return Err(error(
+                    "it asks for a human approval twice: before it runs (`approval = ...` or \
+                     `requires_approval`) and from its body (an `Approval` parameter): keep \
+                     one"
+                    .into(),
+                ));
+            }
             let input = match def.approval {
                 Some(template) => gated_input_schema(input, template).map_err(error)?,
                 None => input,
             };
             let (input, extension_arguments, extension_meta, uses) =
-                extend_input(input, (def.extensions)()).map_err(error)?;
+                extend_input(input, extensions).map_err(error)?;
             let binds = uses.binds;
+            if uses.approval && def.annotations.read_only_hint == Some(true) {
+                return Err(error(
+                    "a read-only tool takes no `Approval`: it changes nothing a person would \
+                     approve"
+                        .into(),
+                ));
+            }
+            if uses.approval && uses.transactional {
+                return Err(error(
+                    "a tool that asks for a human approval from its body (`Approval`) cannot \
+                     take `Tx` yet: a `blocked` answer would commit with the transaction"
+                        .into(),
+                ));
+            }
             if binds && def.approval.is_some() {
                 return Err(error(
                     "a tool gated by a human approval (`requires_approval`) cannot also ask the \
@@ -280,6 +306,7 @@ impl<S> ToolRegistry<S> {
                     extension_arguments,
                     binds,
                     transactional: uses.transactional,
+                    asks_approval: uses.approval,
                     task: def.task,
                     call: def.call,
                 },
@@ -307,7 +334,7 @@ impl<S> ToolRegistry<S> {
 
     /// A tool that needs human approval, if any (the first in `tools/list` order).
     pub(crate) fn gated_tool(&self) -> Option<&'static str> {
-        self.first_tool(|route| route.approval.is_some())
+        self.first_tool(|route| route.approval.is_some() || route.asks_approval)
     }
 
     /// The name of the first tool, in `tools/list` order, whose route `matches`.
@@ -482,7 +509,7 @@ impl<S> Route<S> {
         // A gated write's approver is shown what the tool receives: an argument it would
         // never read (JSON Schema admits it, serde ignores it) is refused, before any
         // approval request exists.
-        if self.approval.is_some() {
+        if self.approval.is_some() || self.asks_approval {
             let (undeclared, count) = self
                 .arguments
                 .undeclared(&arguments, |name| self.adds(name));

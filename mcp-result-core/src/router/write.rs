@@ -18,9 +18,10 @@ use crate::{
         set::{services_of, ToolSet},
     },
     tool::{extract::ToolCall, panics::Guarded},
+    wire::keys::APPROVAL_REQUEST_ARGUMENT,
     wire::{envelope::ToolError, identity::Identity},
     write::{
-        approval::{approval_request_id, gate, Gate, Round},
+        approval::{approval_request_id, gate, ApprovalNote, Gate, Review, Round},
         audit::{
             argument_digest,
             attempt::{new_event_id, Audit},
@@ -189,11 +190,27 @@ impl<S: ToolSet> ToolRegistry<S> {
         if let Some(write) = &open {
             context.extensions.insert(TxHandle(write.handle()));
         }
+        // A tool that asks for its approval from its body: what its approver is shown (the
+        //    arguments as it receives them, secrets withheld), and where its question's end
+        //    is noted for the outcome record and the key.
+        let note = route.asks_approval.then(|| {
+            let schema = &route.arguments;
+            let mut review =
+                Review::of(&arguments, |p| schema.has_secrets() && schema.is_secret(p));
+            if let Some(shown) = review.arguments.as_object_mut() {
+                shown.remove(APPROVAL_REQUEST_ARGUMENT);
+            }
+            review
+                .hidden
+                .retain(|p| p != &format!("/{APPROVAL_REQUEST_ARGUMENT}"));
+            review.argument_digest = audit.record.argument_digest.clone();
+            ApprovalNote::new(review, services.approval_store(&state))
+        });
         let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
             .for_tool(route.name, &route.extension_arguments, route.binds)
             .with_round(tool_round)
-            .for_write(audit.write_context(retry_safe));
-        self.run_write(route, server, call, audit, (claimed, open))
+            .for_write(audit.write_context(retry_safe).with_note(note.clone()));
+        self.run_write(route, server, call, audit, (claimed, open, note))
             .await
     }
 
@@ -207,7 +224,11 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &S,
         call: ToolCall,
         audit: Audit,
-        (claimed, open): (Option<Claimed>, Option<Box<dyn WriteTransaction>>),
+        (claimed, open, note): (
+            Option<Claimed>,
+            Option<Box<dyn WriteTransaction>>,
+            Option<ApprovalNote>,
+        ),
     ) -> Result<CallToolResult, Early> {
         let running = Running::new(&self.in_flight);
         let name = route.name;
@@ -251,6 +272,13 @@ impl<S: ToolSet> ToolRegistry<S> {
                     }
                 };
                 final_audit.stamp(Phase::Outcome, Some((recorded, started.elapsed())));
+                // A question asked from the tool's body: its request and approval in the
+                // record; when it ended the write (its error is the answer), the key goes
+                // back as for a write gated before it runs.
+                let blocked = note.as_ref().is_some_and(|note| {
+                    note.apply(&mut final_audit.record);
+                    note.ended() && recorded.is_error == Some(true)
+                });
                 let outcome = &final_audit.record;
                 if let Some(write) = open {
                     // One commit: the claim, the intent, the tool's statements (rolled back
@@ -289,7 +317,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 }
                 match (&answer, claimed) {
                     // The outcome and the stored answer, together where the stores can.
-                    (ToolAnswer::Result(result), Some(claimed)) => {
+                    (ToolAnswer::Result(result), Some(claimed)) if !blocked => {
                         claimed.complete(name, result, &final_audit, outcome).await
                     }
                     (_, claimed) => {

@@ -201,6 +201,11 @@ impl ToolCall {
         self.binding.as_deref()
     }
 
+    /// What the framework knows of the call when it is a write.
+    pub(crate) fn write_context(&self) -> Option<&WriteContext> {
+        self.write.as_ref()
+    }
+
     /// Takes the arguments object (the first taker gets it; later takers get `{}`).
     pub fn take_arguments(&mut self) -> Value {
         self.arguments
@@ -322,6 +327,10 @@ pub struct ToolExtension {
     /// The parameter takes the write's database transaction (`sql::Tx`): the tool's
     /// statements commit with the framework's records of the call.
     pub transactional: bool,
+    /// The parameter asks for a human approval from the tool's body
+    /// ([`Approval`](crate::approval::Approval)): the write keeps what its approver is shown,
+    /// refuses undeclared arguments, and gives its key back when the answer is `blocked`.
+    pub approval: bool,
 }
 
 /// The extensions of a tool's parameters, in parameter order (for the generated
@@ -346,6 +355,7 @@ pub(crate) fn extend_input(
     let uses = Uses {
         binds: extensions.iter().any(|extension| extension.binds_arguments),
         transactional: extensions.iter().any(|extension| extension.transactional),
+        approval: extensions.iter().any(|extension| extension.approval),
     };
     if extensions.is_empty() {
         return Ok((input, Vec::new(), JsonObject::new(), uses));
@@ -389,6 +399,8 @@ pub(crate) struct Uses {
     pub(crate) binds: bool,
     /// The write's database transaction ([`ToolExtension::transactional`]).
     pub(crate) transactional: bool,
+    /// A human approval asked from the tool's body ([`ToolExtension::approval`]).
+    pub(crate) approval: bool,
 }
 
 /// The `inputSchema` of a tool whose parameters contribute `schemas` (at most one

@@ -11,6 +11,9 @@ pub struct WriteContext {
     pub(crate) idempotency_key: Option<String>,
     pub(crate) retry_safe: bool,
     pub(crate) approval: Option<(String, String)>,
+    /// What a tool that asks for its approval from its body shares with the write path
+    /// ([`crate::approval::Approval`]).
+    pub(crate) note: Option<crate::write::approval::ApprovalNote>,
 }
 
 impl WriteContext {
@@ -24,7 +27,13 @@ impl WriteContext {
             idempotency_key,
             retry_safe,
             approval: None,
+            note: None,
         }
+    }
+
+    pub(crate) fn with_note(mut self, note: Option<crate::write::approval::ApprovalNote>) -> Self {
+        self.note = note;
+        self
     }
 
     pub(crate) fn with_approval(mut self, approval: Option<(String, String)>) -> Self {

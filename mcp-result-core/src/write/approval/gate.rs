@@ -83,7 +83,7 @@ const QUESTION: &str = "approval";
 /// 2026-07-28, through an input-required round from 2026-07-28 on (its state sealed with
 /// the server key and bound to the tool, the arguments and an expiry).
 #[cfg(feature = "elicitation")]
-async fn ask(question: Question<'_>) -> Asked {
+pub(super) async fn ask(question: Question<'_>) -> Asked {
     let Question {
         key,
         caller,
@@ -261,21 +261,21 @@ async fn answered_round(
 /// What asking the human needs: the server key that seals a round, who asks, for which
 /// tool and arguments, the approval text, the call and the approval store.
 #[cfg_attr(not(feature = "elicitation"), allow(dead_code))]
-struct Question<'a> {
-    key: &'a ServerKey,
-    caller: &'a str,
-    context: &'a RequestContext<RoleServer>,
-    text: &'a str,
-    round: &'a Round,
-    tool: &'a str,
-    fingerprints: &'a [String],
-    store: &'a dyn ApprovalStore,
-    policy: AskPolicy,
+pub(super) struct Question<'a> {
+    pub(super) key: &'a ServerKey,
+    pub(super) caller: &'a str,
+    pub(super) context: &'a RequestContext<RoleServer>,
+    pub(super) text: &'a str,
+    pub(super) round: &'a Round,
+    pub(super) tool: &'a str,
+    pub(super) fingerprints: &'a [String],
+    pub(super) store: &'a dyn ApprovalStore,
+    pub(super) policy: AskPolicy,
 }
 
 /// Without the `elicitation` feature every client is asked out of band.
 #[cfg(not(feature = "elicitation"))]
-async fn ask(_question: Question<'_>) -> Asked {
+pub(super) async fn ask(_question: Question<'_>) -> Asked {
     Asked::CannotAsk
 }
 

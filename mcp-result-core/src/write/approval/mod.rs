@@ -28,6 +28,7 @@
 
 mod command;
 mod gate;
+mod inside;
 mod memory;
 mod request;
 mod sessions;
@@ -36,6 +37,8 @@ mod visible;
 
 pub use command::{decide, run_command, LIST_LIMIT, USAGE};
 pub(crate) use gate::{approval_request_id, gate, Gate, Round};
+pub(crate) use inside::ApprovalNote;
+pub use inside::{Approval, Approved};
 pub use memory::MemoryApprovals;
 pub use request::{
     in_tenant, ApprovalRequest, ApprovalStore, Decision, Refusal, Review, APPROVAL_TTL,

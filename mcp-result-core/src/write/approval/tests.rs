@@ -19,7 +19,12 @@ fn approval_texts_show_arguments_never_secrets() {
     assert_eq!(text, "Refund 12.5 on T-1[U+000A]x with [secret]");
     // A long array says how many items it has.
     let items: Vec<String> = (0..40).map(|n| format!("entity-{n}")).collect();
-    let text = approval_text("", "delete_entities", &json!({"entityNames": items}), |_| false);
+    let text = approval_text(
+        "",
+        "delete_entities",
+        &json!({"entityNames": items}),
+        |_| false,
+    );
     assert!(
         text.starts_with(r#"Run `delete_entities`: entityNames: ["entity-0","entity-1","#)
             && text.ends_with(&format!(
