@@ -416,3 +416,43 @@ async fn asking_twice_or_from_a_read_only_tool_stops_the_server() {
         "{reader}"
     );
 }
+
+#[derive(Clone)]
+struct Telling;
+
+#[derive(Deserialize, JsonSchema)]
+struct TokenArgs {
+    /// Credentials.
+    token: Secret<String>,
+}
+
+#[mcp_tools]
+impl Telling {
+    /// Rotates a credential.
+    #[mcp_tool(approval = "Rotate {token}")]
+    async fn rotate(&self, _args: TokenArgs, write: WriteContext) -> Result<Put, ToolError> {
+        Ok(Put {
+            name: String::new(),
+            status: Status::Succeeded,
+            retry_safe: false,
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: None,
+        })
+    }
+}
+
+#[mcp_handler]
+impl ServerHandler for Telling {}
+
+#[tokio::test]
+async fn an_approval_text_naming_a_secret_stops_the_server() {
+    let error = refused(Telling).await;
+    assert!(
+        error.contains(
+            "tool `rotate`: the approval text names `{token}`, a secret argument \
+             (`Secret<T>`): its approver would read only `[secret]`; name what the write does \
+             with arguments a person may read"
+        ),
+        "{error}"
+    );
+}

@@ -261,6 +261,19 @@ impl<S> ToolRegistry<S> {
             };
             crate::schema::headers::check(&advertised).map_err(error)?;
             let arguments = ArgumentSchema::new(Value::Object((*input).clone())).map_err(error)?;
+            // An approval text shows its approver what a placeholder holds: a secret would
+            // show only `[secret]`, so it is no question a person can answer.
+            if let Some(secret) = def.approval.and_then(|template| {
+                crate::write::approval::placeholders(template)
+                    .into_iter()
+                    .find(|name| arguments.is_secret(&format!("/{name}")))
+            }) {
+                return Err(error(format!(
+                    "the approval text names `{{{secret}}}`, a secret argument (`Secret<T>`): \
+                     its approver would read only `[secret]`; name what the write does with \
+                     arguments a person may read"
+                )));
+            }
             let hints = explicit_hints(def.annotations.clone());
             let read_only = hints.read_only_hint == Some(true);
             let idempotent = hints.is_idempotent();
