@@ -58,6 +58,8 @@ mod guide_tutorial;
 mod harness;
 // Compares with committed snapshots or lists in declaration order, the order serde_json
 // keeps only with `preserve_order`.
+#[cfg(all(feature = "http", feature = "sqlite"))]
+mod health;
 #[cfg(feature = "preserve-order")]
 mod helpdesk_stdio;
 #[cfg(feature = "http")]

@@ -52,6 +52,7 @@ mod approvals;
 mod auth;
 mod calls;
 mod edge;
+mod health;
 mod listen;
 mod metadata;
 mod options;
@@ -67,6 +68,7 @@ pub use approvals::{
     ApprovalsPage, SESSION_IDLE, SESSION_TTL, SHOWN_CHARS, SIGN_IN_TTL, VALUE_CHARS,
 };
 pub use auth::{Anonymous, StaticTokens, TokenVerifier};
+pub use health::{Health, READY_TIMEOUT};
 pub use metadata::ProtectedResource;
 pub use options::{HttpLimits, HttpOptions};
 pub use router::{router, serve_http};

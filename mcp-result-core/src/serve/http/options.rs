@@ -65,6 +65,10 @@ pub struct HttpOptions {
     pub state: InstanceState,
     /// How many connections, and how slow, [`serve_http`](super::serve_http) accepts.
     pub limits: HttpLimits,
+    /// The liveness and readiness probes, outside the bearer check
+    /// ([`Health`](super::Health)). Default: `/healthz` and `/readyz`, no drain delay;
+    /// `None` serves neither.
+    pub health: Option<super::Health>,
     /// An approvals page beside the MCP endpoint (feature `approvals-page`): where a
     /// person decides, in a browser, the approval requests of [`Self::state`]'s approval
     /// store ([`ApprovalsPage`](super::ApprovalsPage)). Default `None`: no page.
@@ -167,6 +171,7 @@ impl Default for HttpOptions {
             resource: None,
             state: InstanceState::new(),
             limits: HttpLimits::default(),
+            health: Some(super::Health::default()),
             #[cfg(feature = "approvals-page")]
             approvals_page: None,
         }

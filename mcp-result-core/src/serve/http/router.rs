@@ -63,7 +63,7 @@ where
     S: ToolSet + ServerHandler + ServerClone,
 {
     let registry = checked(&server, options).unwrap_or_else(|error| panic!("{error}"));
-    build(server, verifier, options, registry)
+    build(server, verifier, options, registry, Arc::default())
 }
 
 /// What [`router`] and [`serve_http`] check before they serve, once: the server
@@ -94,18 +94,23 @@ where
     let page = options.approvals_page.is_some();
     #[cfg(not(feature = "approvals-page"))]
     let page = false;
+    if let Some(health) = &options.health {
+        health.check(&options.path)?;
+    }
     let no_page = "no approvals page is served (`HttpOptions::approvals_page`)";
     let registry = prepare(server, &options.state, (!page).then_some(no_page))?;
     Origins::new(&options.allowed_origins)?;
     Ok(registry)
 }
 
-/// The router of a server [`checked`] gave `registry` for.
+/// The router of a server [`checked`] gave `registry` for; its readiness `503` once
+/// `draining` is set.
 fn build<S>(
     server: S,
     verifier: Arc<dyn TokenVerifier>,
     options: &HttpOptions,
     registry: &'static ToolRegistry<S>,
+    draining: Arc<std::sync::atomic::AtomicBool>,
 ) -> axum::Router
 where
     S: ToolSet + ServerHandler + ServerClone,
@@ -228,6 +233,10 @@ where
             mcp = mcp.route(&path, get(serve.clone()));
         }
     }
+    // The probes: outside the bearer check, for a balancer that has no token.
+    if let Some(health) = &options.health {
+        mcp = mcp.merge(super::health::routes(health, &options.state, draining));
+    }
     let app = mcp
         .layer(origins.cors(loopback_cors))
         .layer(axum::middleware::from_fn_with_state(origins, check_origin));
@@ -279,7 +288,24 @@ where
     S: ToolSet + ServerHandler + ServerClone,
 {
     let registry = checked(&server, &options)?;
-    let app = build(server, verifier, &options, registry);
+    let draining = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let app = build(server, verifier, &options, registry, Arc::clone(&draining));
+    // Shutdown begins: readiness `503` at once, then serving on for the drain delay, so a
+    // balancer's probes see the instance go before it stops accepting.
+    let delay = options
+        .health
+        .as_ref()
+        .map(super::Health::delay)
+        .unwrap_or_default();
+    let shutdown = async move {
+        shutdown.await;
+        draining.store(true, std::sync::atomic::Ordering::SeqCst);
+        tracing::info!(
+            delay_ms = delay.as_millis(),
+            "shutting down: readiness answers 503; serving on for the drain delay"
+        );
+        tokio::time::sleep(delay).await;
+    };
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;
     drain(registry).await;
     Ok(())
