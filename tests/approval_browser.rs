@@ -357,6 +357,11 @@ async fn close(address: &str, token: &str, ticket: &str, request: Option<&str>) 
     if let Some(id) = request {
         arguments["approvalRequestId"] = json!(id);
     }
+    close_with(address, token, arguments).await
+}
+
+/// `close_ticket` with `arguments` as the holder of `token`: the result.
+async fn close_with(address: &str, token: &str, arguments: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "close_ticket", "arguments": arguments}});
     let response = reqwest::Client::new()
@@ -1450,4 +1455,101 @@ async fn a_sign_in_link_clicked_on_another_site_lands_signed_in() {
         0,
         "no call came again"
     );
+}
+
+/// The approver in Chromium (issue 51): a sign-in link fetched first by a previewer (`GET`
+/// and `HEAD`) still signs in from its page's button; the request's nested array argument
+/// is read item by item, its direction override shown marked under the warning; then the
+/// approver signs out, and the session is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_approver_reads_items_one_by_one_and_signs_out_and_a_previewed_link_still_works() {
+    let served = serve(false).await;
+    let arguments = json!({"ticketId": "T-60", "token": SECRET, "related": [
+        {"ticketId": "T-61", "reason": "duplicate"},
+        {"ticketId": "T-62", "reason": "\u{202e}etacilpud"}
+    ]});
+    let result = close_with(&served.address, "alice-token", arguments).await;
+    let id = result["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .expect("blocked")
+        .to_owned();
+    let link = served
+        .page
+        .sign_in_link(&served.approvals, &Identity::parse("acme:carol").unwrap())
+        .await
+        .unwrap();
+    let url = format!("http://{}{link}", served.address);
+    // A chat client previews the link: nothing spent, no session.
+    let previewer = reqwest::Client::new();
+    let preview = previewer.get(&url).send().await.unwrap();
+    assert_eq!(preview.status(), 200);
+    assert!(preview.headers().get("set-cookie").is_none());
+    assert_eq!(previewer.head(&url).send().await.unwrap().status(), 200);
+
+    let chromium = Chromium::start().await;
+    let client = &chromium.client;
+    let result = async {
+        chromium.at("sign in from the previewed link");
+        chromium
+            .open_link(&url, "Pending approval requests")
+            .await?;
+        chromium.open(&served, &id).await?;
+        chromium.at("read the arguments");
+        let rows = chromium
+            .script(
+                "return [...document.querySelectorAll('main tbody tr')].map(row =>
+                   [row.querySelector('th').className, row.querySelector('th').innerText,
+                    row.querySelector('td').innerText]);",
+            )
+            .await?;
+        let related = [
+            json!(["d0", "related", "2 items"]),
+            json!(["d1", "item 1", "2 properties"]),
+            json!(["d2", "reason", "duplicate"]),
+            json!(["d2", "ticketId", "T-61"]),
+            json!(["d1", "item 2", "2 properties"]),
+            json!(["d2", "reason", "[U+202E]etacilpud"]),
+            json!(["d2", "ticketId", "T-62"]),
+        ];
+        let rows = rows.as_array().unwrap();
+        let at = rows
+            .iter()
+            .position(|row| row[1] == "related")
+            .expect("the related row");
+        // In the order serde_json keeps the keys (sorted without `preserve_order`).
+        let shown: Vec<&Value> = rows[at..at + 7].iter().collect();
+        let mut expected: Vec<Value> = related.to_vec();
+        if cfg!(feature = "preserve-order") {
+            expected.swap(2, 3);
+            expected.swap(5, 6);
+        }
+        assert_eq!(shown, expected.iter().collect::<Vec<_>>());
+        let page = chromium.main().await?;
+        assert!(
+            page.contains(
+                "Warning: characters that change how text reads (direction overrides, \
+                 zero-width or other invisible characters, control characters) are in \
+                 /related/1/reason."
+            ),
+            "{page}"
+        );
+        assert!(!page.contains('\u{202e}'), "{page}");
+        chromium.at("sign out");
+        chromium.click("Sign out", "Signed out").await?;
+        assert_eq!(chromium.status().await?, 200);
+        assert_eq!(
+            chromium.main().await?,
+            "Signed out\nHTTP 200\nYou are signed out of the approvals page."
+        );
+        chromium.at("the list, signed out");
+        client
+            .goto(&format!("http://{}/approvals", served.address))
+            .await?;
+        heading(client, "Not signed in").await?;
+        assert_eq!(chromium.status().await?, 401);
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+    assert_eq!(decision(&served, &id).await, Decision::Pending);
 }

@@ -34,7 +34,7 @@ use mcp_result::{
             CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
             ElicitRequestParams, ElicitResult, ElicitationAction, ErrorData, Implementation,
         },
-        service::{RequestContext, RoleClient, RoleServer, RunningService, ServiceExt},
+        service::{RequestContext, RoleClient, RunningService, ServiceExt},
         ClientHandler, ServerHandler,
     },
     AuditEventId, Secret, ServerServices, Status, ToolError, ToolResult,
@@ -97,6 +97,8 @@ impl Notes {
         write: WriteContext,
     ) -> Result<Put, ToolError> {
         // Its own checks first: only an overwrite asks, naming what it would replace.
+        // The credential and the key are the framework's and the upstream's concern here.
+        let _ = (&args.token, &args.request_id);
         let existing = self.notes.lock().unwrap().get(&args.name).map(String::len);
         let approved = match existing {
             Some(length) => Some(
@@ -430,7 +432,8 @@ struct TokenArgs {
 impl Telling {
     /// Rotates a credential.
     #[mcp_tool(approval = "Rotate {token}")]
-    async fn rotate(&self, _args: TokenArgs, write: WriteContext) -> Result<Put, ToolError> {
+    async fn rotate(&self, args: TokenArgs, write: WriteContext) -> Result<Put, ToolError> {
+        let _ = args.token;
         Ok(Put {
             name: String::new(),
             status: Status::Succeeded,

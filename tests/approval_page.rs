@@ -1191,3 +1191,75 @@ async fn twenty_thousand_undeclared_arguments_are_refused_before_any_request() {
     );
     assert!(served.approvals.pending(None, 10).await.unwrap().is_empty());
 }
+
+/// Two instances of the page on one PostgreSQL (their approval store, and one server key):
+/// a session opened on one is good on the other until its identity's sessions are
+/// revoked (the `approvals revoke` command's function), then both refuse it.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn a_revocation_on_postgres_ends_the_session_on_every_instance() {
+    let database = crate::common::postgres::TestDatabase::create().await;
+    let stores = mcp_result::sql::SqlStores::connect(database.url())
+        .await
+        .unwrap();
+    let page = ApprovalsPage::new().deciders(["acme:carol"]);
+    let mut addresses = Vec::new();
+    for _ in 0..2 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        addresses.push(listener.local_addr().unwrap().to_string());
+        let options = HttpOptions {
+            state: State::with_sql_stores(stores.clone()),
+            ..HttpOptions::default()
+        }
+        .with_approvals_page(page.clone());
+        approvals::serve(listener, Arc::new(StaticTokens::new()), options);
+    }
+    let store = stores.approvals();
+    let carol = Identity::parse("acme:carol").unwrap();
+    let link = page.sign_in_link(&store, &carol).await.unwrap();
+    let signed_in = crate::common::approvals::use_sign_in_link(
+        &browser(),
+        &format!("http://{}{link}", addresses[0]),
+    )
+    .await;
+    assert_eq!(signed_in.status(), 200);
+    let cookie = signed_in.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let list = |address: String, cookie: String| async move {
+        browser()
+            .get(format!("http://{address}/approvals"))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    for address in &addresses {
+        assert_eq!(
+            list(address.clone(), cookie.clone()).await,
+            200,
+            "{address}"
+        );
+    }
+    assert_eq!(
+        mcp_result::approval::revoke_sessions(&store, &carol)
+            .await
+            .unwrap(),
+        1
+    );
+    for address in &addresses {
+        assert_eq!(
+            list(address.clone(), cookie.clone()).await,
+            401,
+            "{address}"
+        );
+    }
+    stores.close().await;
+    drop(database);
+}

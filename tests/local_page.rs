@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::{
-    approval_browser::{client_says, exits_well, heading, Chromium},
+    approval_browser::{client_says, exits_well, Chromium},
     common::pinned::{install_npm, CLIENTS_DIR},
 };
 

@@ -28,6 +28,17 @@ pub struct CloseArgs {
     note: Option<String>,
     /// Credentials for the ticketing upstream.
     token: Secret<String>,
+    /// Tickets closed with it.
+    related: Option<Vec<Related>>,
+}
+
+/// A ticket closed with another.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Related {
+    ticket_id: String,
+    /// Why.
+    reason: String,
 }
 
 /// Closed.
@@ -50,8 +61,12 @@ impl Desk {
         args: CloseArgs,
         write: WriteContext,
     ) -> Result<Closed, ToolError> {
-        let _ = args.token;
-        let _ = args.note;
+        let _ = (args.token, args.note);
+        let _ = args
+            .related
+            .iter()
+            .flatten()
+            .map(|r| (&r.ticket_id, &r.reason));
         self.closed.fetch_add(1, Ordering::SeqCst);
         Ok(Closed {
             ticket_id: args.ticket_id,
