@@ -211,12 +211,19 @@ async fn a_client_without_elicitation_is_named_the_pages_link_and_its_call_again
 async fn a_url_mode_client_on_stdio_is_sent_to_the_local_page_and_its_call_runs_once() {
     let mut session = Session::start("url", true).await;
     let added = session
-        .result("add_note", json!({"id": "n2", "body": "eggs"}))
+        .result(
+            "add_note",
+            json!({"id": "\u{202e}n2\u{200b}", "body": "eggs"}),
+        )
         .await;
     assert_eq!(added["structuredContent"]["status"], "succeeded", "{added}");
 
     // The delete asks by URL mode: the link to the request's page, on the loopback port.
-    session.call("delete_note", json!({"id": "n2"})).await;
+    // An id holding a direction override and a zero-width space: both shown marked, and
+    // warned of, in the elicitation message the TypeScript SDK client receives.
+    session
+        .call("delete_note", json!({"id": "\u{202e}n2\u{200b}"}))
+        .await;
     let asked = client_says(&mut session.said, "elicitation").await;
     assert_eq!(asked["mode"], "url", "{asked}");
     let link = asked["url"].as_str().unwrap().to_owned();
@@ -226,11 +233,12 @@ async fn a_url_mode_client_on_stdio_is_sent_to_the_local_page_and_its_call_runs_
     );
     assert_eq!(
         asked["message"],
-        "Approve this write? Delete note n2 Open the link to review and confirm it, signed \
+        "Approve this write? Delete note [U+202E]n2[U+200B]. Warning: /id holds characters \
+         that change how text reads, shown as [U+…] Open the link to review and confirm it, signed \
          in as local."
     );
     let chromium = Chromium::start().await;
-    let id = approve_in_chromium(&chromium, &link, "n2").await;
+    let id = approve_in_chromium(&chromium, &link, "[U+202E]n2[U+200B]").await;
     chromium.finish(Ok(())).await;
     assert_eq!(asked["elicitationId"], id.as_str(), "{asked}");
 
