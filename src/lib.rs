@@ -56,8 +56,9 @@ pub use mcp_result_core::{
 
 // A server: its tools, its state and serving it.
 pub use mcp_result_core::{
-    serve, serve_with_state, CancelBus, ErrorText, Identity, Log, Progress, RegistryError,
-    ServerServices, State, ToolRegistry, ToolSet, Tx, DEFAULT_LOG_LEVEL, SHUTDOWN_GRACE,
+    serve, serve_with_state, CallLimits, CancelBus, ErrorText, Identity, Limit, Log, Progress,
+    RegistryError, ServerServices, State, ToolRegistry, ToolSet, Tx, CONCURRENCY_RETRY_AFTER,
+    DEFAULT_LOG_LEVEL, SHUTDOWN_GRACE,
 };
 #[cfg(feature = "transport-io")]
 pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};

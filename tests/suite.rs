@@ -67,6 +67,7 @@ mod http_edge;
 #[cfg(feature = "http")]
 mod identity;
 mod lifecycle;
+mod limits;
 mod links;
 #[cfg(all(
     feature = "approvals-page",

@@ -40,6 +40,7 @@ pub mod testing;
 #[cfg(feature = "client")]
 pub mod view;
 
+pub use call::limits::{CallLimits, Limit, CONCURRENCY_RETRY_AFTER};
 pub use cancel::CancelBus;
 pub use error_text::ErrorText;
 pub use result::{

@@ -79,6 +79,8 @@ struct Inner {
     log_levels: Arc<std::sync::Mutex<HashMap<String, rmcp::model::LoggingLevel>>>,
     /// Whether a mix of durable and in-memory stores is meant ([`State::allow_mixed_stores`]).
     mixed_allowed: bool,
+    /// The per-caller limits of this instance ([`State::with_call_limits`]).
+    limits: Option<Arc<crate::call::limits::CallLimits>>,
     /// Where a server served on stdio serves its approvals page
     /// ([`State::with_local_approvals_page`]).
     #[cfg(feature = "approvals-page")]
@@ -106,6 +108,7 @@ impl State {
                 values: HashMap::new(),
                 log_levels: Arc::default(),
                 mixed_allowed: false,
+                limits: None,
                 #[cfg(feature = "approvals-page")]
                 local_page: None,
             }),
@@ -207,6 +210,20 @@ impl State {
     #[cfg(feature = "approvals-page")]
     pub(crate) fn local_approvals_page(&self) -> Option<&str> {
         self.inner.local_page.as_deref()
+    }
+
+    /// With per-caller `limits`: a rate and a number of calls running at once for each
+    /// caller, checked before a call runs ([`CallLimits`](crate::CallLimits); local to this
+    /// instance).
+    #[must_use]
+    pub fn with_call_limits(self, limits: crate::call::limits::CallLimits) -> Self {
+        let limits = Arc::new(limits);
+        self.edit(|inner| inner.limits = Some(limits))
+    }
+
+    /// The per-caller limits, if any ([`Self::with_call_limits`]).
+    pub(crate) fn call_limits(&self) -> Option<&crate::call::limits::CallLimits> {
+        self.inner.limits.as_deref()
     }
 
     /// Checks the mix of stores before a server is served: `Err` with the message for a

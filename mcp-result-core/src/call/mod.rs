@@ -12,4 +12,5 @@
 //! reporter.
 
 pub(crate) mod client;
+pub(crate) mod limits;
 pub mod progress;

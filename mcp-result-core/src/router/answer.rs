@@ -151,6 +151,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         // 4. A call cancelled before it started never starts.
         not_cancelled(&context)?;
         if route.read_only {
+            //    Within the caller's limits (a write's, once its key is known: 6).
+            let _admitted = admit(&state, route, &identity)
+                .map_err(|refused| Early::Answer(error_result(&refused)))?;
             let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
                 .for_tool(route.name, &route.extension_arguments, route.binds)
                 .with_round(round);
@@ -282,6 +285,19 @@ fn scoped<S>(identity: &Identity, route: &Route<S>) -> Result<(), Early> {
             );
             Err(error_result(&ToolError::permission_denied(*missing)).into())
         }
+    }
+}
+
+/// The caller's limits of the instance ([`CallLimits`](crate::CallLimits)): the permit a
+/// call holds while it runs, or its refusal, before anything of it ran.
+pub(super) fn admit<S>(
+    state: &crate::state::State,
+    route: &Route<S>,
+    identity: &crate::wire::identity::Identity,
+) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ToolError> {
+    match state.call_limits() {
+        None => Ok(None),
+        Some(limits) => limits.admit(route.name, &identity.key()),
     }
 }
 

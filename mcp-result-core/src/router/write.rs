@@ -130,6 +130,16 @@ impl<S: ToolSet> ToolRegistry<S> {
             None => None,
         };
         let started = open.is_some() || (claimed.is_some() && begin == Begin::Started);
+        // The caller's limits, now that a replay has been answered from the store (never
+        //    counted): a refusal gives the claim back (a transaction's rolls back), audited.
+        let admitted = match super::answer::admit(&state, route, &identity) {
+            Ok(admitted) => admitted,
+            Err(refused) => {
+                drop(open);
+                release(claimed).await;
+                return Err(audit.refuse(refused).await.into());
+            }
+        };
         // 7. The human: a gated write runs only on an approval; a question, a refusal or a
         //    decline ends the call and gives the claim back.
         if let Some(template) = route.approval {
@@ -210,7 +220,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             .for_tool(route.name, &route.extension_arguments, route.binds)
             .with_round(tool_round)
             .for_write(audit.write_context(retry_safe).with_note(note.clone()));
-        self.run_write(route, server, call, audit, (claimed, open, note))
+        self.run_write(route, server, call, audit, (claimed, open, note), admitted)
             .await
     }
 
@@ -229,6 +239,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             Option<Box<dyn WriteTransaction>>,
             Option<ApprovalNote>,
         ),
+        admitted: Option<tokio::sync::OwnedSemaphorePermit>,
     ) -> Result<CallToolResult, Early> {
         let running = Running::new(&self.in_flight);
         let name = route.name;
@@ -328,6 +339,8 @@ impl<S: ToolSet> ToolRegistry<S> {
                     }
                 }
                 drop(running);
+                // The caller's slot of its concurrency limit, held to the write's end.
+                drop(admitted);
                 answer
             }
             .in_current_span();
