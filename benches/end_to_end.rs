@@ -7,7 +7,9 @@
 //! server (environment `E2E_ROLE`): plain rmcp (`#[tool_router]`, `Json<T>`), and mcp-result
 //! with its audit records going to the `tracing` sink (the default), to a JSON Lines file
 //! (`fsync` per record) and to SQLite. Each server runs over `stdio_pipes()` (what
-//! `serve_stdio` uses). The load generator keeps 32 `tools/call` requests in flight per
+//! `serve_stdio` uses). A fifth role, `same-transport` (used by `scripts/call-cost.sh`, not
+//! by this load), serves mcp-result with the tracing sink on rmcp's own `stdio_pipes()`
+//! transport, as plain rmcp is served, instead of `serve_stdio`'s line reader and writer. The load generator keeps 32 `tools/call` requests in flight per
 //! server and alternates the servers in rounds (`E2E_ROUNDS`, default 6, of `E2E_CALLS`,
 //! default 2,000, calls each), so that each ratio compares runs made under the same load;
 //! the table gives the median of the per-round ratios. It also gives the mean bytes of a
@@ -200,8 +202,11 @@ async fn serve(role: &str) {
             let _ = running.waiting().await;
         }
         sink => {
+            // `same-transport`: the tracing sink, served on rmcp's `stdio_pipes()` as plain
+            // rmcp is, not through `serve_stdio`'s line reader and batched writer.
+            let same_transport = sink == "same-transport";
             let audit: Arc<dyn mcp_result::audit::AuditSink> = match sink {
-                "tracing" => Arc::new(mcp_result::audit::TracingSink),
+                "tracing" | "same-transport" => Arc::new(mcp_result::audit::TracingSink),
                 "file" => Arc::new(
                     mcp_result::audit::JsonLinesSink::open(std::env::var("E2E_PATH").unwrap())
                         .unwrap(),
@@ -221,7 +226,13 @@ async fn serve(role: &str) {
                 notes: Arc::default(),
                 audit,
             };
-            mcp_result::serve_stdio(desk).await.unwrap();
+            if same_transport {
+                mcp_result::serve(desk, mcp_result::rmcp::transport::io::stdio_pipes())
+                    .await
+                    .unwrap();
+            } else {
+                mcp_result::serve_stdio(desk).await.unwrap();
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per `tools/call`, end to end in the server process (callgrind), for the
-# servers of `benches/end_to_end.rs`: plain rmcp and mcp-result (tracing audit sink), a
-# read-only tool (`get_ticket`) and a write (`add_note`).
+# servers of `benches/end_to_end.rs`: plain rmcp, and mcp-result (tracing audit sink) served
+# by `serve_stdio` and, the transport held equal, on rmcp's `stdio_pipes()` as plain rmcp is;
+# a read-only tool (`get_ticket`) and a write (`add_note`).
 #
 #   scripts/call-cost.sh            # builds the bench in release, prints a table
 #   CALLS=4000 scripts/call-cost.sh
@@ -34,12 +35,16 @@ ir() { # role tool count
 printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
 for tool in get_ticket add_note; do
   base=""
-  for role in rmcp tracing; do
+  for role in rmcp tracing same-transport; do
     one=$(ir "$role" "$tool" 1)
     many=$(ir "$role" "$tool" "$calls")
     per=$(( (many - one) / (calls - 1) ))
     [ -z "$base" ] && base=$per
-    name=$([ "$role" = rmcp ] && echo "plain rmcp" || echo "mcp-result")
+    case $role in
+      rmcp) name="plain rmcp" ;;
+      tracing) name="mcp-result (serve_stdio)" ;;
+      *) name="mcp-result (rmcp's stdio_pipes, as plain rmcp)" ;;
+    esac
     printf '| %s | %s | %d | %s× |\n' "$tool" "$name" "$per" "$(echo "scale=2; $per / $base" | bc)"
   done
 done
