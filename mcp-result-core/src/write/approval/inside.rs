@@ -172,11 +172,7 @@ impl FromToolCall<via::Extractor> for Approval {
         let mut arguments = rmcp::model::JsonObject::new();
         arguments.insert(
             APPROVAL_REQUEST_ARGUMENT.into(),
-            serde_json::json!({
-                "type": "string",
-                "description": "After an answer `blocked` with `requiresHumanReview`, the \
-                    `approvalRequestId` it gave, once a human approved."
-            }),
+            super::text::approval_request_schema(),
         );
         Some(ToolExtension {
             arguments,
@@ -280,12 +276,8 @@ impl Approval {
                 .map(|review| review.hidden.clone())
                 .unwrap_or_default()
         });
-        if !hidden.is_empty() {
-            let verb = if hidden.len() == 1 { "holds" } else { "hold" };
-            shown.push_str(&format!(
-                ". Warning: {} {verb} characters that change how text reads, shown as [U+…]",
-                marked(&hidden.join(", "), &[])
-            ));
+        if let Some(warning) = super::visible::warning(&hidden) {
+            shown.push_str(&warning);
         }
         shown
     }

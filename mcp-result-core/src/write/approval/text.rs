@@ -95,20 +95,8 @@ pub fn approval_text(
         }
         out.push_str(rest);
     }
-    let hidden = super::visible::hidden_pointers(arguments);
-    if !hidden.is_empty() {
-        let named: Vec<&str> = hidden.iter().take(5).map(String::as_str).collect();
-        let more = match hidden.len() - named.len() {
-            0 => String::new(),
-            n => format!(" and {n} more"),
-        };
-        let verb = if hidden.len() == 1 { "holds" } else { "hold" };
-        let _ = write!(
-            out,
-            ". Warning: {}{more} {verb} characters that change how text reads, shown as \
-             [U+…]",
-            super::marked(&named.join(", "), &[])
-        );
+    if let Some(warning) = super::visible::warning(&super::visible::hidden_pointers(arguments)) {
+        out.push_str(&warning);
     }
     out
 }
@@ -196,14 +184,17 @@ pub(crate) fn gated_input_schema(
         .entry("properties")
         .or_insert_with(|| Value::Object(rmcp::model::JsonObject::new()));
     if let Value::Object(properties) = properties {
-        properties.insert(
-            APPROVAL_REQUEST_ARGUMENT.into(),
-            serde_json::json!({
-                "type": "string",
-                "description": "After an answer `blocked` with `requiresHumanReview`, the \
-                    `approvalRequestId` it gave, once a human approved."
-            }),
-        );
+        properties.insert(APPROVAL_REQUEST_ARGUMENT.into(), approval_request_schema());
     }
     Ok(Arc::new(input))
+}
+
+/// The schema of the `approvalRequestId` argument the framework adds to a tool that needs a
+/// human approval (before it runs, or from its body: [`Approval`](super::Approval)).
+pub(crate) fn approval_request_schema() -> Value {
+    serde_json::json!({
+        "type": "string",
+        "description": "After an answer `blocked` with `requiresHumanReview`, the \
+            `approvalRequestId` it gave, once a human approved."
+    })
 }

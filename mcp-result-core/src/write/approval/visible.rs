@@ -73,6 +73,25 @@ pub(crate) fn hidden_pointers(value: &serde_json::Value) -> Vec<String> {
     found
 }
 
+/// The warning an approval text ends with when the arguments at `hidden` (JSON Pointers)
+/// hold characters that change reading: `. Warning: /ticketId holds characters that change
+/// how text reads, shown as [U+…]` (the first 5 named, then how many more); `None` for none.
+pub(crate) fn warning(hidden: &[String]) -> Option<String> {
+    if hidden.is_empty() {
+        return None;
+    }
+    let named: Vec<&str> = hidden.iter().take(5).map(String::as_str).collect();
+    let more = match hidden.len() - named.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let verb = if hidden.len() == 1 { "holds" } else { "hold" };
+    Some(format!(
+        ". Warning: {}{more} {verb} characters that change how text reads, shown as [U+…]",
+        marked(&named.join(", "), &[])
+    ))
+}
+
 fn walk(value: &serde_json::Value, pointer: &mut String, found: &mut Vec<String>) {
     use serde_json::Value;
     match value {

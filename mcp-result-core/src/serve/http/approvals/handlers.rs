@@ -288,6 +288,19 @@ impl Page {
             && request.caller == session.identity.key()
     }
 
+    /// Request `id` as `headers`' session may open it: signed in, the request visible to
+    /// its identity, and, for a caller's session, its own; else the page that says why.
+    async fn opened(
+        &self,
+        headers: &HeaderMap,
+        id: &str,
+    ) -> Result<(Session, ApprovalRequest, Review), Response> {
+        let session = self.session(headers).await?;
+        let (request, review) = self.visible(id, &session.identity).await?;
+        self.own(&session, &request)?;
+        Ok((session, request, review))
+    }
+
     /// A caller's session opens its own request only: any other is refused `403`, and so
     /// is a request whose caller is not the signed-in identity (identity equality:
     /// [`Identity::key`], tenant and subject).
@@ -606,18 +619,11 @@ pub(super) async fn request(
     if page.signs_in_first(&headers, &id) {
         return authorize::start(&page, &headers, Some(&id)).await;
     }
-    let session = match page.session(&headers).await {
-        Ok(session) => session,
+    let (session, request, review) = match page.opened(&headers, &id).await {
+        Ok(opened) => opened,
         Err(refused) => return refused,
     };
     let identity = &session.identity;
-    let (request, review) = match page.visible(&id, identity).await {
-        Ok(found) => found,
-        Err(refused) => return refused,
-    };
-    if let Err(refused) = page.own(&session, &request) {
-        return refused;
-    }
     if request.decision == Decision::Pending && request.expired() {
         return page.expired(identity);
     }
@@ -673,18 +679,11 @@ pub(super) async fn value(
     headers: HeaderMap,
     uri: Uri,
 ) -> Response {
-    let session = match page.session(&headers).await {
-        Ok(session) => session,
+    let (session, request, review) = match page.opened(&headers, &id).await {
+        Ok(opened) => opened,
         Err(refused) => return refused,
     };
     let identity = &session.identity;
-    let (request, review) = match page.visible(&id, identity).await {
-        Ok(found) => found,
-        Err(refused) => return refused,
-    };
-    if let Err(refused) = page.own(&session, &request) {
-        return refused;
-    }
     let pointer = query_value(&uri, "at").unwrap_or_default();
     let Some(value) = review
         .arguments
