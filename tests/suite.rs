@@ -109,6 +109,8 @@ mod stdio_input;
 mod stores;
 #[cfg(all(feature = "http", feature = "postgres"))]
 mod tasks;
+#[cfg(feature = "opentelemetry")]
+mod trace;
 #[cfg(all(feature = "sqlite", feature = "postgres"))]
 mod transactional;
 mod writes;

@@ -12,4 +12,7 @@ pub(crate) mod registry;
 pub(crate) mod set;
 pub(crate) mod tasks;
 pub(crate) mod telemetry;
+// A client's trace continued into a call's span (feature `opentelemetry`).
+#[cfg(feature = "opentelemetry")]
+mod trace;
 mod write;

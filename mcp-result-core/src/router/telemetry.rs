@@ -69,6 +69,8 @@ pub(crate) fn call_span(tool: &str, known: bool, context: &RequestContext<RoleSe
     if let Some(info) = context.peer.peer_info() {
         span.record("mcp.protocol.version", info.protocol_version.to_string());
     }
+    #[cfg(feature = "opentelemetry")]
+    super::trace::continue_trace(&span, context);
     span
 }
 
