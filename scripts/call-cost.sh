@@ -6,6 +6,7 @@
 #
 #   scripts/call-cost.sh            # builds the bench in release, prints a table
 #   CALLS=4000 scripts/call-cost.sh
+#   FEATURES=sqlite,opentelemetry scripts/call-cost.sh
 #
 # Each server reads `initialize`, `notifications/initialized` and N calls from stdin, then
 # stdin closes and it drains. A run with N calls minus a run with 1 call, divided by N − 1,
@@ -14,7 +15,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${CALLS:-2000}
-cargo bench --features sqlite --bench end_to_end --no-run 2>/dev/null
+# FEATURES=sqlite,opentelemetry: the same with the trace continuation compiled in.
+cargo bench --features "${FEATURES:-sqlite}" --bench end_to_end --no-run 2>/dev/null
 bin=$(ls -t target/release/deps/end_to_end-* | grep -v '\.d$' | head -1)
 
 feed() { # tool count
