@@ -75,6 +75,8 @@ mod links;
     feature = "sqlite"
 ))]
 mod local_page;
+#[cfg(feature = "opentelemetry")]
+mod metrics;
 mod migration;
 mod msrv;
 #[cfg(feature = "oauth")]

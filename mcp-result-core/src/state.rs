@@ -81,6 +81,9 @@ struct Inner {
     mixed_allowed: bool,
     /// The per-caller limits of this instance ([`State::with_call_limits`]).
     limits: Option<Arc<crate::call::limits::CallLimits>>,
+    /// The instruments on the application's meter ([`State::with_meter`]).
+    #[cfg(feature = "opentelemetry")]
+    metrics: Option<crate::router::metrics::Metrics>,
     /// Where a server served on stdio serves its approvals page
     /// ([`State::with_local_approvals_page`]).
     #[cfg(feature = "approvals-page")]
@@ -109,6 +112,8 @@ impl State {
                 log_levels: Arc::default(),
                 mixed_allowed: false,
                 limits: None,
+                #[cfg(feature = "opentelemetry")]
+                metrics: None,
                 #[cfg(feature = "approvals-page")]
                 local_page: None,
             }),
@@ -219,6 +224,25 @@ impl State {
     pub fn with_call_limits(self, limits: crate::call::limits::CallLimits) -> Self {
         let limits = Arc::new(limits);
         self.edit(|inner| inner.limits = Some(limits))
+    }
+
+    /// With metrics recorded on `meter`, the application's OpenTelemetry meter (feature
+    /// `opentelemetry`; its provider exports them, by OTLP or to Prometheus): the MCP
+    /// semantic conventions' `mcp.server.operation.duration` for each `tools/call`, and
+    /// `mcp_result.*` counters of replays, keys in progress, `outcome_unknown` writes,
+    /// approvals requested and decided, and audit records a sink refused (the table of
+    /// the guide's long-tools chapter). No attribute holds an argument, an id or a caller.
+    #[cfg(feature = "opentelemetry")]
+    #[must_use]
+    pub fn with_meter(self, meter: opentelemetry::metrics::Meter) -> Self {
+        let metrics = crate::router::metrics::Metrics::new(&meter);
+        self.edit(|inner| inner.metrics = Some(metrics))
+    }
+
+    /// The instruments of [`Self::with_meter`], if any.
+    #[cfg(feature = "opentelemetry")]
+    pub(crate) fn metrics(&self) -> Option<&crate::router::metrics::Metrics> {
+        self.inner.metrics.as_ref()
     }
 
     /// The per-caller limits, if any ([`Self::with_call_limits`]).

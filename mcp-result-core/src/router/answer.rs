@@ -62,6 +62,18 @@ impl<S: ToolSet> ToolRegistry<S> {
             &context,
         );
         let started = std::time::Instant::now();
+        #[cfg(feature = "opentelemetry")]
+        let metered = crate::state::State::of(&context)
+            .unwrap_or(&self.fallback)
+            .metrics()
+            .cloned()
+            .map(|metrics| {
+                let tool = self
+                    .routes
+                    .get_key_value(request.name.as_ref())
+                    .map(|(name, _)| *name);
+                (metrics, tool, context.clone())
+            });
         // Instrumented in place: `instrument` takes the future by value, so the answer is
         // built inside the span's wrapper once instead of moved into it.
         let answer =
@@ -72,6 +84,10 @@ impl<S: ToolSet> ToolRegistry<S> {
             Err(Early::Ask(question)) => (Ok(CallToolResult::success(Vec::new())), Some(question)),
         };
         telemetry::record_answer(&span, answer.as_ref(), started);
+        #[cfg(feature = "opentelemetry")]
+        if let Some((metrics, tool, context)) = metered {
+            metrics.record_call(tool, answer.as_ref(), started, &context);
+        }
         let result = answer?;
         Ok(match question {
             Some(question) => CallToolResponse::InputRequired(question),

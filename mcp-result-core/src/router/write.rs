@@ -58,7 +58,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             .map_err(|error| error_result(&error))?;
         let retry_safe = key.is_some() || route.idempotent;
         let mut audit = Audit {
-            sink: services.audit_sink(&state),
+            sink: metered(services.audit_sink(&state), &state),
             record: AuditRecord::unstamped(
                 new_event_id(),
                 route.name,
@@ -449,6 +449,20 @@ enum End {
     Committing,
     /// The time limit or the client ended it first: it rolls back.
     RolledBack,
+}
+
+/// `sink`, its records counted when the instance has metrics (feature `opentelemetry`).
+fn metered(
+    sink: std::sync::Arc<dyn crate::audit::AuditSink>,
+    state: &crate::state::State,
+) -> std::sync::Arc<dyn crate::audit::AuditSink> {
+    #[cfg(feature = "opentelemetry")]
+    return super::metrics::metered(sink, state);
+    #[cfg(not(feature = "opentelemetry"))]
+    {
+        let _ = state;
+        sink
+    }
 }
 
 /// Gives back the claim of a write that does not run now.

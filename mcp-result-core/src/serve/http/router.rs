@@ -121,10 +121,11 @@ where
     #[cfg(feature = "approvals-page")]
     let page_stores = {
         let services = crate::router::set::services_of(&server);
-        (
-            services.approval_store(&options.state),
-            services.audit_sink(&options.state),
-        )
+        let audit = services.audit_sink(&options.state);
+        // Decisions counted on the instance's metrics (feature `opentelemetry`).
+        #[cfg(feature = "opentelemetry")]
+        let audit = crate::router::metrics::metered(audit, &options.state);
+        (services.approval_store(&options.state), audit)
     };
     // Loopback pages get CORS from a server that asks for tokens; an anonymous one lists
     // the pages it serves (any local page could call its tools otherwise).

@@ -209,6 +209,8 @@ async fn command(state: &State, args: &[String]) -> Result<String, ErrorText> {
                 _ => return Err(usage()),
             };
             let audit = state.audit_sink();
+            #[cfg(feature = "opentelemetry")]
+            let audit = crate::router::metrics::metered(audit.clone(), state);
             match decide(store.as_ref(), audit.as_ref(), &request, decision)
                 .await
                 .map_err(store_failed)?
