@@ -1553,3 +1553,184 @@ async fn the_approver_reads_items_one_by_one_and_signs_out_and_a_previewed_link_
     chromium.finish(result).await;
     assert_eq!(decision(&served, &id).await, Decision::Pending);
 }
+
+/// A notes desk whose `put_note` asks for its approval from its body, only to overwrite
+/// (`approval::Approval`): its notes, and how many writes ran.
+#[derive(Clone)]
+struct Notes {
+    notes: Arc<std::sync::Mutex<std::collections::BTreeMap<String, String>>>,
+    writes: Arc<AtomicUsize>,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct PutArgs {
+    /// The note's name.
+    name: String,
+    /// Its text.
+    body: String,
+}
+
+/// A note was written.
+#[derive(serde::Serialize, schemars::JsonSchema, mcp_result::ToolResult)]
+#[serde(rename_all = "camelCase")]
+struct Put {
+    name: String,
+    status: mcp_result::Status,
+    retry_safe: bool,
+    audit_event_id: mcp_result::AuditEventId,
+    approval_id: Option<String>,
+}
+
+#[mcp_result::mcp_tools]
+impl Notes {
+    /// Write a note; overwriting one needs a person's approval.
+    #[mcp_tool(title = "Write a note")]
+    async fn put_note(
+        &self,
+        args: PutArgs,
+        mut approval: mcp_result::approval::Approval,
+        write: mcp_result::extract::WriteContext,
+    ) -> Result<Put, mcp_result::ToolError> {
+        let existing = self.notes.lock().unwrap().get(&args.name).map(String::len);
+        let approved = match existing {
+            Some(length) => Some(
+                approval
+                    .require(format!(
+                        "Overwrite note {} ({length} characters)",
+                        args.name
+                    ))
+                    .await?,
+            ),
+            None => None,
+        };
+        self.writes.fetch_add(1, Ordering::SeqCst);
+        self.notes
+            .lock()
+            .unwrap()
+            .insert(args.name.clone(), args.body);
+        Ok(Put {
+            name: args.name,
+            status: mcp_result::Status::Succeeded,
+            retry_safe: write.retry_safe(),
+            audit_event_id: write.audit_event_id().clone(),
+            approval_id: approved.map(|a| a.approval_id),
+        })
+    }
+}
+
+#[mcp_result::mcp_handler]
+impl mcp_result::rmcp::ServerHandler for Notes {}
+
+/// `put_note` with `arguments` as alice, on the notes desk at `address`: the result.
+async fn put_note(address: &str, arguments: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "put_note", "arguments": arguments}});
+    let response = reqwest::Client::new()
+        .post(format!("http://{address}/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .bearer_auth("alice-token")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    answer["result"].clone()
+}
+
+/// The question a tool asks from its body, after its own checks, decided in Chromium: a new
+/// note is written without one; an overwrite is blocked with the text the tool resolved,
+/// which the decider reads on the request's page beside the arguments and approves; the
+/// call again with the id overwrites once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_the_tool_asks_from_its_body_is_decided_in_chromium() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let approvals = MemoryApprovals::default();
+    let page = ApprovalsPage::new().deciders(["acme:carol"]);
+    let options = HttpOptions {
+        state: State::new().with_approval_store(Arc::new(approvals.clone())),
+        ..HttpOptions::default()
+    }
+    .with_approvals_page(page.clone());
+    let notes = Notes {
+        notes: Arc::default(),
+        writes: Arc::default(),
+    };
+    notes
+        .notes
+        .lock()
+        .unwrap()
+        .insert("groceries".into(), "milk".into());
+    let served = notes.clone();
+    let tokens =
+        StaticTokens::new().with("alice-token", Identity::new("alice").with_tenant("acme"));
+    tokio::spawn(async move {
+        mcp_result::http::serve_http(
+            served,
+            listener,
+            Arc::new(tokens),
+            options,
+            std::future::pending(),
+        )
+        .await
+        .unwrap();
+    });
+
+    // A new note: written, no question.
+    let new = put_note(&address, json!({"name": "todo", "body": "call Ann"})).await;
+    assert_eq!(new["structuredContent"]["status"], "succeeded", "{new}");
+    // An overwrite: blocked with the tool's own text.
+    let arguments = json!({"name": "groceries", "body": "oat milk"});
+    let blocked = put_note(&address, arguments.clone()).await;
+    let id = blocked["structuredContent"]["approvalRequestId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("blocked: {blocked}"))
+        .to_owned();
+
+    let link = page
+        .sign_in_link(&approvals, &Identity::parse("acme:carol").unwrap())
+        .await
+        .unwrap();
+    let chromium = Chromium::start().await;
+    let result = async {
+        chromium
+            .open_link(
+                &format!("http://{address}{link}"),
+                "Pending approval requests",
+            )
+            .await?;
+        chromium.at("open the request");
+        chromium
+            .client
+            .goto(&format!("http://{address}/approvals/requests/{id}"))
+            .await?;
+        heading(&chromium.client, "Write a note").await?;
+        let shown = chromium.main().await?;
+        assert!(
+            shown.contains("Overwrite note groceries (4 characters)"),
+            "{shown}"
+        );
+        assert!(shown.contains("oat milk"), "{shown}");
+        chromium.at("approve");
+        chromium.click("Approve", "Approved").await?;
+        assert_eq!(chromium.status().await?, 200);
+        Ok(())
+    }
+    .await;
+    chromium.finish(result).await;
+
+    let mut again = arguments;
+    again["approvalRequestId"] = json!(id);
+    let ran = put_note(&address, again).await;
+    assert_eq!(ran["structuredContent"]["status"], "succeeded", "{ran}");
+    assert!(ran["structuredContent"]["approvalId"].is_string(), "{ran}");
+    assert_eq!(notes.notes.lock().unwrap()["groceries"], "oat milk");
+    assert_eq!(
+        notes.writes.load(Ordering::SeqCst),
+        2,
+        "todo once, groceries once"
+    );
+}
