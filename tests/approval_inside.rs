@@ -49,9 +49,18 @@ struct Notes {
     writes: Arc<AtomicUsize>,
     audit: JsonLinesSink,
     approvals: MemoryApprovals,
+    /// Who calls, when a test says so (else the transport's identity).
+    caller: Arc<Mutex<Option<mcp_result::Identity>>>,
 }
 
 impl ServerServices for Notes {
+    fn caller_identity(
+        &self,
+        context: &RequestContext<mcp_result::rmcp::service::RoleServer>,
+    ) -> Option<mcp_result::Identity> {
+        let chosen = self.caller.lock().unwrap().clone();
+        chosen.or_else(|| mcp_result::Identity::of(context))
+    }
     fn audit_sink(&self, _state: &mcp_result::State) -> Arc<dyn AuditSink> {
         Arc::new(self.audit.clone())
     }
@@ -139,6 +148,7 @@ fn notes(name: &str) -> (Notes, std::path::PathBuf) {
         writes: Arc::default(),
         audit: JsonLinesSink::open(&path).unwrap(),
         approvals: MemoryApprovals::default(),
+        caller: Arc::default(),
     };
     notes
         .notes
@@ -266,6 +276,36 @@ async fn an_overwrite_asks_after_the_tools_checks_and_runs_once_under_its_approv
         )
     );
     assert_eq!(server.writes.load(Ordering::SeqCst), 2, "b once, a once");
+}
+
+#[tokio::test]
+async fn another_caller_presenting_the_approval_is_told_it_does_not_exist() {
+    let (server, _log) = notes("another");
+    let client = connect(server.clone(), ()).await;
+    let blocked = client
+        .call_tool(put(json!({"name": "a", "body": "rye"})))
+        .await
+        .unwrap();
+    let id = structured(&blocked)["approvalRequestId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    server.approvals.approve(&id, "alice").unwrap();
+    // mallory comes with the same arguments and the approved id: no such request for her.
+    *server.caller.lock().unwrap() = Some(mcp_result::Identity::new("mallory"));
+    let again = json!({"name": "a", "body": "rye", "approvalRequestId": id});
+    let refused = client.call_tool(put(again.clone())).await.unwrap();
+    assert_eq!(
+        structured(&refused)["message"],
+        "No such approval request.",
+        "{refused:?}"
+    );
+    assert_eq!(server.notes.lock().unwrap()["a"], "milk");
+    // Its caller still runs it, once.
+    *server.caller.lock().unwrap() = None;
+    let ran = client.call_tool(put(again)).await.unwrap();
+    assert_eq!(structured(&ran)["status"], "succeeded", "{ran:?}");
+    assert_eq!(server.writes.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]

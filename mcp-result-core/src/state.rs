@@ -83,7 +83,7 @@ struct Inner {
     limits: Option<Arc<crate::call::limits::CallLimits>>,
     /// The instruments on the application's meter ([`State::with_meter`]).
     #[cfg(feature = "opentelemetry")]
-    metrics: Option<crate::router::metrics::Metrics>,
+    metrics: Option<crate::call::metrics::Metrics>,
     /// Where a server served on stdio serves its approvals page
     /// ([`State::with_local_approvals_page`]).
     #[cfg(feature = "approvals-page")]
@@ -235,13 +235,13 @@ impl State {
     #[cfg(feature = "opentelemetry")]
     #[must_use]
     pub fn with_meter(self, meter: opentelemetry::metrics::Meter) -> Self {
-        let metrics = crate::router::metrics::Metrics::new(&meter);
+        let metrics = crate::call::metrics::Metrics::new(&meter);
         self.edit(|inner| inner.metrics = Some(metrics))
     }
 
     /// The instruments of [`Self::with_meter`], if any.
     #[cfg(feature = "opentelemetry")]
-    pub(crate) fn metrics(&self) -> Option<&crate::router::metrics::Metrics> {
+    pub(crate) fn metrics(&self) -> Option<&crate::call::metrics::Metrics> {
         self.inner.metrics.as_ref()
     }
 

@@ -13,4 +13,7 @@
 
 pub(crate) mod client;
 pub(crate) mod limits;
+// Metrics on the application's meter (feature `opentelemetry`).
+#[cfg(feature = "opentelemetry")]
+pub(crate) mod metrics;
 pub mod progress;

@@ -15,7 +15,4 @@ pub(crate) mod telemetry;
 // A client's trace continued into a call's span (feature `opentelemetry`).
 #[cfg(feature = "opentelemetry")]
 mod trace;
-// Metrics on the application's meter (feature `opentelemetry`).
-#[cfg(feature = "opentelemetry")]
-pub(crate) mod metrics;
 mod write;

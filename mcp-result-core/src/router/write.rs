@@ -457,7 +457,7 @@ fn metered(
     state: &crate::state::State,
 ) -> std::sync::Arc<dyn crate::audit::AuditSink> {
     #[cfg(feature = "opentelemetry")]
-    return super::metrics::metered(sink, state);
+    return crate::call::metrics::metered(sink, state.metrics());
     #[cfg(not(feature = "opentelemetry"))]
     {
         let _ = state;

@@ -124,7 +124,7 @@ where
         let audit = services.audit_sink(&options.state);
         // Decisions counted on the instance's metrics (feature `opentelemetry`).
         #[cfg(feature = "opentelemetry")]
-        let audit = crate::router::metrics::metered(audit, &options.state);
+        let audit = crate::call::metrics::metered(audit, options.state.metrics());
         (services.approval_store(&options.state), audit)
     };
     // Loopback pages get CORS from a server that asks for tokens; an anonymous one lists

@@ -210,7 +210,7 @@ async fn command(state: &State, args: &[String]) -> Result<String, ErrorText> {
             };
             let audit = state.audit_sink();
             #[cfg(feature = "opentelemetry")]
-            let audit = crate::router::metrics::metered(audit.clone(), state);
+            let audit = crate::call::metrics::metered(audit.clone(), state.metrics());
             match decide(store.as_ref(), audit.as_ref(), &request, decision)
                 .await
                 .map_err(store_failed)?

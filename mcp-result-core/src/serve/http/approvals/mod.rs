@@ -70,14 +70,15 @@ mod authorize;
 mod handlers;
 // The askama templates and how values are shown in them.
 mod render;
-// The session cookie and the checks of a request's origin.
+// Sessions: signing in with a link and out, the cookie, sessions ended in the store, and
+// the checks of a request's origin.
 mod session;
 // The local page beside a stdio server (`State::with_local_approvals_page`).
 mod local;
 // Callers confirming their own requests: URL-mode elicitation, the local page's links.
 mod url;
 
-use handlers::{decide, list, request, sign_in, sign_in_page, sign_out, value};
+use handlers::{decide, list, request, value};
 pub(crate) use local::serve_local;
 use render::*;
 use session::*;

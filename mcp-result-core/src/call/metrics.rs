@@ -161,10 +161,10 @@ impl Metrics {
     }
 }
 
-/// `sink`, counting its records on `state`'s metrics when it has some
+/// `sink`, its records counted on `metrics` when the instance has some
 /// ([`State::with_meter`](crate::State::with_meter)).
-pub(crate) fn metered(sink: Arc<dyn AuditSink>, state: &crate::state::State) -> Arc<dyn AuditSink> {
-    match state.metrics() {
+pub(crate) fn metered(sink: Arc<dyn AuditSink>, metrics: Option<&Metrics>) -> Arc<dyn AuditSink> {
+    match metrics {
         Some(metrics) => Arc::new(Metered {
             inner: sink,
             metrics: metrics.clone(),
