@@ -75,6 +75,10 @@ mod links;
     feature = "sqlite"
 ))]
 mod local_page;
+// The memory example against the reference memory server it ports, with the pinned
+// TypeScript SDK client (the example needs elicitation, to have its deletes approved).
+#[cfg(all(feature = "transport-io", feature = "elicitation"))]
+mod memory_parity;
 #[cfg(feature = "opentelemetry")]
 mod metrics;
 mod migration;
