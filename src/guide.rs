@@ -158,3 +158,7 @@ pub mod lifecycle {}
 #[doc = include_str!("guide_links.md")]
 #[doc = include_str!("../docs/guide/26-tasks.md")]
 pub mod tasks {}
+
+#[doc = include_str!("guide_links.md")]
+#[doc = include_str!("../docs/guide/27-subscriptions.md")]
+pub mod subscriptions {}

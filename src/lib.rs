@@ -57,8 +57,8 @@ pub use mcp_result_core::{
 // A server: its tools, its state and serving it.
 pub use mcp_result_core::{
     serve, serve_with_state, CallLimits, CancelBus, ErrorText, Identity, Limit, Log, Progress,
-    RegistryError, ServerServices, State, ToolRegistry, ToolSet, Tx, CONCURRENCY_RETRY_AFTER,
-    DEFAULT_LOG_LEVEL, SHUTDOWN_GRACE,
+    RegistryError, ServerServices, State, Subscriptions, ToolRegistry, ToolSet, Tx,
+    CONCURRENCY_RETRY_AFTER, DEFAULT_LOG_LEVEL, SHUTDOWN_GRACE,
 };
 #[cfg(feature = "transport-io")]
 pub use mcp_result_core::{serve_stdio, serve_stdio_with_state};
@@ -84,7 +84,7 @@ pub use mcp_result_core::testing;
 pub use mcp_result_core::view;
 pub use mcp_result_core::{
     approval, audit, content, contract, extract, idempotency, identity, key, keys, lint, meta,
-    pagination, progress, schema, store, task,
+    pagination, progress, schema, store, subscriptions, task,
 };
 
 // The crates generated code and users need, at the versions this crate uses.

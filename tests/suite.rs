@@ -113,6 +113,14 @@ mod state;
 mod stdio_input;
 #[cfg(all(feature = "sqlite", feature = "postgres"))]
 mod stores;
+// The notes server (DEFAULTS, `sqlite`), the helpdesk and the conformance fixture (`http`),
+// and the approvals page (`approvals-page`, Chromium's helpers need `elicitation`).
+#[cfg(all(
+    feature = "approvals-page",
+    feature = "elicitation",
+    feature = "sqlite"
+))]
+mod subscriptions;
 #[cfg(all(feature = "http", feature = "postgres"))]
 mod tasks;
 #[cfg(feature = "opentelemetry")]

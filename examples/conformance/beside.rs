@@ -10,7 +10,9 @@ impl ServerHandler for Fixture {
         let capabilities = &mut info.capabilities;
         capabilities.prompts = Some(Default::default());
         capabilities.completions = Some(Default::default());
-        capabilities.resources = Some(wire(json!({"subscribe": true})));
+        // `resources.subscribe`: `resources/subscribe` and `subscriptions/listen` are the
+        // framework's (`#[mcp_handler]` fills them in).
+        capabilities.resources = Some(wire(json!({"subscribe": true, "listChanged": true})));
         info
     }
 
@@ -161,22 +163,6 @@ impl ServerHandler for Fixture {
             "resultType": "complete",
             "contents": [contents],
         }))))
-    }
-
-    async fn subscribe(
-        &self,
-        _request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Ok(())
-    }
-
-    async fn unsubscribe(
-        &self,
-        _request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        Ok(())
     }
 
     async fn complete(

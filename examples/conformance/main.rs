@@ -25,7 +25,7 @@ use mcp_result::{
             CreateMessageRequestParams, ElicitationSchema, ErrorCode, GetPromptRequestParams,
             GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
             PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-            ResourceContents, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+            ResourceContents, ServerConfig,
         },
         service::RequestContext,
         ErrorData, RoleServer, ServerHandler,

@@ -34,6 +34,7 @@ pub mod schema;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub mod sql;
 pub mod store;
+pub mod subscriptions;
 pub mod task;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -60,6 +61,7 @@ pub use router::{
 pub use serve::handler::{serve, serve_with_state, SHUTDOWN_GRACE};
 pub use serve::logs::DEFAULT_LOG_LEVEL;
 pub use state::State;
+pub use subscriptions::Subscriptions;
 
 /// What `#[mcp_handler]` answers with, for a server that writes some `ServerHandler`
 /// methods itself and hands the rest to the framework: its `get_info` extended with the
@@ -118,8 +120,9 @@ pub mod __private {
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
     pub use crate::serve::handler::{
-        call_tool, cancel_task, custom_request, discover, empty_list, get_task, initialize,
-        list_tools, read_resource, server_info, set_level, tool_for, update_task,
+        accepted_subscription_filter, call_tool, cancel_task, custom_request, discover,
+        empty_list, get_task, initialize, list_tools, listen, read_resource, server_info,
+        server_info_of, set_level, subscribe, tool_for, unsubscribe, update_task,
     };
     pub use crate::serve::rmcp_tools::{
         call_tool_with_rmcp, initialize_with_rmcp, list_tools_with_rmcp, tool_with_rmcp,

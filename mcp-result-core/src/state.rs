@@ -17,6 +17,7 @@ use rmcp::{service::RequestContext, RoleServer};
 use crate::{
     cancel::CancelBus,
     store::key::ServerKey,
+    subscriptions::Subscriptions,
     task::{runs::Runs, MemoryTasks, TaskStore},
     write::{
         approval::{ApprovalStore, MemoryApprovals},
@@ -72,6 +73,8 @@ struct Inner {
     /// a cancel reaches the other instances.
     cancels: CancelBus,
     key: Arc<ServerKey>,
+    /// The resource changes its clients follow.
+    subscriptions: Subscriptions,
     values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     /// The log level each session set (`logging/setLevel`, before MCP 2026-07-28), by
     /// session id; at most [`MAX_LOG_LEVELS`].
@@ -108,6 +111,7 @@ impl State {
                 runs: Arc::default(),
                 cancels: CancelBus::local(),
                 key: ServerKey::global_shared().clone(),
+                subscriptions: Subscriptions::default(),
                 values: HashMap::new(),
                 log_levels: Arc::default(),
                 mixed_allowed: false,
@@ -329,6 +333,12 @@ impl State {
     /// The server key: the one handed in, else the configured one ([`ServerKey::global`]).
     pub fn server_key(&self) -> &Arc<ServerKey> {
         &self.inner.key
+    }
+
+    /// The resource change notifications of this instance: tell it what changed, and the
+    /// clients following it hear it ([`Subscriptions`]).
+    pub fn subscriptions(&self) -> &Subscriptions {
+        &self.inner.subscriptions
     }
 
     /// The log level session `session` set with `logging/setLevel`.

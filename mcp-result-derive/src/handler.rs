@@ -234,12 +234,16 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         });
     }
     if !has("get_info") {
-        // `env!` expands in the user's crate: the server is named after its package.
+        // `env!` expands in the user's crate: the server is named after its package. A
+        // server that reads resources of its own declares the `resources` capability (MCP
+        // "Resources: Capabilities"), with the subscriptions the framework serves.
+        let own_resources = has("read_resource") || has("list_resources");
         added.push(syn::parse_quote! {
             fn get_info(&self) -> #krate::__private::rmcp::model::ServerConfig {
-                #krate::__private::server_info::<Self>(
+                #krate::__private::server_info_of::<Self>(
                     ::core::env!("CARGO_PKG_NAME"),
                     ::core::env!("CARGO_PKG_VERSION"),
+                    #own_resources,
                 )
             }
         });
@@ -321,6 +325,56 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 >,
             ) -> ::core::result::Result<#result, #krate::__private::rmcp::ErrorData> {
                 #krate::__private::#answer(self, request, context).await
+            }
+        });
+    }
+    // Change notifications: the 2026-07-28 `subscriptions/listen` stream and, before it, a
+    // session's `resources/subscribe`, from the instance's `Subscriptions`.
+    if !has("accepted_subscription_filter") {
+        added.push(syn::parse_quote! {
+            fn accepted_subscription_filter(
+                &self,
+                requested: &#krate::__private::rmcp::model::SubscriptionFilter,
+            ) -> ::core::option::Option<#krate::__private::rmcp::model::SubscriptionFilter> {
+                #krate::__private::accepted_subscription_filter(requested)
+            }
+        });
+    }
+    if !has("listen") {
+        added.push(syn::parse_quote! {
+            async fn listen(
+                &self,
+                subscription: #krate::__private::rmcp::service::SubscriptionContext,
+            ) -> ::core::result::Result<(), #krate::__private::rmcp::ErrorData> {
+                #krate::__private::listen(self, subscription).await
+            }
+        });
+    }
+    if !has("subscribe") {
+        added.push(syn::parse_quote! {
+            #[allow(deprecated)]
+            async fn subscribe(
+                &self,
+                request: #krate::__private::rmcp::model::SubscribeRequestParams,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<(), #krate::__private::rmcp::ErrorData> {
+                #krate::__private::subscribe::<Self>(request, &context)
+            }
+        });
+    }
+    if !has("unsubscribe") {
+        added.push(syn::parse_quote! {
+            #[allow(deprecated)]
+            async fn unsubscribe(
+                &self,
+                request: #krate::__private::rmcp::model::UnsubscribeRequestParams,
+                context: #krate::__private::rmcp::service::RequestContext<
+                    #krate::__private::rmcp::RoleServer,
+                >,
+            ) -> ::core::result::Result<(), #krate::__private::rmcp::ErrorData> {
+                #krate::__private::unsubscribe::<Self>(&request, &context)
             }
         });
     }

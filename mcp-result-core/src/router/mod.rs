@@ -8,6 +8,7 @@
 mod answer;
 pub(crate) mod def;
 pub(crate) mod in_flight;
+pub(crate) mod listen;
 pub(crate) mod registry;
 pub(crate) mod set;
 pub(crate) mod tasks;

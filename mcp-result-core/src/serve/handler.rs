@@ -31,18 +31,37 @@ use crate::{
 /// The `initialize` (and, on MCP 2026-07-28, `server/discover`) answer of a [`ToolSet`]
 /// (used by `#[mcp_handler]` for `ServerHandler::get_info` when the user writes none): the
 /// `tools` capability (MCP "Tools: Capabilities": a server that offers tools MUST declare
-/// it), `resources` when the server serves artifacts, and `serverInfo` named after the
+/// it), `resources` when the server serves artifacts or approval requests (with
+/// `subscribe` and `listChanged`: the framework serves subscriptions, [`listen`]), the
+/// tasks extension when a tool runs as a task, and `serverInfo` named after the
 /// user's crate (`name` and `version` are its `CARGO_PKG_NAME` and `CARGO_PKG_VERSION`, read
 /// where the macro expands).
-#[allow(deprecated)] // `logging`: rmcp marks it deprecated (SEP-2577); MCP still has it.
 pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> ServerConfig {
+    server_info_of::<S>(name, version, false)
+}
+
+/// [`server_info`], with the `resources` capability also when `own_resources` (the server
+/// wrote `read_resource` or `list_resources`: `#[mcp_handler]` knows).
+#[allow(deprecated)] // `logging`: rmcp marks it deprecated (SEP-2577); MCP still has it.
+pub fn server_info_of<S: ToolSet>(
+    name: &'static str,
+    version: &'static str,
+    own_resources: bool,
+) -> ServerConfig {
     let capabilities = ServerCapabilities::builder()
         .enable_tools()
         .enable_logging();
     let approvals = S::tool_registry().is_ok_and(|registry| registry.has_approvals());
     let tasks = S::tool_registry().is_ok_and(|registry| registry.has_tasks());
-    let mut capabilities = if S::ARTIFACTS || approvals {
-        capabilities.enable_resources().build()
+    // Resources the framework serves change (an approval request is decided) and the
+    // server's own may: subscriptions are served (`resources/subscribe` before 2026-07-28,
+    // `subscriptions/listen` on it).
+    let mut capabilities = if S::ARTIFACTS || approvals || own_resources {
+        capabilities
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .build()
     } else {
         capabilities.build()
     };
@@ -60,16 +79,13 @@ pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> Ser
 }
 
 /// The `server/discover` answer (MCP 2026-07-28; used by `#[mcp_handler]` when the user
-/// writes none): rmcp's, from `get_info`, without the capabilities of methods 2026-07-28
-/// removed (`logging`, whose level is now per request, and `resources.subscribe`): a
-/// client would otherwise expect `subscriptions/listen` to carry what it no longer can.
+/// writes none): rmcp's, from `get_info`, without the capability of a method 2026-07-28
+/// removed (`logging`, whose level is now per request). `resources.subscribe` stays: on
+/// 2026-07-28 it says a `subscriptions/listen` stream follows resources.
 #[allow(deprecated)]
 pub fn discover<S: ServerHandler>(server: &S) -> rmcp::model::DiscoverResult {
     let mut info = server.get_info();
     info.capabilities.logging = None;
-    if let Some(resources) = &mut info.capabilities.resources {
-        resources.subscribe = None;
-    }
     rmcp::model::DiscoverResult::from_server_info(
         server.supported_protocol_versions().into_owned(),
         info,
@@ -321,7 +337,7 @@ pub async fn serve_stdio<S: ToolSet + ServerHandler>(
     let versions = ServerHandler::supported_protocol_versions(&server);
     serve(
         server,
-        crate::serve::lines::Lines::new(read, write, versions),
+        crate::serve::lines::Lines::new(read, write, versions, follows_tasks::<S>()),
     )
     .await
 }
@@ -339,10 +355,16 @@ pub async fn serve_stdio_with_state<S: ToolSet + ServerHandler>(
     let versions = ServerHandler::supported_protocol_versions(&server);
     serve_with_state(
         server,
-        crate::serve::lines::Lines::new(read, write, versions),
+        crate::serve::lines::Lines::new(read, write, versions, follows_tasks::<S>()),
         state,
     )
     .await
+}
+
+/// Whether a `subscriptions/listen` stream of `S` follows tasks (`taskIds`): when a tool of
+/// it runs as a task.
+pub(crate) fn follows_tasks<S: ToolSet>() -> bool {
+    S::tool_registry().is_ok_and(|registry| registry.has_tasks())
 }
 
 /// The `tools/list` answer of a [`ToolSet`] (used by `#[mcp_handler]`): every tool, in one
@@ -424,6 +446,59 @@ pub async fn cancel_task<S: ToolSet>(
 ) -> Result<(), ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
     registry.cancel_task(server, request, context).await
+}
+
+/// What a `subscriptions/listen` stream may follow (used by `#[mcp_handler]` for
+/// `ServerHandler::accepted_subscription_filter`): its resources (the first
+/// [`MAX_FOLLOWED`](crate::subscriptions::MAX_FOLLOWED)) and the resource list; rmcp keeps
+/// of it what [`server_info`] advertises (`resources.subscribe`, `resources.listChanged`).
+pub fn accepted_subscription_filter(
+    requested: &rmcp::model::SubscriptionFilter,
+) -> Option<rmcp::model::SubscriptionFilter> {
+    crate::router::listen::accepted_filter(requested)
+}
+
+/// One `subscriptions/listen` stream of a [`ToolSet`] (MCP 2026-07-28, SEP-2575; used by
+/// `#[mcp_handler]` for `ServerHandler::listen`): the instance's
+/// [`Subscriptions`](crate::Subscriptions) and the followed tasks' statuses, until the
+/// client cancels it.
+///
+/// # Errors
+/// JSON-RPC `-32603` with the [`RegistryError`] of a server that cannot serve.
+pub async fn listen<S: ToolSet>(
+    server: &S,
+    subscription: rmcp::service::SubscriptionContext,
+) -> Result<(), ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    registry.listen(server, subscription).await
+}
+
+/// `resources/subscribe` of a [`ToolSet`] (before MCP 2026-07-28; used by `#[mcp_handler]`):
+/// the session hears `notifications/resources/updated` for `uri` from the instance's
+/// [`Subscriptions`](crate::Subscriptions).
+///
+/// # Errors
+/// `-32602` past [`MAX_FOLLOWED`](crate::subscriptions::MAX_FOLLOWED) resources in a
+/// session.
+pub fn subscribe<S: ToolSet>(
+    request: rmcp::model::SubscribeRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    registry.subscribe(request, context)
+}
+
+/// `resources/unsubscribe` of a [`ToolSet`] (before MCP 2026-07-28; used by
+/// `#[mcp_handler]`).
+///
+/// # Errors
+/// None but the [`RegistryError`] of a server that cannot serve.
+pub fn unsubscribe<S: ToolSet>(
+    request: &rmcp::model::UnsubscribeRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<(), ErrorData> {
+    let registry = S::tool_registry().map_err(registry_error)?;
+    registry.unsubscribe(request, context)
 }
 
 /// One tool's definition (used by `#[mcp_handler]` for `ServerHandler::get_tool`).

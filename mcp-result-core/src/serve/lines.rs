@@ -19,11 +19,22 @@
 //!
 //! A notification that cannot be read gets no answer (JSON-RPC: notifications are never
 //! answered). Answers share one writer with rmcp's messages, a whole line at a time.
+//!
+//! A `subscriptions/listen` request's `taskIds` (SEP-2663; rmcp's filter type drops them)
+//! are read here into the request's extensions, and listed in the stream's acknowledgement
+//! when the server runs tasks ([`crate::subscriptions`]).
 
-use std::borrow::Cow;
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
 
 use rmcp::{
-    model::{ClientRequest, GetMeta as _, JsonRpcMessage, ProtocolVersion},
+    model::{
+        ClientRequest, GetExtensions as _, GetMeta as _, JsonRpcMessage, ProtocolVersion, RequestId,
+        ServerNotification,
+    },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
     RoleServer,
@@ -67,7 +78,13 @@ pub(crate) struct Lines<R> {
     started: bool,
     /// The protocol versions the server speaks (what rmcp's handshake accepts inline).
     supported: Cow<'static, [ProtocolVersion]>,
+    /// The `taskIds` of the listen streams whose acknowledgement is not out yet, by their
+    /// request id; `None` when the server runs no task (no stream follows one).
+    listens: Option<Arc<Listens>>,
 }
+
+/// The `taskIds` of listen streams not yet acknowledged, by request id.
+type Listens = Mutex<HashMap<RequestId, Vec<String>>>;
 
 impl<R: AsyncRead + Unpin> Lines<R> {
     /// Reads `read`; writes `write` from a task of its own (which needs a Tokio runtime).
@@ -75,6 +92,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         read: R,
         write: W,
         supported: Cow<'static, [ProtocolVersion]>,
+        follows_tasks: bool,
     ) -> Self {
         let (out, queue) = mpsc::channel(QUEUE);
         let writer = Some(tokio::spawn(writer(write, queue)));
@@ -86,6 +104,7 @@ impl<R: AsyncRead + Unpin> Lines<R> {
             discarding: false,
             started: false,
             supported,
+            listens: follows_tasks.then(Arc::default),
         }
     }
 }
@@ -326,11 +345,19 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let out = self.out.clone();
+        let honoured = self.listens.as_ref().and_then(|listens| acknowledged(listens, &item));
         async move {
             // A `tools/call` answer holds its result's JSON text twice (once escaped): 1 KiB
             // holds most, allocated once instead of grown from serde_json's 128 bytes.
             let mut line = Vec::with_capacity(1024);
-            serde_json::to_writer(&mut line, &item)?;
+            match honoured {
+                Some(ids) => {
+                    let mut message = serde_json::to_value(&item)?;
+                    crate::subscriptions::honour_task_ids(&mut message, &ids);
+                    serde_json::to_writer(&mut line, &message)?;
+                }
+                None => serde_json::to_writer(&mut line, &item)?,
+            }
             line.push(b'\n');
             let (written, done) = oneshot::channel();
             let closed =
@@ -370,13 +397,34 @@ where
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
+            let mut message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text)
+            {
                 Ok(message) => message,
                 Err(error) => {
                     refuse(self, text, &error);
                     continue;
                 }
             };
+            if let (Some(listens), JsonRpcMessage::Request(request)) =
+                (&self.listens, &mut message)
+            {
+                if matches!(request.request, ClientRequest::SubscriptionsListenRequest(_)) {
+                    let ids = serde_json::from_slice::<Value>(text)
+                        .ok()
+                        .as_ref()
+                        .and_then(crate::subscriptions::ListenTaskIds::of_message);
+                    if let Some(ids) = ids {
+                        let mut listens = crate::subscriptions::lock(listens);
+                        // A listen rmcp refused is never acknowledged: a bound on them.
+                        if listens.len() >= crate::subscriptions::MAX_FOLLOWED {
+                            listens.clear();
+                        }
+                        listens.insert(request.id.clone(), ids.0.clone());
+                        drop(listens);
+                        request.request.extensions_mut().insert(ids);
+                    }
+                }
+            }
             if !self.started {
                 match &message {
                     JsonRpcMessage::Request(request) => {
@@ -402,6 +450,24 @@ where
         }
         Ok(())
     }
+}
+
+/// The `taskIds` to list in `item` when it is the acknowledgement of a listen stream that
+/// asked for tasks (taken: an acknowledgement is sent once).
+fn acknowledged(
+    listens: &Listens,
+    item: &TxJsonRpcMessage<RoleServer>,
+) -> Option<Vec<String>> {
+    let JsonRpcMessage::Notification(notification) = item else {
+        return None;
+    };
+    let ServerNotification::SubscriptionsAcknowledgedNotification(_) =
+        &notification.notification
+    else {
+        return None;
+    };
+    let id = notification.notification.get_meta().subscription_id()?;
+    crate::subscriptions::lock(listens).remove(&id)
 }
 
 /// What a line that does not parse shows at its top level, read without parsing it as JSON.

@@ -305,6 +305,15 @@ impl FromToolCall<via::Extractor> for Identity {
     }
 }
 
+/// The instance's resource change notifications ([`Subscriptions`](crate::Subscriptions)):
+/// take it as a parameter to tell the clients following a resource that the call changed
+/// it (`subscriptions.resource_updated(uri)`).
+impl FromToolCall<via::Extractor> for crate::subscriptions::Subscriptions {
+    fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
+        Ok(call.state.subscriptions().clone())
+    }
+}
+
 /// What a parameter adds to its tool's `tools/list` entry ([`FromToolCall::tool_extension`]).
 ///
 /// The registry merges it into the tool when the server starts: a name that the arguments

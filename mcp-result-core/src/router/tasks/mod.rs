@@ -23,7 +23,8 @@
 //!
 //! The parts: [`start`] makes a `tools/call` a task (phase 0 of a call), [`run`] drives a
 //! task's run on this instance (stored, its lease renewed, its answer settled), [`requests`]
-//! answers `tasks/get`, `tasks/update` and `tasks/cancel`, and [`wire`] turns a stored task
+//! answers `tasks/get`, `tasks/update` and `tasks/cancel`, [`watch`] reads the tasks a
+//! `subscriptions/listen` stream follows, and [`wire`] turns a stored task
 //! into what the wire shows and back into the call it runs.
 //!
 //! [`ToolRegistry::answer`]: crate::router::registry::ToolRegistry::answer
@@ -34,6 +35,7 @@
 mod requests;
 mod run;
 mod start;
+mod watch;
 mod wire;
 
 use crate::{state::State, task::TaskPolicy};

@@ -18,7 +18,9 @@ use serde::Deserialize;
 use serde_json::{json, value::RawValue};
 
 use super::auth::Challenge;
-use crate::{state::State as InstanceState, wire::identity::Identity};
+use crate::{
+    state::State as InstanceState, subscriptions::ListenTaskIds, wire::identity::Identity,
+};
 
 /// The largest body looked at, as rmcp's own limit: larger ones are answered `413`.
 const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -31,6 +33,8 @@ pub(crate) struct Calls {
     pub(crate) body_read: std::time::Duration,
     /// Whether the router serves without sessions ([`super::HttpOptions::sessions`] off).
     pub(crate) stateless: bool,
+    /// Whether a `subscriptions/listen` stream follows tasks (a tool runs as a task).
+    pub(crate) follows_tasks: bool,
 }
 
 /// What the look needs of a message; the rest is skipped, not built.
@@ -196,9 +200,22 @@ pub(crate) async fn check_call(
         }
     }
     let cancel = cancel_outside_session(&calls, &peek, &parts);
+    let mut parts = parts;
+    let tasks = (calls.follows_tasks && peek.method.as_deref() == Some("subscriptions/listen"))
+        .then(|| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .flatten()
+        .as_ref()
+        .and_then(ListenTaskIds::of_message);
+    if let Some(ids) = &tasks {
+        parts.extensions.insert(ids.clone());
+    }
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
+    if let Some(ids) = tasks {
+        let (parts, body) = response.into_parts();
+        return Response::from_parts(parts, super::acknowledge::honour_in_stream(body, ids.0));
+    }
     if let Some((caller, state, request)) = cancel {
         // Accepted by rmcp (its header checks passed): cancelled here, and sent on.
         if response.status() == StatusCode::ACCEPTED {

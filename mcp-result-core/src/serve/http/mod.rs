@@ -48,6 +48,7 @@
 //! its tenant (`ApprovalsPage`).
 
 #[cfg(feature = "approvals-page")]
+mod acknowledge;
 mod approvals;
 mod auth;
 mod calls;

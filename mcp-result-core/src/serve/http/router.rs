@@ -186,6 +186,7 @@ where
         challenge: challenge.clone(),
         body_read: options.limits.body_read,
         stateless: !options.sessions,
+        follows_tasks: registry.has_tasks(),
     };
     mcp = mcp
         .route_layer(axum::middleware::from_fn(json_rpc_refusals))

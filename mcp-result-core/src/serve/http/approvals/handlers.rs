@@ -508,6 +508,13 @@ pub(super) async fn decide(
         crate::approval::decide(page.store.as_ref(), page.audit.as_ref(), &request, decision).await;
     match decided {
         Ok(Ok(_)) => {
+            // A client following the request (`mcp-result://approvals/{id}`) reads it again.
+            page.subscriptions
+                .resource_updated(format!(
+                    "{}{}",
+                    crate::write::approval::APPROVAL_URI_PREFIX,
+                    request.id
+                ));
             let heading = if done.starts_with("Approved") {
                 "Approved"
             } else {

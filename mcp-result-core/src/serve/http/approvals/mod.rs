@@ -452,6 +452,8 @@ struct Page {
     /// Where each decision is recorded, and a decided request's trail is read.
     audit: Arc<dyn AuditSink>,
     key: Arc<ServerKey>,
+    /// Told of each decision: the clients following the request's resource hear it.
+    subscriptions: crate::subscriptions::Subscriptions,
     /// Each tool's title, by name.
     titles: HashMap<String, String>,
     csp: HeaderValue,
@@ -502,6 +504,7 @@ pub(super) fn routes(
         store,
         audit,
         key: Arc::clone(state.server_key()),
+        subscriptions: state.subscriptions().clone(),
         titles,
         csp: HeaderValue::from_str(&csp).expect("a header value"),
         #[cfg(feature = "oauth")]
