@@ -147,42 +147,29 @@ fn retarget_root_refs(schema: &mut Value) {
     }
 }
 
-/// The optional properties of the error envelope that `tools/list` declares, beside the
-/// required ones (`status`, `errorKind`, `retrySafe`, `message`): those a client acts on
-/// without reading them to the model. Which arguments to fix, when to retry, the write
-/// contract's audit event, and the approval a retry must name. The others (`requiredScope`,
-/// `reason`, `correlationId`, `externalId`, and any field added later) are sentences and ids
-/// for people, repeated in the error's text; the full envelope documents them
-/// ([`ToolOutputSchema::envelope`]), and the advertised one, which does not set
-/// `additionalProperties`, accepts them.
-const ADVERTISED_OPTIONAL: [&str; 5] = [
-    "fieldErrors",
-    "retryAfterMs",
-    "auditEventId",
-    "requiresHumanReview",
-    "approvalRequestId",
-];
-
 /// The error envelope as every tool's `outputSchema` advertises it, in `tools/list`: the
 /// lean form of the full schema of [`ToolError`]. Built once.
 ///
-/// `{"properties": {"status": {"enum": [...]}, "errorKind": {"enum": [...]}, "retrySafe":
-/// {"type": "boolean"}, "message": {"type": "string"}, "fieldErrors": ..., "retryAfterMs":
-/// ..., "auditEventId": ..., "requiresHumanReview": ..., "approvalRequestId": ...},
-/// "required": ["status", "errorKind", "retrySafe", "message"]}` (637 bytes of compact
-/// JSON): no descriptions, enums as plain `enum` arrays, nothing in `$defs`, and no `type`,
-/// since it is a branch of an `outputSchema` whose root says `"type": "object"`. It accepts
-/// every envelope the framework writes. The full schema, with each field's and each kind's
-/// description, is [`serialized_schema::<ToolError>()`](serialized_schema); the tool docs
-/// (feature `docs`) render it.
+/// `{"properties": {"status": {"type": "string"}, "errorKind": {"type": "string"},
+/// "retrySafe": {"type": "boolean"}, "message": {"type": "string"}}, "required": ["status",
+/// "errorKind", "retrySafe", "message"]}` (188 bytes of compact JSON): the four fields every
+/// envelope has, each with its JSON type; no `type` at its root, since it is a branch of an
+/// `outputSchema` whose root says `"type": "object"`. It is in every tool of every
+/// `tools/list`, so it says what a validator and a client that branches on `status` and
+/// `errorKind` need, and no more: it sets no `additionalProperties`, so it accepts every
+/// envelope the framework writes, `fieldErrors`, `retryAfterMs`, `auditEventId`,
+/// `approvalRequestId` and the rest included. The full schema, every field and each
+/// `status` and `errorKind` value described, is
+/// [`serialized_schema::<ToolError>()`](serialized_schema); the tool docs (feature `docs`)
+/// render it, and [`ToolOutputSchema::read`] gives it back for a listed tool.
 pub fn advertised_envelope() -> Arc<JsonObject> {
     static ADVERTISED: LazyLock<Arc<JsonObject>> =
         LazyLock::new(|| Arc::new(advertise(&serialized_schema::<ToolError>())));
     ADVERTISED.clone()
 }
 
-/// The lean form of an envelope schema: its required properties and those of
-/// [`ADVERTISED_OPTIONAL`] it has, each reduced to what a validator checks ([`lean`]).
+/// The lean form of an envelope schema: its required properties, each with its JSON type
+/// ([`json_type`]).
 fn advertise(envelope: &JsonObject) -> JsonObject {
     let root = Value::Object(envelope.clone());
     let resolver = Resolver::new(&root);
@@ -195,15 +182,15 @@ fn advertise(envelope: &JsonObject) -> JsonObject {
         .filter_map(Value::as_str)
         .collect();
     let mut properties = JsonObject::new();
-    for (name, schema) in core
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        if required.contains(&name.as_str()) || ADVERTISED_OPTIONAL.contains(&name.as_str()) {
-            properties.insert(name.clone(), lean(&resolver, schema, false));
+    for name in &required {
+        let schema = core
+            .get("properties")
+            .and_then(|properties| properties.get(*name));
+        let mut typed = JsonObject::new();
+        if let Some(kind) = schema.and_then(|schema| json_type(&resolver, schema)) {
+            typed.insert("type".into(), kind);
         }
+        properties.insert((*name).to_owned(), Value::Object(typed));
     }
     // No `type`: the branch sits under the tool's root `type: "object"`.
     let mut lean = JsonObject::new();
@@ -215,57 +202,39 @@ fn advertise(envelope: &JsonObject) -> JsonObject {
     lean
 }
 
-/// What a validator checks of one envelope property: `$ref`s followed, a union of `const`s
-/// as one `enum`, `type` without `"null"` (the envelope skips every absent field, it never
-/// writes `null`), `minimum`, and array `items`; an object below the top level keeps its
-/// `required` keys only. Descriptions and the integer-width `maximum` go.
-fn lean(resolver: &Resolver<'_>, schema: &Value, nested: bool) -> Value {
+/// The one JSON type an envelope property's schema allows: its `type` without `"null"`
+/// (the envelope skips every absent field, it never writes `null`), or the type of its
+/// values when it is an `enum` or a union of `const`s; `$ref`s followed.
+fn json_type(resolver: &Resolver<'_>, schema: &Value) -> Option<Value> {
     let (schema, _) = resolver.non_null(schema);
-    let mut out = JsonObject::new();
-    if let Some(branches) = union(schema) {
-        let values: Option<Vec<Value>> = branches.iter().map(|b| b.get("const").cloned()).collect();
-        if let Some(values) = values {
-            out.insert("enum".into(), Value::Array(values));
-            return Value::Object(out);
-        }
-    }
-    let Some(object) = schema.as_object() else {
-        return schema.clone();
-    };
-    match (object.get("enum"), object.get("type")) {
-        // The values say the type.
-        (Some(values), _) => {
-            out.insert("enum".into(), values.clone());
-        }
-        (None, Some(Value::Array(types))) => {
+    let values: Vec<Value> = match (schema.get("type"), union(schema)) {
+        (Some(Value::String(kind)), _) => return Some(Value::String(kind.clone())),
+        (Some(Value::Array(types)), _) => {
             let mut types = types.iter().filter(|t| *t != "null");
-            if let (Some(only), None) = (types.next(), types.next()) {
-                out.insert("type".into(), only.clone());
-            }
+            return match (types.next(), types.next()) {
+                (Some(only), None) => Some(only.clone()),
+                _ => None,
+            };
         }
-        (None, Some(other)) => {
-            out.insert("type".into(), other.clone());
-        }
-        (None, None) => {}
-    }
-    if let Some(minimum) = object.get("minimum") {
-        out.insert("minimum".into(), minimum.clone());
-    }
-    if let Some(items) = object.get("items") {
-        out.insert("items".into(), lean(resolver, items, true));
-    }
-    if nested {
-        if let Some(required) = object.get("required") {
-            out.insert("required".into(), required.clone());
-        }
-    } else if let Some(Value::Object(properties)) = object.get("properties") {
-        let properties = properties
+        (_, Some(branches)) => branches
             .iter()
-            .map(|(name, schema)| (name.clone(), lean(resolver, schema, true)))
-            .collect();
-        out.insert("properties".into(), Value::Object(properties));
-    }
-    Value::Object(out)
+            .map(|branch| branch.get("const").cloned())
+            .collect::<Option<_>>()?,
+        _ => schema.get("enum")?.as_array()?.clone(),
+    };
+    let kind = |value: &Value| match value {
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::Null => "null",
+    };
+    let first = kind(values.first()?);
+    values
+        .iter()
+        .all(|value| kind(value) == first)
+        .then(|| Value::String(first.to_owned()))
 }
 
 /// A tool's `outputSchema` as mcp-result serves it, typed.
@@ -274,7 +243,7 @@ fn lean(resolver: &Resolver<'_>, schema: &Value, nested: bool) -> Value {
 /// clients validate the `structuredContent` of `isError` results against the advertised
 /// `outputSchema` too (TypeScript SDK 1.x, MCP Inspector), so it must accept both; the root
 /// stays `type: "object"` (MCP 2025-06-18 and 2025-11-25 require it). The envelope branch
-/// is the lean [`advertised_envelope`] (637 bytes, in every tool), inline, so the
+/// is the lean [`advertised_envelope`] (188 bytes, in every tool), inline, so the
 /// root `$defs` are the success type's alone. A wrapped result also gets `_meta:
 /// {"io.github.mcp-result/wrapped": "result"}` on its `tools/list` entry.
 #[derive(Debug, Clone, PartialEq)]
@@ -473,22 +442,14 @@ mod tests {
         assert_eq!(
             advertised,
             json!({"properties": {
-                "status": {"enum": ["succeeded", "partial", "blocked", "failed", "unknown"]},
-                "errorKind": {"enum": ["validation_error", "upstream_timeout",
-                    "upstream_unavailable", "permission_denied", "policy_blocked", "not_found",
-                    "conflict", "internal", "in_progress", "outcome_unknown"]},
+                "status": {"type": "string"},
+                "errorKind": {"type": "string"},
                 "retrySafe": {"type": "boolean"},
-                "message": {"type": "string"},
-                "fieldErrors": {"type": "array",
-                    "items": {"type": "object", "required": ["pointer", "message"]}},
-                "retryAfterMs": {"type": "integer", "minimum": 0},
-                "auditEventId": {"type": "string"},
-                "requiresHumanReview": {"type": "boolean"},
-                "approvalRequestId": {"type": "string"}},
+                "message": {"type": "string"}},
                 "required": ["status", "errorKind", "retrySafe", "message"]})
         );
-        assert_eq!(serde_json::to_string(&advertised).unwrap().len(), 637);
-        // Every advertised property is one the envelope has.
+        assert_eq!(serde_json::to_string(&advertised).unwrap().len(), 188);
+        // Every advertised property is one the envelope has, of the type the full one says.
         let full = serialized_schema::<ToolError>();
         for name in advertised["properties"].as_object().unwrap().keys() {
             assert!(full["properties"].get(name).is_some(), "{name}");

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 /// The framework never reports `failed` for a write that may have happened: that is
 /// `unknown` (mcp-result write contract, rule 12).
 ///
-/// Its schema (`$defs` `mcp-result.Status` in a write tool's `outputSchema`) is a plain
-/// `enum` of the five strings with a short description: it is in the `tools/list` entry of
-/// every write tool, so the meaning of each value is told once, in a few words.
+/// Its schema is a plain `enum` of the five strings with a one-line description, inline
+/// where a result names it: it is in the `tools/list` entry of every write tool, so the
+/// meaning of the values a client acts on is told there in a few words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -56,6 +56,11 @@ impl Status {
     }
 }
 
+/// The description of [`Status`]'s schema: what a client does on the values that ask
+/// something of it.
+const STATUS_DESCRIPTION: &str = "`partial`: retry only the rest; `blocked`: stop and hand \
+    over; `unknown`: it may have run, learn the outcome first.";
+
 impl JsonSchema for Status {
     fn schema_name() -> Cow<'static, str> {
         Cow::Borrowed("mcp-result.Status")
@@ -65,16 +70,16 @@ impl JsonSchema for Status {
         Cow::Borrowed("mcp_result::Status")
     }
 
+    fn inline_schema() -> bool {
+        true
+    }
+
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         let values: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
         json_schema!({
             "type": "string",
             "enum": values,
-            "description": "The outcome of a tool call, as a machine can branch on it (`status` \
-                in `structuredContent`). Required on every write tool's result (mcp-result \
-                write contract).\n\n`partial`: retry only the rest; `blocked`: stop and hand \
-                over, do not work around it; `unknown`: it may have taken effect, learn the \
-                outcome before acting."
+            "description": STATUS_DESCRIPTION
         })
     }
 }
@@ -86,12 +91,14 @@ impl fmt::Display for Status {
 }
 
 /// The id of the audit-log event a write tool recorded (`auditEventId` in
-/// `structuredContent`). Serialized as a plain JSON string.
+/// `structuredContent`). Serialized as a plain JSON string; its schema is
+/// `{"type": "string"}`, without a description (it is in every write tool's `tools/list`
+/// entry, and its name says it).
 #[derive(
     Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(transparent)]
-#[schemars(inline)]
+#[schemars(inline, description = "")]
 pub struct AuditEventId(String);
 
 impl AuditEventId {

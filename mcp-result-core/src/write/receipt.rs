@@ -48,14 +48,21 @@ use crate::{
 #[serde(rename_all = "camelCase")]
 pub struct WriteReceipt {
     /// What the write did: `succeeded`, `partial`, `blocked` or `failed`.
+    // The schema's description is `Status`'s own; the fields' doc comments stay out of the
+    // schema, which is in every write tool's `tools/list` entry (the names say them).
+    #[schemars(description = "")]
     pub status: Status,
     /// May an automatic retry run the same call again? Set by the framework: `true` under an
     /// idempotency key or for a tool declared `idempotent`.
+    #[schemars(description = "")]
     pub retry_safe: bool,
     /// The audit-log event of this write, minted and recorded by the framework.
+    #[schemars(description = "")]
     pub audit_event_id: AuditEventId,
-    /// The human approval this write ran under, for a tool that requires one.
+    /// The human approval this write ran under, for a tool that requires one. Absent, never
+    /// `null`, when there is none: its schema is `{"type": "string"}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(description = "", with = "String")]
     pub approval_id: Option<String>,
 }
 

@@ -194,7 +194,6 @@ pub(crate) fn gated_input_schema(
 pub(crate) fn approval_request_schema() -> Value {
     serde_json::json!({
         "type": "string",
-        "description": "After an answer `blocked` with `requiresHumanReview`, the \
-            `approvalRequestId` it gave, once a human approved."
+        "description": "Once approved: the id a `blocked` answer gave."
     })
 }
