@@ -1,11 +1,6 @@
 //! The nine tools, with the reference's names, titles, descriptions, annotations and
 //! argument shapes, and the graph as a resource, `memory://knowledge-graph`, that a client
-//! may subscribe to.
-
-use std::{
-    collections::BTreeSet,
-    sync::{Arc, Mutex},
-};
+//! may subscribe to (the framework serves the subscriptions; each write tells them).
 
 use mcp_result::{
     approval::Approval,
@@ -14,13 +9,11 @@ use mcp_result::{
         model::{
             ListResourcesResult, PaginatedRequestParams, ReadResourceRequestParams,
             ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
-            ResourceUpdatedNotificationParam, ServerConfig, SubscribeRequestParams,
-            ToolsCapability, UnsubscribeRequestParams,
         },
         service::RequestContext,
         ErrorData, RoleServer, ServerHandler,
     },
-    ToolError, ToolResult, WriteReceipt,
+    Subscriptions, ToolError, ToolResult, WriteReceipt,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -166,26 +159,11 @@ impl Deleted {
 #[derive(Clone)]
 pub struct Memory {
     file: GraphFile,
-    /// The resources the client subscribed to (`resources/subscribe`).
-    subscribed: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl Memory {
     pub fn new(file: GraphFile) -> Self {
-        Self {
-            file,
-            subscribed: Arc::default(),
-        }
-    }
-
-    /// After a write: `notifications/resources/updated` if the client subscribed to the
-    /// graph.
-    async fn changed(&self, context: &RequestContext<RoleServer>) {
-        let subscribed = self.subscribed.lock().unwrap().contains(GRAPH_URI);
-        if subscribed {
-            let updated = ResourceUpdatedNotificationParam::new(GRAPH_URI);
-            let _ = context.peer.notify_resource_updated(updated).await;
-        }
+        Self { file }
     }
 
     /// Deletes what `delete` deletes, once a person approved it (asked only when it deletes
@@ -195,7 +173,7 @@ impl Memory {
     async fn delete(
         &self,
         approval: &mut Approval,
-        context: &RequestContext<RoleServer>,
+        subscriptions: &Subscriptions,
         delete: impl Fn(&mut Graph) + Send + 'static,
     ) -> Result<Option<String>, ToolError> {
         let before = self.file.read().await?;
@@ -219,7 +197,7 @@ impl Memory {
                 ))
             })
             .await?;
-        self.changed(context).await;
+        subscriptions.resource_updated(GRAPH_URI);
         Ok(approved)
     }
 }
@@ -231,12 +209,12 @@ impl Memory {
     async fn create_entities(
         &self,
         args: EntitiesArgs,
-        context: RequestContext<RoleServer>,
+        subscriptions: Subscriptions,
     ) -> Result<EntitiesCreated, ToolError> {
         let entities = (self.file)
             .change(|graph| Ok(graph.create_entities(args.entities)))
             .await?;
-        self.changed(&context).await;
+        subscriptions.resource_updated(GRAPH_URI);
         let receipt = WriteReceipt::succeeded();
         Ok(EntitiesCreated { entities, receipt })
     }
@@ -246,12 +224,12 @@ impl Memory {
     async fn create_relations(
         &self,
         args: RelationsArgs,
-        context: RequestContext<RoleServer>,
+        subscriptions: Subscriptions,
     ) -> Result<RelationsCreated, ToolError> {
         let relations = (self.file)
             .change(|graph| Ok(graph.create_relations(args.relations)))
             .await?;
-        self.changed(&context).await;
+        subscriptions.resource_updated(GRAPH_URI);
         let receipt = WriteReceipt::succeeded();
         Ok(RelationsCreated { relations, receipt })
     }
@@ -261,7 +239,7 @@ impl Memory {
     async fn add_observations(
         &self,
         args: ObservationsArgs,
-        context: RequestContext<RoleServer>,
+        subscriptions: Subscriptions,
     ) -> Result<ObservationsAdded, ToolError> {
         let additions = (args.observations.into_iter())
             .map(|o| (o.entity_name, o.contents))
@@ -275,7 +253,7 @@ impl Memory {
                 })
             })
             .await?;
-        self.changed(&context).await;
+        subscriptions.resource_updated(GRAPH_URI);
         let results = (added.into_iter())
             .map(|(entity_name, added_observations)| Added {
                 entity_name,
@@ -292,11 +270,11 @@ impl Memory {
         &self,
         args: EntityNamesArgs,
         mut approval: Approval,
-        context: RequestContext<RoleServer>,
+        subscriptions: Subscriptions,
     ) -> Result<Deleted, ToolError> {
         let names = args.entity_names;
         let delete = move |graph: &mut Graph| graph.delete_entities(&names);
-        let approved = self.delete(&mut approval, &context, delete).await?;
+        let approved = self.delete(&mut approval, &subscriptions, delete).await?;
         Ok(Deleted::said("Entities deleted successfully", approved))
     }
 
@@ -306,13 +284,13 @@ impl Memory {
         &self,
         args: DeletionsArgs,
         mut approval: Approval,
-        context: RequestContext<RoleServer>,
+        subscriptions: Subscriptions,
     ) -> Result<Deleted, ToolError> {
         let deletions: Vec<(String, Vec<String>)> = (args.deletions.into_iter())
             .map(|d| (d.entity_name, d.observations))
             .collect();
         let delete = move |graph: &mut Graph| graph.delete_observations(&deletions);
-        let approved = self.delete(&mut approval, &context, delete).await?;
+        let approved = self.delete(&mut approval, &subscriptions, delete).await?;
         Ok(Deleted::said("Observations deleted successfully", approved))
     }
 
@@ -322,11 +300,11 @@ impl Memory {
         &self,
         args: DeleteRelationsArgs,
         mut approval: Approval,
-        context: RequestContext<RoleServer>,
+        subscriptions: Subscriptions,
     ) -> Result<Deleted, ToolError> {
         let relations = args.relations;
         let delete = move |graph: &mut Graph| graph.delete_relations(&relations);
-        let approved = self.delete(&mut approval, &context, delete).await?;
+        let approved = self.delete(&mut approval, &subscriptions, delete).await?;
         Ok(Deleted::said("Relations deleted successfully", approved))
     }
 
@@ -355,24 +333,6 @@ impl Memory {
 
 #[mcp_handler]
 impl ServerHandler for Memory {
-    /// The framework's answer, with the reference's capabilities: `listChanged` for tools
-    /// and resources (which neither ever sends), and subscriptions to the graph (sessions
-    /// before MCP 2026-07-28, as the reference has them).
-    fn get_info(&self) -> ServerConfig {
-        let name = env!("CARGO_PKG_NAME");
-        let mut info = mcp_result::handler::server_info::<Self>(name, env!("CARGO_PKG_VERSION"));
-        let mut tools = ToolsCapability::default();
-        tools.list_changed = Some(true);
-        info.capabilities.tools = Some(tools);
-        let resources = info
-            .capabilities
-            .resources
-            .get_or_insert_with(Default::default);
-        resources.subscribe = Some(true);
-        resources.list_changed = Some(true);
-        info
-    }
-
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -404,23 +364,5 @@ impl ServerHandler for Memory {
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let contents = ResourceContents::text(text, GRAPH_URI).with_mime_type("application/json");
         Ok(ReadResourceResult::new(vec![contents]).into())
-    }
-
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.subscribed.lock().unwrap().insert(request.uri);
-        Ok(())
-    }
-
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.subscribed.lock().unwrap().remove(&request.uri);
-        Ok(())
     }
 }

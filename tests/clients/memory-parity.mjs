@@ -145,7 +145,17 @@ async function connect(side, file) {
   return session;
 }
 
-const settle = () => new Promise((done) => setTimeout(done, 10));
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/** Until no notification has come for 20 ms (the port tells its listeners from a task of
+ * their own, so a notification may follow the call's answer). */
+async function settle(session) {
+  let heard = -1;
+  for (let i = 0; heard !== session.updates && i < 50; i += 1) {
+    heard = session.updates;
+    await sleep(20);
+  }
+}
 
 /** A request's raw answer: `{result}` or `{error}`, and what the SDK threw, if anything. */
 async function raw(session, send) {
@@ -156,7 +166,7 @@ async function raw(session, send) {
   } catch (error) {
     thrown = errorRecord(error);
   }
-  await settle();
+  await settle(session);
   const answer = session.last ?? {};
   return { result: answer.result, error: answer.error, thrown };
 }
@@ -357,9 +367,12 @@ function compareInitialize(ref, port) {
   const where = 'initialize';
   const r = clone(ref.initialize);
   const p = clone(port.initialize);
-  if (!same(r.serverInfo, p.serverInfo) || 'logging' in p.capabilities) {
+  // Another server's name; the framework's logging; tools that never change.
+  const tools = r.capabilities.tools?.listChanged === true && !p.capabilities.tools?.listChanged;
+  if (!same(r.serverInfo, p.serverInfo) && 'logging' in p.capabilities && tools) {
     observe('server-info', where, r, p);
     delete p.capabilities.logging;
+    delete r.capabilities.tools.listChanged;
     delete r.serverInfo;
     delete p.serverInfo;
   }
