@@ -11,6 +11,7 @@
 //! differences of `examples/memory/DIFFERENCES.md`, each checked to be exactly what it
 //! says. Here: no mismatch, and the differences seen are exactly the names that file lists,
 //! so a difference that goes away, or a new one, fails with the call and both answers.
+//! And the port's `tools/list` is at most 1.4x the reference's bytes (both printed).
 
 use std::{collections::BTreeSet, fs, path::Path, time::Duration};
 
@@ -116,6 +117,14 @@ fn the_port_answers_as_the_reference_does_but_for_its_documented_differences() {
         ours as f64 / theirs as f64,
         calls("reference"),
         calls("port"),
+    );
+    // The contract's wire weight (issue 50 item 3): every guarantee kept (the envelope in
+    // each outputSchema, the write fields, the idempotency key advertised) in at most 1.4x
+    // the reference's bytes.
+    assert!(
+        ours * 10 <= theirs * 14,
+        "the port's tools/list is {ours} bytes, {:.3}x the reference's {theirs}: over 1.4x",
+        ours as f64 / theirs as f64
     );
 
     let mismatches = report["mismatches"].as_array().unwrap();

@@ -186,6 +186,8 @@ async fn calls_replays_and_refused_records_are_measured_on_the_applications_mete
     assert_eq!(refused.is_error, Some(false), "{refused:?}");
     let unknown = client.call_tool(call("no_such_tool", json!({}))).await;
     assert!(unknown.is_err());
+    // Every request the framework answers is measured, not only tools/call.
+    client.list_all_tools().await.unwrap();
     provider.force_flush().unwrap();
 
     let points = points(&exporter);
@@ -214,6 +216,18 @@ async fn calls_replays_and_refused_records_are_measured_on_the_applications_mete
         points.get(&(duration.clone(), with(&[("error.type", "-32602")]))),
         Some(&1),
         "an unknown tool's name is no attribute: {points:#?}"
+    );
+    assert_eq!(
+        points.get(&(
+            duration.clone(),
+            attributes(&[
+                ("mcp.method.name", "tools/list"),
+                ("mcp.protocol.version", "2025-11-25"),
+                ("network.transport", "pipe"),
+            ])
+        )),
+        Some(&1),
+        "{points:#?}"
     );
     assert_eq!(
         points.get(&(

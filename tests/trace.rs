@@ -7,7 +7,9 @@
 //!   server span in the client's trace, its parent the client's span, remote, its
 //!   `tracestate` kept;
 //! - a call with an invalid `traceparent` is answered as any other, its span under the
-//!   server's own spans (never an error).
+//!   server's own spans (never an error);
+//! - a `tools/list` carrying one gets a `tools/list` span in the client's trace too (every
+//!   request the framework answers has its span).
 
 use mcp_result::{
     mcp_handler, mcp_tools,
@@ -44,6 +46,7 @@ impl ServerHandler for Clock {}
 
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
+const LIST_PARENT: &str = "00f067aa0ba902b8";
 
 fn ping(meta: serde_json::Value) -> CallToolRequestParams {
     let mut params =
@@ -88,6 +91,16 @@ async fn a_call_carrying_traceparent_continues_the_clients_trace() {
         Some(false),
         "an invalid traceparent is no error"
     );
+    // Every request the framework answers continues its client's trace, not only a call.
+    let mut listed = mcp_result::rmcp::model::PaginatedRequestParams::default();
+    let mut meta = RequestMetaObject::default();
+    meta.0.insert(
+        "traceparent".into(),
+        json!(format!("00-{TRACE}-{LIST_PARENT}-01")),
+    );
+    listed.meta = Some(meta);
+    let tools = client.list_tools(Some(listed)).await.unwrap();
+    assert_eq!(tools.tools.len(), 1);
     client.cancel().await.unwrap();
     tokio::task::yield_now().await;
     provider.force_flush().unwrap();
@@ -115,4 +128,14 @@ async fn a_call_carrying_traceparent_continues_the_clients_trace() {
     // Its parent is the server's own (rmcp's service span), not anything the call sent.
     assert_ne!(second.parent_span_id, SpanId::from_hex(PARENT).unwrap());
     assert!(!second.parent_span_is_remote);
+    let list = spans
+        .iter()
+        .find(|span| span.name == "tools/list")
+        .expect("a span for tools/list");
+    assert_eq!(
+        list.span_context.trace_id(),
+        TraceId::from_hex(TRACE).unwrap()
+    );
+    assert_eq!(list.parent_span_id, SpanId::from_hex(LIST_PARENT).unwrap());
+    assert!(list.parent_span_is_remote);
 }

@@ -86,7 +86,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     let (call, list, get, initialize) = match &router {
         None => (
             quote!(#krate::__private::call_tool(self, request, context)),
-            quote!(#krate::__private::list_tools::<Self>(request.as_ref())),
+            quote!(#krate::__private::list_tools_observed::<Self>(request.as_ref(), &context).await),
             quote!(#krate::__private::tool_for::<Self>(name)),
             quote!(#krate::__private::initialize(self, request, context)),
         ),
@@ -104,7 +104,10 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                         .await
                     }
                 },
-                quote!(#krate::__private::list_tools_with_rmcp::<Self>(#routes, #text, request.as_ref())),
+                quote! {{
+                    let _ = &context;
+                    #krate::__private::list_tools_with_rmcp::<Self>(#routes, #text, request.as_ref())
+                }},
                 quote!(#krate::__private::tool_with_rmcp::<Self>(#routes, name)),
                 quote! {
                     #krate::__private::initialize_with_rmcp(self, #routes, #text, request, context)
@@ -145,7 +148,7 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 request: ::core::option::Option<
                     #krate::__private::rmcp::model::PaginatedRequestParams,
                 >,
-                _context: #krate::__private::rmcp::service::RequestContext<
+                context: #krate::__private::rmcp::service::RequestContext<
                     #krate::__private::rmcp::RoleServer,
                 >,
             ) -> ::core::result::Result<

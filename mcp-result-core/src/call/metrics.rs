@@ -3,7 +3,7 @@
 //!
 //! | instrument | kind, unit | attributes | what |
 //! |---|---|---|---|
-//! | `mcp.server.operation.duration` | histogram, `s` | `mcp.method.name`, `gen_ai.tool.name` (the server's tools only), `error.type` (`tool_error`, or the JSON-RPC code), `mcp.protocol.version`, `network.transport` (`pipe`, `tcp`) | each `tools/call`, to its answer (the OpenTelemetry MCP semantic conventions' server metric) |
+//! | `mcp.server.operation.duration` | histogram, `s` | `mcp.method.name`, `gen_ai.tool.name` (the server's tools only), `error.type` (`tool_error`, or the JSON-RPC code), `mcp.protocol.version`, `network.transport` (`pipe`, `tcp`) | each request the framework answers (`tools/call`, `tools/list`, `resources/read`, `tasks/*`, `subscriptions/listen`: to its end), to its answer (the OpenTelemetry MCP semantic conventions' server metric) |
 //! | `mcp_result.idempotency.replays` | counter | `gen_ai.tool.name` | a keyed write answered from the store |
 //! | `mcp_result.idempotency.in_progress` | counter | `gen_ai.tool.name` | a keyed write answered `in_progress` (its first call still runs) |
 //! | `mcp_result.writes.outcome_unknown` | counter | `gen_ai.tool.name` | a write answered `outcome_unknown` |
@@ -99,16 +99,31 @@ impl Metrics {
         started: Instant,
         context: &RequestContext<RoleServer>,
     ) {
-        let mut attributes = vec![KeyValue::new("mcp.method.name", "tools/call")];
+        let error = match answer {
+            Ok(result) if result.is_error == Some(true) => Some("tool_error".to_owned()),
+            Ok(_) => None,
+            Err(error) => Some(error.code.0.to_string()),
+        };
+        self.record_operation("tools/call", tool, error, started, context);
+    }
+
+    /// Records a request of `method` (of `tool`, for a `tools/call` of one of the server's
+    /// tools) started at `started`, answered with `error` (`tool_error`, a JSON-RPC code) or
+    /// none.
+    pub(crate) fn record_operation(
+        &self,
+        method: &'static str,
+        tool: Option<&str>,
+        error: Option<String>,
+        started: Instant,
+        context: &RequestContext<RoleServer>,
+    ) {
+        let mut attributes = vec![KeyValue::new("mcp.method.name", method)];
         if let Some(tool) = tool {
             attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
         }
-        match answer {
-            Ok(result) if result.is_error == Some(true) => {
-                attributes.push(KeyValue::new("error.type", "tool_error"));
-            }
-            Ok(_) => {}
-            Err(error) => attributes.push(KeyValue::new("error.type", error.code.0.to_string())),
+        if let Some(error) = error {
+            attributes.push(KeyValue::new("error.type", error));
         }
         if let Some(info) = context.peer.peer_info() {
             attributes.push(KeyValue::new(

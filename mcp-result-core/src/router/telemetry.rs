@@ -23,16 +23,26 @@
 //! | `mcp_result.correlation_id` | the id a logged cause is under (`internal`, errors from [`ResultExt`](crate::ResultExt)) | this crate |
 //! | `mcp_result.duration_ms` | milliseconds until the answer | this crate (the span's own duration is the same, to its close) |
 //!
+//! Every other request the framework answers (`tools/list`, `resources/read`, `tasks/get`,
+//! `tasks/update`, `tasks/cancel`, `subscriptions/listen`, `resources/subscribe` and
+//! `unsubscribe`) gets a span of its own ([`observe`]): named after its method, with
+//! `mcp.method.name`, `jsonrpc.request.id`, `mcp.protocol.version`, `mcp.resource.uri` (for
+//! a resource's request), and for a JSON-RPC error `error.type`, `rpc.response.status_code`
+//! and an `ERROR` status; its client's trace continued as a call's is, and its duration in
+//! `mcp.server.operation.duration` when the instance has a meter.
+//!
 //! The span is at `INFO` level with target `mcp_result`; every log line of the call (a
 //! panic's cause, a cause logged by [`ResultExt`](crate::ResultExt), a write's task) is
 //! inside it, so its correlation id and the tool are on the same trace. A write that outlives
 //! its answer (past its time limit) keeps the span open until it ends.
 
-use std::time::Instant;
+use std::{future::Future, time::Instant};
 
 use rmcp::{model::CallToolResult, service::RequestContext, ErrorData, RoleServer};
 use serde_json::Value;
-use tracing::{field::Empty, Span};
+use tracing::{field::Empty, Instrument as _, Span};
+
+use crate::state::State;
 
 /// The span of one `tools/call` of `tool` (`known`: a tool of this server).
 pub(crate) fn call_span(tool: &str, known: bool, context: &RequestContext<RoleServer>) -> Span {
@@ -122,4 +132,66 @@ pub(crate) fn record_answer(
             span.record(field, value);
         }
     }
+}
+
+/// The span of one request of `method`, not a `tools/call` (see the module's docs).
+fn request_span(method: &'static str, context: &RequestContext<RoleServer>) -> Span {
+    let span = tracing::info_span!(
+        target: "mcp_result",
+        "mcp.request",
+        "otel.name" = method,
+        "otel.kind" = "server",
+        "otel.status_code" = Empty,
+        "otel.status_description" = Empty,
+        "mcp.method.name" = method,
+        "jsonrpc.request.id" = %context.id,
+        "mcp.protocol.version" = Empty,
+        "mcp.resource.uri" = Empty,
+        "error.type" = Empty,
+        "rpc.response.status_code" = Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    if let Some(info) = context.peer.peer_info() {
+        span.record("mcp.protocol.version", info.protocol_version.to_string());
+    }
+    #[cfg(feature = "opentelemetry")]
+    super::trace::continue_trace(&span, context);
+    span
+}
+
+/// Runs `answer`, the framework's answer to a request of `method` (about the resource `uri`,
+/// for a resource's request), in the request's span, and records its outcome there and its
+/// duration on the instance's meter ([`State::with_meter`]).
+pub(crate) async fn observe<T>(
+    method: &'static str,
+    uri: Option<&str>,
+    state: &State,
+    context: &RequestContext<RoleServer>,
+    answer: impl Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    let span = request_span(method, context);
+    if let Some(uri) = uri {
+        span.record("mcp.resource.uri", uri);
+    }
+    let started = Instant::now();
+    let answer = answer.instrument(span.clone()).await;
+    if let Err(error) = &answer {
+        if !span.is_disabled() {
+            let code = error.code.0.to_string();
+            span.record("error.type", code.as_str());
+            span.record("rpc.response.status_code", code.as_str());
+            span.record("otel.status_code", "ERROR");
+            span.record("otel.status_description", &*error.message);
+        }
+    }
+    #[cfg(feature = "opentelemetry")]
+    if let Some(metrics) = state.metrics() {
+        let error = answer.as_ref().err().map(|error| error.code.0.to_string());
+        metrics.record_operation(method, None, error, started, context);
+    }
+    #[cfg(not(feature = "opentelemetry"))]
+    let _ = (state, started);
+    answer
 }

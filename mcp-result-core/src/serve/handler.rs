@@ -19,6 +19,7 @@ use crate::{
     error_text::ErrorText,
     router::{
         def::{registry_error, RegistryError},
+        telemetry::observe,
         registry::ToolRegistry,
         set::{services_of, ToolSet},
     },
@@ -382,6 +383,24 @@ pub fn list_tools<S: ToolSet>(
     Ok(ListToolsResult::with_all_items(registry.tools().to_vec()))
 }
 
+/// [`list_tools`] in the request's span, its duration on the instance's meter (used by
+/// `#[mcp_handler]`).
+///
+/// # Errors
+/// As [`list_tools`].
+pub async fn list_tools_observed<S: ToolSet>(
+    request: Option<&PaginatedRequestParams>,
+    context: &RequestContext<RoleServer>,
+) -> Result<ListToolsResult, ErrorData> {
+    let state = S::tool_registry()
+        .map_err(registry_error)?
+        .state_for(context);
+    observe("tools/list", None, &state, context, async {
+        list_tools::<S>(request)
+    })
+    .await
+}
+
 /// A `tools/call` answer in the making: boxed, so that each layer that moves it (rmcp moves
 /// a request's future through its service loop and into a task of its own) moves a pointer,
 /// not the call's state machine.
@@ -417,7 +436,11 @@ pub async fn get_task<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    registry.get_task(server, request, context).await
+    let state = registry.state_for(&context);
+    observe("tasks/get", None, &state, &context.clone(), async {
+        registry.get_task(server, request, context).await
+    })
+    .await
 }
 
 /// The `tasks/update` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
@@ -431,7 +454,11 @@ pub async fn update_task<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<(), ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    registry.update_task(server, request, context).await
+    let state = registry.state_for(&context);
+    observe("tasks/update", None, &state, &context.clone(), async {
+        registry.update_task(server, request, context).await
+    })
+    .await
 }
 
 /// The `tasks/cancel` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
@@ -445,7 +472,11 @@ pub async fn cancel_task<S: ToolSet>(
     context: RequestContext<RoleServer>,
 ) -> Result<(), ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    registry.cancel_task(server, request, context).await
+    let state = registry.state_for(&context);
+    observe("tasks/cancel", None, &state, &context.clone(), async {
+        registry.cancel_task(server, request, context).await
+    })
+    .await
 }
 
 /// What a `subscriptions/listen` stream may follow (used by `#[mcp_handler]` for
@@ -470,7 +501,12 @@ pub async fn listen<S: ToolSet>(
     subscription: rmcp::service::SubscriptionContext,
 ) -> Result<(), ErrorData> {
     let registry = S::tool_registry().map_err(registry_error)?;
-    registry.listen(server, subscription).await
+    let context = subscription.request_context().clone();
+    let state = registry.state_for(&context);
+    observe("subscriptions/listen", None, &state, &context, async {
+        registry.listen(server, subscription).await
+    })
+    .await
 }
 
 /// `resources/subscribe` of a [`ToolSet`] (before MCP 2026-07-28; used by `#[mcp_handler]`):
@@ -615,6 +651,22 @@ pub fn is_framework_uri(uri: &str) -> bool {
 /// `-32601` when the server has no artifact store; resource-not-found for an unknown or
 /// denied URI (the same error for both).
 pub async fn read_resource<S: ToolSet>(
+    server: &S,
+    request: rmcp::model::ReadResourceRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+    let state = S::tool_registry()
+        .map_err(registry_error)?
+        .state_for(&context);
+    let uri = request.uri.clone();
+    observe("resources/read", Some(&uri), &state, &context.clone(), async {
+        read_resource_unobserved(server, request, context).await
+    })
+    .await
+}
+
+/// [`read_resource`]'s answer.
+async fn read_resource_unobserved<S: ToolSet>(
     server: &S,
     request: rmcp::model::ReadResourceRequestParams,
     context: RequestContext<RoleServer>,
