@@ -109,17 +109,14 @@ impl Notes {
         // The credential and the key are the framework's and the upstream's concern here.
         let _ = (&args.token, &args.request_id);
         let existing = self.notes.lock().unwrap().get(&args.name).map(String::len);
-        let approved = match existing {
-            Some(length) => Some(
-                approval
-                    .require(format!(
-                        "Overwrite note {} ({length} characters)",
-                        args.name
-                    ))
-                    .await?,
-            ),
-            None => None,
-        };
+        if let Some(length) = existing {
+            approval
+                .require(format!(
+                    "Overwrite note {} ({length} characters)",
+                    args.name
+                ))
+                .await?;
+        }
         self.writes.fetch_add(1, Ordering::SeqCst);
         self.notes
             .lock()
@@ -130,7 +127,8 @@ impl Notes {
             status: Status::Succeeded,
             retry_safe: write.retry_safe(),
             audit_event_id: write.audit_event_id().clone(),
-            approval_id: approved.map(|a| a.approval_id),
+            // The framework writes the approval the overwrite ran under.
+            approval_id: None,
         })
     }
 }

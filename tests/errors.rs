@@ -453,7 +453,8 @@ async fn an_echoed_megabyte_is_cut_to_the_message_length_stating_its_own() {
         };
         assert_eq!(structured["retrySafe"], tool == "get_ticket", "{tool}");
         assert!(
-            first.starts_with(&format!("Error (not_found): {message} {next}")),
+            // The cut message ends as a sentence before what follows.
+            first.starts_with(&format!("Error (not_found): {message}. {next}")),
             "{tool}: {first}"
         );
         assert!(first.len() < 1200, "{tool}: {} bytes", first.len());

@@ -164,10 +164,13 @@ impl ToolCall {
             retry_safe: self.write.as_ref().map(|w| w.retry_safe),
             read_only: self.write.is_none(),
             audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
-            approval_id: self
-                .write
-                .as_ref()
-                .and_then(|w| w.approval.as_ref().map(|(id, _)| id.clone())),
+            // Approved before it ran (a gated tool), or from its body (`Approval`).
+            approval_id: self.write.as_ref().and_then(|w| {
+                w.approval
+                    .as_ref()
+                    .map(|(id, _)| id.clone())
+                    .or_else(|| w.note.as_ref().and_then(|note| note.approval_id()))
+            }),
             staged: Default::default(),
         }
     }

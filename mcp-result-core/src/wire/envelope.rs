@@ -441,6 +441,7 @@ impl ToolError {
         out.push_str(self.error_kind.as_str());
         out.push_str("): ");
         push_escaped(&mut out, &self.message);
+        let message_end = out.len();
         // What to do next, unless the message already says it: whether an unchanged call
         // can help (the kind), then whether running it again is safe (`retrySafe`).
         let kind = self.error_kind;
@@ -492,6 +493,12 @@ impl ToolError {
                 out.push_str(": ");
                 push_escaped(&mut out, &field.message);
             }
+        }
+        // A sentence follows the message: the message ends as one ("Entity X not found." and
+        // not "Entity X not found Safe to retry").
+        let ended = out[..message_end].ends_with(['.', '!', '?', ':', '\n']);
+        if out.len() > message_end && !ended && out[message_end..].starts_with(' ') {
+            out.insert(message_end, '.');
         }
         out
     }
@@ -614,6 +621,12 @@ mod tests {
         assert_eq!(
             ToolError::not_found("No ticket `T-9`.").summary(),
             "Error (not_found): No ticket `T-9`. Safe to retry; unchanged, it gets the same answer."
+        );
+        // A message that is no sentence is ended as one before the next.
+        assert_eq!(
+            ToolError::not_found("Entity with name Z not found").summary(),
+            "Error (not_found): Entity with name Z not found. Safe to retry; unchanged, it gets \
+             the same answer."
         );
         // A conflict that is not safe to run again (a write that ran) says not to.
         let ran = ToolError::conflict("The ledger refused the close.").with_retry_safe(false);

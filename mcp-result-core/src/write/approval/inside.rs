@@ -85,6 +85,12 @@ impl ApprovalNote {
         self.with(|noted| noted.ended)
     }
 
+    /// The approval the tool's question was answered with, if it was approved: the write
+    /// runs under it, so the result's `approvalId` says it.
+    pub(crate) fn approval_id(&self) -> Option<String> {
+        self.with(|noted| noted.approved.as_ref().map(|(id, _)| id.clone()))
+    }
+
     /// Writes what the question came to into the attempt's outcome `record`.
     pub(crate) fn apply(&self, record: &mut AuditRecord) {
         self.with(|noted| {
@@ -103,7 +109,8 @@ impl ApprovalNote {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Approved {
-    /// The approval's id: put it in the result's `approvalId`.
+    /// The approval's id. The framework writes it into the result's `approvalId` (a
+    /// `WriteReceipt`'s, or the result's own `approvalId` field).
     pub approval_id: String,
     /// Who approved (an identity key, `tenant:subject`, or the caller when the client's
     /// user approved by elicitation).
