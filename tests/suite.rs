@@ -85,6 +85,9 @@ mod migration;
 mod msrv;
 #[cfg(feature = "oauth")]
 mod oauth;
+// The helpdesk's OTLP export (built with the feature) to a receiver in the test.
+#[cfg(feature = "opentelemetry")]
+mod otlp;
 mod pagination;
 // Compares with committed snapshots or lists in declaration order, the order serde_json
 // keeps only with `preserve_order`.

@@ -38,6 +38,9 @@ mod cli;
 mod demo;
 mod desk;
 mod serve;
+// OTLP export of the desk's spans and metrics, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+#[cfg(feature = "opentelemetry")]
+mod telemetry;
 // Public, as the types of a library's tools are: fields that only serde and the framework
 // read (`requestId`, a `#[secret]`) are no dead code.
 pub mod tools;
@@ -54,7 +57,13 @@ use crate::{
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // The flags may stand anywhere; the rest is the command.
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    init_logs(args.first().is_some_and(|a| a == "demo"));
+    #[cfg(feature = "opentelemetry")]
+    let telemetry = telemetry::Telemetry::from_env()?;
+    init_logs(
+        args.first().is_some_and(|a| a == "demo"),
+        #[cfg(feature = "opentelemetry")]
+        telemetry.as_ref(),
+    );
     if args.iter().any(|a| a == "--help" || a == "-h") || args.first().is_some_and(|a| a == "help")
     {
         print!("{HELP}");
@@ -82,11 +91,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             if audit_log.is_some() && store.is_none() {
                 state = state.allow_mixed_stores();
             }
+            #[cfg(feature = "opentelemetry")]
+            if let Some(telemetry) = &telemetry {
+                state = state.with_meter(telemetry.meter());
+            }
             let desk = Helpdesk::open(store.as_deref(), audit_log).await?;
-            match http {
+            let served = match http {
                 None => mcp_result::serve_stdio_with_state(desk, state).await,
                 Some(address) => serve_http(desk, &address, access, state).await,
+            };
+            #[cfg(feature = "opentelemetry")]
+            if let Some(telemetry) = &telemetry {
+                telemetry.shutdown();
             }
+            served
         }
         Some("demo") => demo::demo().await,
         Some(decision @ ("approve" | "reject")) => {
@@ -114,7 +132,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 /// of `target=level` (`RUST_LOG=debug`, `RUST_LOG=warn,mcp_result=debug`). Without it a
 /// server logs at `info`, and `demo` logs nothing, nor does the server it starts
 /// (`RUST_LOG=off` for the child), so it prints only what it demonstrates.
-fn init_logs(demo: bool) {
+fn init_logs(
+    demo: bool,
+    #[cfg(feature = "opentelemetry")] telemetry: Option<&telemetry::Telemetry>,
+) {
     use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
     let info = || Targets::new().with_default(tracing::Level::INFO);
     let filter = match std::env::var("RUST_LOG") {
@@ -125,12 +146,15 @@ fn init_logs(demo: bool) {
         Err(_) if demo => return,
         Err(_) => info(),
     };
-    tracing_subscriber::registry()
+    let registry = tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
                 .with_ansi(false),
         )
-        .with(filter)
-        .init();
+        .with(filter);
+    // With the feature `opentelemetry` and an OTLP endpoint: the spans exported too.
+    #[cfg(feature = "opentelemetry")]
+    let registry = registry.with(telemetry.map(telemetry::Telemetry::layer));
+    registry.init();
 }
