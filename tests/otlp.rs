@@ -150,8 +150,11 @@ async fn the_examples_spans_and_metrics_reach_a_real_otlp_receiver() {
         ],
         Path::new(CLIENTS_DIR),
     );
-    node.env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://127.0.0.1:{port}"))
-        .env_remove("RUST_LOG");
+    node.env(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        format!("http://127.0.0.1:{port}"),
+    )
+    .env_remove("RUST_LOG");
     let done = tokio::task::spawn_blocking(move || {
         run_ok("node call-stdio.mjs", node, Duration::from_secs(120))
     })
@@ -165,7 +168,10 @@ async fn the_examples_spans_and_metrics_reach_a_real_otlp_receiver() {
         .collect();
     assert_eq!(results.len(), 3, "{}", done.stderr);
     assert_eq!(results[0]["isError"], false, "{}", results[0]);
-    assert_eq!(results[1]["structuredContent"], results[2]["structuredContent"]);
+    assert_eq!(
+        results[1]["structuredContent"],
+        results[2]["structuredContent"]
+    );
 
     // The server flushed its exporters when its client closed stdin, before it exited.
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
@@ -245,11 +251,16 @@ async fn the_examples_spans_and_metrics_reach_a_real_otlp_receiver() {
     for point in &histogram.data_points {
         let point_attributes = attributes(&point.attributes);
         for value in point_attributes.values() {
-            assert!(!value.contains("otlp-1") && !value.contains("T-1001"), "{value}");
+            assert!(
+                !value.contains("otlp-1") && !value.contains("T-1001"),
+                "{value}"
+            );
         }
         if point_attributes.get("mcp.method.name").map(String::as_str) == Some("tools/call") {
             assert_eq!(
-                point_attributes.get("network.transport").map(String::as_str),
+                point_attributes
+                    .get("network.transport")
+                    .map(String::as_str),
                 Some("pipe")
             );
             let tool = point_attributes

@@ -6,13 +6,19 @@
 //!
 //! The calls are JSON-RPC POSTs (`tools/call`, MCP 2025-06-18, stateless): what any MCP
 //! client sends, without a session to pin a caller to one instance.
+//!
+//! Behind a balancer (issue 49): a proxy in the test that routes each request to an instance
+//! whose `/readyz` last answered `200`. An instance sent SIGTERM answers readiness `503` at
+//! once while it still serves (liveness `200`) for its drain delay; the balancer stops
+//! sending to it before the drain ends, and no call is lost.
 
 use crate::common;
 
 use std::{
     collections::{BTreeSet, HashSet},
     process::Stdio,
-    time::Duration,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
 };
 
 use common::postgres::TestDatabase;
@@ -586,4 +592,268 @@ async fn a_transactional_keyed_write_over_http_commits_once() {
         (0.95..=1.10).contains(&per_write),
         "commits per transactional keyed write over HTTP: {per_write:.2}"
     );
+}
+
+/// A balancer in front of instances: every 50 ms it asks each for `/readyz`, and it routes
+/// each request to the next instance whose last answer was `200` (none: `503`). It keeps
+/// which instance got each request, and when it first saw each not ready.
+struct Balancer {
+    port: u16,
+    /// The instance (index) each request went to, and when.
+    routed: Arc<Mutex<Vec<(usize, Instant)>>>,
+    /// When each instance was first seen not ready.
+    unready_since: Arc<Mutex<Vec<Option<Instant>>>>,
+}
+
+impl Balancer {
+    async fn start(ports: Vec<u16>) -> Self {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+        let ready = Arc::new(Mutex::new(vec![true; ports.len()]));
+        let unready_since = Arc::new(Mutex::new(vec![None; ports.len()]));
+        let routed = Arc::new(Mutex::new(Vec::new()));
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        {
+            let (ready, unready_since, http, ports) = (
+                Arc::clone(&ready),
+                Arc::clone(&unready_since),
+                http.clone(),
+                ports.clone(),
+            );
+            tokio::spawn(async move {
+                loop {
+                    for (index, port) in ports.iter().enumerate() {
+                        let answer = http
+                            .get(format!("http://127.0.0.1:{port}/readyz"))
+                            .timeout(Duration::from_millis(500))
+                            .send()
+                            .await;
+                        let is_ready = answer.is_ok_and(|a| a.status() == 200);
+                        ready.lock().unwrap()[index] = is_ready;
+                        let mut since = unready_since.lock().unwrap();
+                        if !is_ready && since[index].is_none() {
+                            since[index] = Some(Instant::now());
+                        }
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            });
+        }
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        {
+            let routed = Arc::clone(&routed);
+            tokio::spawn(async move {
+                loop {
+                    let Ok((stream, _)) = listener.accept().await else {
+                        return;
+                    };
+                    let (ready, routed, next, http, ports) = (
+                        Arc::clone(&ready),
+                        Arc::clone(&routed),
+                        Arc::clone(&next),
+                        http.clone(),
+                        ports.clone(),
+                    );
+                    tokio::spawn(async move {
+                        let (read, mut write) = stream.into_split();
+                        let mut read = BufReader::new(read);
+                        loop {
+                            let mut line = String::new();
+                            if read.read_line(&mut line).await.unwrap_or(0) == 0 {
+                                return;
+                            }
+                            let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                            let mut headers = Vec::new();
+                            let mut length = 0usize;
+                            loop {
+                                let mut header = String::new();
+                                read.read_line(&mut header).await.unwrap();
+                                let header = header.trim_end().to_owned();
+                                if header.is_empty() {
+                                    break;
+                                }
+                                if let Some((name, value)) = header.split_once(':') {
+                                    let (name, value) = (name.trim(), value.trim());
+                                    if name.eq_ignore_ascii_case("content-length") {
+                                        length = value.parse().unwrap();
+                                    } else if !["host", "connection"]
+                                        .iter()
+                                        .any(|skip| name.eq_ignore_ascii_case(skip))
+                                    {
+                                        headers.push((name.to_owned(), value.to_owned()));
+                                    }
+                                }
+                            }
+                            let mut body = vec![0; length];
+                            read.read_exact(&mut body).await.unwrap();
+                            let chosen = {
+                                let ready = ready.lock().unwrap();
+                                let start = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                                (0..ports.len())
+                                    .map(|offset| (start + offset) % ports.len())
+                                    .find(|&index| ready[index])
+                            };
+                            let (status, kind, answer) = match chosen {
+                                None => {
+                                    (503, "text/plain".to_owned(), b"no instance ready".to_vec())
+                                }
+                                Some(index) => {
+                                    routed.lock().unwrap().push((index, Instant::now()));
+                                    let mut request = http
+                                        .post(format!("http://127.0.0.1:{}{path}", ports[index]))
+                                        .body(body);
+                                    for (name, value) in &headers {
+                                        request = request.header(name.as_str(), value.as_str());
+                                    }
+                                    match request.send().await {
+                                        Ok(answer) => {
+                                            let status = answer.status().as_u16();
+                                            let kind = answer
+                                                .headers()
+                                                .get("content-type")
+                                                .and_then(|v| v.to_str().ok())
+                                                .unwrap_or("application/json")
+                                                .to_owned();
+                                            (status, kind, answer.bytes().await.unwrap().to_vec())
+                                        }
+                                        Err(error) => (
+                                            502,
+                                            "text/plain".to_owned(),
+                                            error.to_string().into_bytes(),
+                                        ),
+                                    }
+                                }
+                            };
+                            let head = format!(
+                                "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\n\
+                                 content-length: {}\r\n\r\n",
+                                answer.len()
+                            );
+                            if write.write_all(head.as_bytes()).await.is_err()
+                                || write.write_all(&answer).await.is_err()
+                            {
+                                return;
+                            }
+                        }
+                    });
+                }
+            });
+        }
+        Balancer {
+            port,
+            routed,
+            unready_since,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_balancer_stops_sending_to_an_instance_draining_after_sigterm_and_no_call_is_lost() {
+    let database = TestDatabase::create().await;
+    let drain = [("HELPDESK_DRAIN_DELAY_MS", "2000")];
+    let mut a = Instance::start_with("A", 0, database.url(), &drain).await;
+    let b = Instance::start_with("B", 0, database.url(), &drain).await;
+    let balancer = Balancer::start(vec![a.port, b.port]).await;
+    let url = format!("http://127.0.0.1:{}/mcp", balancer.port);
+    let http = reqwest::Client::new();
+
+    // A caller reads a ticket through the balancer, 60 times, one after another.
+    let caller = {
+        let (http, url) = (http.clone(), url.clone());
+        tokio::spawn(async move {
+            let mut answers = Vec::new();
+            for id in 0..60u64 {
+                let body = body(id, "get_ticket", json!({"ticketId": "T-1001"}), None);
+                let response = post(&http, &url, "alice-token", body).await.unwrap();
+                let status = response.status().as_u16();
+                let reply: Value =
+                    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or_default();
+                answers.push((status, reply));
+                tokio::time::sleep(Duration::from_millis(40)).await;
+            }
+            answers
+        })
+    };
+    // Once both have served, A is told to stop, as an orchestrator does.
+    while balancer.routed.lock().unwrap().len() < 15 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let pid = a.child.id().expect("A runs");
+    let terminated = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Its readiness turns 503 at once, while it is still live and serving.
+    let probe = |path: &'static str| {
+        let http = http.clone();
+        let port = a.port;
+        async move {
+            http.get(format!("http://127.0.0.1:{port}{path}"))
+                .send()
+                .await
+                .map(|answer| answer.status().as_u16())
+                .unwrap_or(0)
+        }
+    };
+    loop {
+        if probe("/readyz").await == 503 {
+            break;
+        }
+        assert!(
+            terminated.elapsed() < Duration::from_secs(1),
+            "A's readiness still 200 a second after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(probe("/healthz").await, 200, "A is live while it drains");
+    let draining_seen = terminated.elapsed();
+
+    let answers = caller.await.unwrap();
+    // No call lost: every one answered, through whichever instance.
+    for (id, (status, reply)) in answers.iter().enumerate() {
+        assert_eq!(*status, 200, "call {id}: {reply}");
+        assert_eq!(reply["result"]["isError"], false, "call {id}: {reply}");
+    }
+    // The balancer saw A not ready before A's drain ended, and sent it nothing after.
+    let unready = balancer.unready_since.lock().unwrap()[0].expect("A seen not ready");
+    assert!(
+        unready.duration_since(terminated) < Duration::from_millis(2000),
+        "seen not ready {:?} after SIGTERM, its drain 2 s",
+        unready.duration_since(terminated)
+    );
+    let routed = balancer.routed.lock().unwrap().clone();
+    assert!(routed.iter().any(|&(to, _)| to == 0), "A served before");
+    let late: Vec<_> = routed
+        .iter()
+        .filter(|&&(to, at)| to == 0 && at > unready)
+        .collect();
+    assert!(
+        late.is_empty(),
+        "sent to A after it was seen not ready: {late:?}"
+    );
+    assert!(
+        routed
+            .iter()
+            .filter(|&&(to, at)| to == 1 && at > unready)
+            .count()
+            > 10,
+        "B served the rest"
+    );
+    // A stops once its drain is over (and its running writes: none).
+    let exited = tokio::time::timeout(Duration::from_secs(15), a.child.wait())
+        .await
+        .expect("A exits after its drain")
+        .unwrap();
+    assert!(exited.success(), "A exits cleanly after SIGTERM: {exited}");
+    println!(
+        "A's readiness 503 {draining_seen:?} after SIGTERM; the balancer saw it {:?} after",
+        unready.duration_since(terminated)
+    );
+    drop(b);
 }

@@ -203,8 +203,10 @@ async fn a_stream_on_stdio_hears_the_approval_it_follows_decided_on_the_page() {
     let (id, link) = blocked(&client.call("delete_note", json!({"id": "n-1"})).await);
     let uri = format!("mcp-result://approvals/{id}");
     let acknowledged = client
-        .listen(json!({"resourceSubscriptions": [uri, "mcp-result://approvals/other"],
-            "toolsListChanged": true}))
+        .listen(
+            json!({"resourceSubscriptions": [uri, "mcp-result://approvals/other"],
+            "toolsListChanged": true}),
+        )
         .await;
     // The tools of a `#[mcp_tools]` server do not change: not honoured.
     assert_eq!(
@@ -273,7 +275,11 @@ async fn follows_the_task_until_it_completed(client: &mut Listener, task: &str) 
     }
     assert_eq!(last["params"]["status"], "completed", "{told:?}");
     let after = client.quiet("notifications/tasks", told.len(), 500).await;
-    assert_eq!(after.len(), told.len(), "told once of an ended task: {after:?}");
+    assert_eq!(
+        after.len(),
+        told.len(),
+        "told once of an ended task: {after:?}"
+    );
     last["params"]["result"].clone()
 }
 
@@ -292,7 +298,10 @@ async fn a_stream_on_stdio_hears_its_task_complete() {
     assert_eq!(created["resultType"], "task", "{created}");
     let task = created["taskId"].as_str().unwrap().to_owned();
     let result = follows_the_task_until_it_completed(&mut client, &task).await;
-    assert_eq!(result["structuredContent"]["status"], "succeeded", "{result}");
+    assert_eq!(
+        result["structuredContent"]["status"], "succeeded",
+        "{result}"
+    );
     client.end().await;
 }
 
@@ -322,7 +331,8 @@ async fn a_stream_over_streamable_http_hears_its_task_complete() {
 async fn a_stream_over_stateless_http_hears_an_approval_decided_on_the_page() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
-    let tokens = StaticTokens::new().with("alice-token", Identity::new("alice").with_tenant("acme"));
+    let tokens =
+        StaticTokens::new().with("alice-token", Identity::new("alice").with_tenant("acme"));
     let approvals = MemoryApprovals::default();
     let page = ApprovalsPage::new().deciders(["acme:carol"]);
     let options = HttpOptions {
@@ -336,7 +346,10 @@ async fn a_stream_over_stateless_http_hears_an_approval_decided_on_the_page() {
     let url = format!("http://{address}/mcp");
     let mut client = Listener::connect(json!({"http": {"url": url, "token": "alice-token"}})).await;
     let result = client
-        .call("close_ticket", json!({"ticketId": "T-9", "token": "upstream"}))
+        .call(
+            "close_ticket",
+            json!({"ticketId": "T-9", "token": "upstream"}),
+        )
         .await;
     assert_eq!(result["structuredContent"]["status"], "blocked", "{result}");
     let id = result["structuredContent"]["approvalRequestId"]
@@ -360,8 +373,7 @@ async fn a_stream_over_stateless_http_hears_an_approval_decided_on_the_page() {
     let updated = client.received("notifications/resources/updated", 1).await;
     assert_eq!(updated[0]["params"]["uri"], uri, "{updated:?}");
     assert_eq!(
-        updated[0]["params"]["_meta"][SUBSCRIPTION_ID],
-        acknowledged["_meta"][SUBSCRIPTION_ID],
+        updated[0]["params"]["_meta"][SUBSCRIPTION_ID], acknowledged["_meta"][SUBSCRIPTION_ID],
         "{updated:?}"
     );
     client.end().await;

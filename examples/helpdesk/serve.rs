@@ -88,6 +88,17 @@ pub(crate) async fn serve_http(
             .with_lease(std::time::Duration::from_millis(ms));
         options.state = options.state.with(policy);
     }
+    // How long the instance keeps serving after SIGTERM, its readiness already `503`, so
+    // that a balancer polling `/readyz` stops sending first (`HELPDESK_DRAIN_DELAY_MS`; as
+    // long as the balancer's probe period, in production).
+    if let Some(ms) = std::env::var("HELPDESK_DRAIN_DELAY_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        options.health = options
+            .health
+            .map(|health| health.drain_delay(std::time::Duration::from_millis(ms)));
+    }
     // A client's `notifications/cancelled` reaches its call on whichever instance of the
     // `--store` database runs it (PostgreSQL; on SQLite, this instance's).
     #[cfg(any(feature = "sqlite", feature = "postgres"))]

@@ -31,7 +31,8 @@ use crate::{
 /// The refusal of `resources/subscribe` over streamable HTTP without a session (JSON-RPC
 /// `-32600`): no session, no stream to carry the notifications.
 #[cfg(feature = "http")]
-pub(crate) const STATELESS_SUBSCRIBE: &str = "resources/subscribe needs a session, and this server \
+pub(crate) const STATELESS_SUBSCRIBE: &str =
+    "resources/subscribe needs a session, and this server \
     serves streamable HTTP without sessions: on MCP 2026-07-28, follow the resource with \
     subscriptions/listen (resourceSubscriptions)";
 
@@ -55,7 +56,10 @@ fn task_ids(context: &RequestContext<RoleServer>) -> Option<Vec<String>> {
     }
     #[cfg(feature = "http")]
     if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-        return parts.extensions.get::<ListenTaskIds>().map(|ids| ids.0.clone());
+        return parts
+            .extensions
+            .get::<ListenTaskIds>()
+            .map(|ids| ids.0.clone());
     }
     None
 }
@@ -241,4 +245,3 @@ impl<S: ToolSet> ToolRegistry<S> {
         Ok(())
     }
 }
-

@@ -32,8 +32,8 @@ use std::{
 
 use rmcp::{
     model::{
-        ClientRequest, GetExtensions as _, GetMeta as _, JsonRpcMessage, ProtocolVersion, RequestId,
-        ServerNotification,
+        ClientRequest, GetExtensions as _, GetMeta as _, JsonRpcMessage, ProtocolVersion,
+        RequestId, ServerNotification,
     },
     service::{RxJsonRpcMessage, TxJsonRpcMessage},
     transport::Transport,
@@ -345,7 +345,10 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
         let out = self.out.clone();
-        let honoured = self.listens.as_ref().and_then(|listens| acknowledged(listens, &item));
+        let honoured = self
+            .listens
+            .as_ref()
+            .and_then(|listens| acknowledged(listens, &item));
         async move {
             // A `tools/call` answer holds its result's JSON text twice (once escaped): 1 KiB
             // holds most, allocated once instead of grown from serde_json's 128 bytes.
@@ -397,18 +400,19 @@ where
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let mut message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text)
-            {
+            let mut message = match serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text) {
                 Ok(message) => message,
                 Err(error) => {
                     refuse(self, text, &error);
                     continue;
                 }
             };
-            if let (Some(listens), JsonRpcMessage::Request(request)) =
-                (&self.listens, &mut message)
+            if let (Some(listens), JsonRpcMessage::Request(request)) = (&self.listens, &mut message)
             {
-                if matches!(request.request, ClientRequest::SubscriptionsListenRequest(_)) {
+                if matches!(
+                    request.request,
+                    ClientRequest::SubscriptionsListenRequest(_)
+                ) {
                     let ids = serde_json::from_slice::<Value>(text)
                         .ok()
                         .as_ref()
@@ -454,15 +458,11 @@ where
 
 /// The `taskIds` to list in `item` when it is the acknowledgement of a listen stream that
 /// asked for tasks (taken: an acknowledgement is sent once).
-fn acknowledged(
-    listens: &Listens,
-    item: &TxJsonRpcMessage<RoleServer>,
-) -> Option<Vec<String>> {
+fn acknowledged(listens: &Listens, item: &TxJsonRpcMessage<RoleServer>) -> Option<Vec<String>> {
     let JsonRpcMessage::Notification(notification) = item else {
         return None;
     };
-    let ServerNotification::SubscriptionsAcknowledgedNotification(_) =
-        &notification.notification
+    let ServerNotification::SubscriptionsAcknowledgedNotification(_) = &notification.notification
     else {
         return None;
     };

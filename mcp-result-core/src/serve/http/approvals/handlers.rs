@@ -509,12 +509,11 @@ pub(super) async fn decide(
     match decided {
         Ok(Ok(_)) => {
             // A client following the request (`mcp-result://approvals/{id}`) reads it again.
-            page.subscriptions
-                .resource_updated(format!(
-                    "{}{}",
-                    crate::write::approval::APPROVAL_URI_PREFIX,
-                    request.id
-                ));
+            page.subscriptions.resource_updated(format!(
+                "{}{}",
+                crate::write::approval::APPROVAL_URI_PREFIX,
+                request.id
+            ));
             let heading = if done.starts_with("Approved") {
                 "Approved"
             } else {
