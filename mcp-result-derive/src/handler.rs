@@ -141,9 +141,13 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
             }
         });
     }
+    // The answers below that await the framework (a span, a store) return their future
+    // boxed, as `call_tool` does: rmcp's `handle_request` holds the future of whichever
+    // method a request calls inline, and the largest of them sizes the future that every
+    // request, a `tools/call` too, is spawned and moved as.
     if !has("list_tools") {
         added.push(syn::parse_quote! {
-            async fn list_tools(
+            fn list_tools(
                 &self,
                 request: ::core::option::Option<
                     #krate::__private::rmcp::model::PaginatedRequestParams,
@@ -151,11 +155,13 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
                 context: #krate::__private::rmcp::service::RequestContext<
                     #krate::__private::rmcp::RoleServer,
                 >,
-            ) -> ::core::result::Result<
-                #krate::__private::rmcp::model::ListToolsResult,
-                #krate::__private::rmcp::ErrorData,
-            > {
-                #list
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<
+                    #krate::__private::rmcp::model::ListToolsResult,
+                    #krate::__private::rmcp::ErrorData,
+                >,
+            > + ::core::marker::Send + '_ {
+                ::std::boxed::Box::pin(async move { #list })
             }
         });
     }
@@ -222,17 +228,19 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     }
     if !has("read_resource") {
         added.push(syn::parse_quote! {
-            async fn read_resource(
+            fn read_resource(
                 &self,
                 request: #krate::__private::rmcp::model::ReadResourceRequestParams,
                 context: #krate::__private::rmcp::service::RequestContext<
                     #krate::__private::rmcp::RoleServer,
                 >,
-            ) -> ::core::result::Result<
-                #krate::__private::rmcp::model::ReadResourceResponse,
-                #krate::__private::rmcp::ErrorData,
-            > {
-                #krate::__private::read_resource(self, request, context).await
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<
+                    #krate::__private::rmcp::model::ReadResourceResponse,
+                    #krate::__private::rmcp::ErrorData,
+                >,
+            > + ::core::marker::Send + '_ {
+                ::std::boxed::Box::pin(#krate::__private::read_resource(self, request, context))
             }
         });
     }
@@ -320,14 +328,16 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
         let params = syn::Ident::new(params, proc_macro2::Span::call_site());
         let answer = syn::Ident::new(answer, proc_macro2::Span::call_site());
         added.push(syn::parse_quote! {
-            async fn #method(
+            fn #method(
                 &self,
                 request: #krate::__private::rmcp::model::#params,
                 context: #krate::__private::rmcp::service::RequestContext<
                     #krate::__private::rmcp::RoleServer,
                 >,
-            ) -> ::core::result::Result<#result, #krate::__private::rmcp::ErrorData> {
-                #krate::__private::#answer(self, request, context).await
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<#result, #krate::__private::rmcp::ErrorData>,
+            > + ::core::marker::Send + '_ {
+                ::std::boxed::Box::pin(#krate::__private::#answer(self, request, context))
             }
         });
     }
@@ -345,11 +355,13 @@ pub fn mcp_handler(args: TokenStream, input: TokenStream) -> TokenStream {
     }
     if !has("listen") {
         added.push(syn::parse_quote! {
-            async fn listen(
+            fn listen(
                 &self,
                 subscription: #krate::__private::rmcp::service::SubscriptionContext,
-            ) -> ::core::result::Result<(), #krate::__private::rmcp::ErrorData> {
-                #krate::__private::listen(self, subscription).await
+            ) -> impl ::core::future::Future<
+                Output = ::core::result::Result<(), #krate::__private::rmcp::ErrorData>,
+            > + ::core::marker::Send + '_ {
+                ::std::boxed::Box::pin(#krate::__private::listen(self, subscription))
             }
         });
     }
