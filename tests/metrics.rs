@@ -188,6 +188,20 @@ async fn calls_replays_and_refused_records_are_measured_on_the_applications_mete
     assert!(unknown.is_err());
     // Every request the framework answers is measured, not only tools/call.
     client.list_all_tools().await.unwrap();
+    // The session ends with its connection: its duration is measured.
+    client.cancel().await.unwrap();
+    let ended = std::time::Instant::now();
+    loop {
+        provider.force_flush().unwrap();
+        let sessions = points(&exporter)
+            .keys()
+            .filter(|(name, _)| name == "mcp.server.session.duration")
+            .count();
+        if sessions > 0 || ended.elapsed() > std::time::Duration::from_secs(10) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     provider.force_flush().unwrap();
 
     let points = points(&exporter);
@@ -222,6 +236,17 @@ async fn calls_replays_and_refused_records_are_measured_on_the_applications_mete
             duration.clone(),
             attributes(&[
                 ("mcp.method.name", "tools/list"),
+                ("mcp.protocol.version", "2025-11-25"),
+                ("network.transport", "pipe"),
+            ])
+        )),
+        Some(&1),
+        "{points:#?}"
+    );
+    assert_eq!(
+        points.get(&(
+            "mcp.server.session.duration".to_owned(),
+            attributes(&[
                 ("mcp.protocol.version", "2025-11-25"),
                 ("network.transport", "pipe"),
             ])

@@ -4,6 +4,7 @@
 //! | instrument | kind, unit | attributes | what |
 //! |---|---|---|---|
 //! | `mcp.server.operation.duration` | histogram, `s` | `mcp.method.name`, `gen_ai.tool.name` (the server's tools only), `error.type` (`tool_error`, or the JSON-RPC code), `mcp.protocol.version`, `network.transport` (`pipe`, `tcp`) | each request the framework answers (`tools/call`, `tools/list`, `resources/read`, `tasks/*`, `subscriptions/listen`: to its end), to its answer (the OpenTelemetry MCP semantic conventions' server metric) |
+//! | `mcp.server.session.duration` | histogram, `s` | `mcp.protocol.version`, `network.transport` (`pipe`), `error.type` (`transport_error`) | each session of [`serve`](crate::serve) and [`serve_stdio`](crate::serve_stdio) (a connection is one), from its handshake to its end (streamable HTTP's sessions are not measured) |
 //! | `mcp_result.idempotency.replays` | counter | `gen_ai.tool.name` | a keyed write answered from the store |
 //! | `mcp_result.idempotency.in_progress` | counter | `gen_ai.tool.name` | a keyed write answered `in_progress` (its first call still runs) |
 //! | `mcp_result.writes.outcome_unknown` | counter | `gen_ai.tool.name` | a write answered `outcome_unknown` |
@@ -35,6 +36,7 @@ pub(crate) struct Metrics(Arc<Instruments>);
 
 struct Instruments {
     duration: Histogram<f64>,
+    session: Histogram<f64>,
     replays: Counter<u64>,
     in_progress: Counter<u64>,
     outcome_unknown: Counter<u64>,
@@ -61,6 +63,15 @@ impl Metrics {
                 .with_description("The duration of an MCP request, as the server saw it")
                 .with_boundaries(vec![
                     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+                ])
+                .build(),
+            session: meter
+                .f64_histogram("mcp.server.session.duration")
+                .with_unit("s")
+                .with_description("The duration of an MCP session, as the server saw it")
+                .with_boundaries(vec![
+                    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+                    600.0, 1800.0, 3600.0, 14400.0, 28800.0, 86400.0,
                 ])
                 .build(),
             replays: counter(
@@ -141,6 +152,21 @@ impl Metrics {
         ));
         self.0
             .duration
+            .record(started.elapsed().as_secs_f64(), &attributes);
+    }
+
+    /// Records a session over a pipe (stdio, or any transport but streamable HTTP) that
+    /// started at `started`, on protocol `version`, and ended well or not (`failed`).
+    pub(crate) fn record_session(&self, started: Instant, version: Option<String>, failed: bool) {
+        let mut attributes = vec![KeyValue::new("network.transport", "pipe")];
+        if let Some(version) = version {
+            attributes.push(KeyValue::new("mcp.protocol.version", version));
+        }
+        if failed {
+            attributes.push(KeyValue::new("error.type", "transport_error"));
+        }
+        self.0
+            .session
             .record(started.elapsed().as_secs_f64(), &attributes);
     }
 

@@ -190,8 +190,23 @@ where
         inner: transport.into_transport(),
         state,
     };
+    #[cfg(feature = "opentelemetry")]
+    let metrics = transport.state.metrics().cloned();
     let running = server.serve(transport).await?;
+    #[cfg(feature = "opentelemetry")]
+    let session = (
+        std::time::Instant::now(),
+        running
+            .peer()
+            .peer_info()
+            .map(|info| info.protocol_version.to_string()),
+    );
     let ended = running.waiting().await;
+    // `mcp.server.session.duration`: the connection is the session.
+    #[cfg(feature = "opentelemetry")]
+    if let Some(metrics) = metrics {
+        metrics.record_session(session.0, session.1, ended.is_err());
+    }
     drain(registry).await;
     #[cfg(feature = "approvals-page")]
     if let Some(page) = page {
