@@ -29,6 +29,7 @@
 #![doc = "[asking]: crate::guide::asking"]
 #![doc = "[lifecycle]: crate::guide::lifecycle"]
 #![doc = "[tasks]: crate::guide::tasks"]
+#![doc = "[subscriptions]: crate::guide::subscriptions"]
 #![doc = "[mcp_tool]: crate::mcp_tool"]
 #![doc = "[mcp_tools]: crate::mcp_tools"]
 #![doc = "[mcp_handler]: crate::mcp_handler"]
