@@ -24,10 +24,10 @@ use opentelemetry_proto::tonic::{
 };
 use prost::Message as _;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 
 use crate::common::{
-    self,
+    self, http1,
     pinned::{command, install_npm, run_ok, CLIENTS_DIR},
 };
 
@@ -58,47 +58,24 @@ async fn receiver() -> (u16, Arc<Mutex<Received>>) {
                 let (read, mut write) = stream.into_split();
                 let mut read = BufReader::new(read);
                 // One request after another on the connection.
-                loop {
-                    let mut line = String::new();
-                    if read.read_line(&mut line).await.unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-                    let mut length = 0usize;
-                    loop {
-                        let mut header = String::new();
-                        read.read_line(&mut header).await.unwrap();
-                        let header = header.trim_end();
-                        if header.is_empty() {
-                            break;
-                        }
-                        if let Some((name, value)) = header.split_once(':') {
-                            if name.eq_ignore_ascii_case("content-length") {
-                                length = value.trim().parse().unwrap();
-                            }
-                        }
-                    }
-                    let mut body = vec![0; length];
-                    read.read_exact(&mut body).await.unwrap();
+                while let Some(request) = http1::read_request(&mut read).await {
                     {
                         let mut kept = kept.lock().unwrap();
-                        match path.as_str() {
+                        let body = &*request.body;
+                        match request.path.as_str() {
                             "/v1/traces" => kept
                                 .traces
-                                .push(ExportTraceServiceRequest::decode(&*body).unwrap()),
+                                .push(ExportTraceServiceRequest::decode(body).unwrap()),
                             "/v1/metrics" => kept
                                 .metrics
-                                .push(ExportMetricsServiceRequest::decode(&*body).unwrap()),
+                                .push(ExportMetricsServiceRequest::decode(body).unwrap()),
                             other => panic!("an export to {other}"),
                         }
                     }
-                    write
-                        .write_all(
-                            b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\n\
-                              content-length: 0\r\n\r\n",
-                        )
-                        .await
-                        .unwrap();
+                    let head = http1::response_head(200, "application/x-protobuf", 0);
+                    if write.write_all(head.as_bytes()).await.is_err() {
+                        return;
+                    }
                 }
             });
         }

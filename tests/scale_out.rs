@@ -607,7 +607,8 @@ struct Balancer {
 
 impl Balancer {
     async fn start(ports: Vec<u16>) -> Self {
-        use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+        use common::http1;
+        use tokio::io::{AsyncWriteExt, BufReader};
         let ready = Arc::new(Mutex::new(vec![true; ports.len()]));
         let unready_since = Arc::new(Mutex::new(vec![None; ports.len()]));
         let routed = Arc::new(Mutex::new(Vec::new()));
@@ -661,35 +662,12 @@ impl Balancer {
                     tokio::spawn(async move {
                         let (read, mut write) = stream.into_split();
                         let mut read = BufReader::new(read);
-                        loop {
-                            let mut line = String::new();
-                            if read.read_line(&mut line).await.unwrap_or(0) == 0 {
-                                return;
-                            }
-                            let path = line.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                            let mut headers = Vec::new();
-                            let mut length = 0usize;
-                            loop {
-                                let mut header = String::new();
-                                read.read_line(&mut header).await.unwrap();
-                                let header = header.trim_end().to_owned();
-                                if header.is_empty() {
-                                    break;
-                                }
-                                if let Some((name, value)) = header.split_once(':') {
-                                    let (name, value) = (name.trim(), value.trim());
-                                    if name.eq_ignore_ascii_case("content-length") {
-                                        length = value.parse().unwrap();
-                                    } else if !["host", "connection"]
-                                        .iter()
-                                        .any(|skip| name.eq_ignore_ascii_case(skip))
-                                    {
-                                        headers.push((name.to_owned(), value.to_owned()));
-                                    }
-                                }
-                            }
-                            let mut body = vec![0; length];
-                            read.read_exact(&mut body).await.unwrap();
+                        while let Some(request) = http1::read_request(&mut read).await {
+                            let common::http1::Request {
+                                path,
+                                headers,
+                                body,
+                            } = request;
                             let chosen = {
                                 let ready = ready.lock().unwrap();
                                 let start = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -728,11 +706,7 @@ impl Balancer {
                                     }
                                 }
                             };
-                            let head = format!(
-                                "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\n\
-                                 content-length: {}\r\n\r\n",
-                                answer.len()
-                            );
+                            let head = http1::response_head(status, &kind, answer.len());
                             if write.write_all(head.as_bytes()).await.is_err()
                                 || write.write_all(&answer).await.is_err()
                             {

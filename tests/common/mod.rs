@@ -5,6 +5,7 @@
 
 #[cfg(feature = "approvals-page")]
 pub mod approvals;
+pub mod http1;
 pub mod pinned;
 pub mod postgres;
 pub mod raw;

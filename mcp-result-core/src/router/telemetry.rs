@@ -76,12 +76,28 @@ pub(crate) fn call_span(tool: &str, known: bool, context: &RequestContext<RoleSe
     } else {
         span.record("otel.name", "tools/call");
     }
+    of_client(&span, context);
+    span
+}
+
+/// What a request's span takes from its client: the protocol version, and the trace its
+/// `params._meta` carries (feature `opentelemetry`).
+fn of_client(span: &Span, context: &RequestContext<RoleServer>) {
     if let Some(info) = context.peer.peer_info() {
         span.record("mcp.protocol.version", info.protocol_version.to_string());
     }
     #[cfg(feature = "opentelemetry")]
-    super::trace::continue_trace(&span, context);
-    span
+    super::trace::continue_trace(span, context);
+}
+
+/// A JSON-RPC error answered: `error.type` and `rpc.response.status_code` its code, the
+/// span's status `ERROR` with the error's message.
+fn record_protocol_error(span: &Span, error: &ErrorData) {
+    let code = error.code.0.to_string();
+    span.record("error.type", code.as_str());
+    span.record("rpc.response.status_code", code.as_str());
+    span.record("otel.status_code", "ERROR");
+    span.record("otel.status_description", &*error.message);
 }
 
 /// Records the answer of the call on `span`: its outcome and how long it took.
@@ -100,11 +116,7 @@ pub(crate) fn record_answer(
     let result = match answer {
         Ok(result) => result,
         Err(error) => {
-            let code = error.code.0.to_string();
-            span.record("error.type", code.as_str());
-            span.record("rpc.response.status_code", code.as_str());
-            span.record("otel.status_code", "ERROR");
-            span.record("otel.status_description", &*error.message);
+            record_protocol_error(span, error);
             return;
         }
     };
@@ -150,14 +162,9 @@ fn request_span(method: &'static str, context: &RequestContext<RoleServer>) -> S
         "error.type" = Empty,
         "rpc.response.status_code" = Empty,
     );
-    if span.is_disabled() {
-        return span;
+    if !span.is_disabled() {
+        of_client(&span, context);
     }
-    if let Some(info) = context.peer.peer_info() {
-        span.record("mcp.protocol.version", info.protocol_version.to_string());
-    }
-    #[cfg(feature = "opentelemetry")]
-    super::trace::continue_trace(&span, context);
     span
 }
 
@@ -179,11 +186,7 @@ pub(crate) async fn observe<T>(
     let answer = answer.instrument(span.clone()).await;
     if let Err(error) = &answer {
         if !span.is_disabled() {
-            let code = error.code.0.to_string();
-            span.record("error.type", code.as_str());
-            span.record("rpc.response.status_code", code.as_str());
-            span.record("otel.status_code", "ERROR");
-            span.record("otel.status_description", &*error.message);
+            record_protocol_error(&span, error);
         }
     }
     #[cfg(feature = "opentelemetry")]
