@@ -176,6 +176,31 @@ pub(crate) fn cap_message(message: &str) -> String {
     }
 }
 
+/// Whether JSON writes `text` as it is between its quotes: it holds no `"`, no `\\` and no
+/// control character below U+0020 (what serde_json escapes), checked eight bytes at a time.
+pub(crate) fn json_plain(text: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Some byte of `word` is below `n` (n <= 128): the borrow of subtracting `n` reaches
+    // the high bit of a byte that was below it, and only of such a byte's (or of one above
+    // a byte that was; the test is of any byte, so that is no error).
+    let below = |word: u64, n: u8| word.wrapping_sub(ONES * u64::from(n)) & !word & HIGH;
+    let has = |word: u64, byte: u8| below(word ^ (ONES * u64::from(byte)), 1);
+    let mut words = text.chunks_exact(8);
+    for word in &mut words {
+        let word = u64::from_le_bytes([
+            word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+        ]);
+        if below(word, 0x20) | has(word, b'"') | has(word, b'\\') != 0 {
+            return false;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .all(|&byte| byte >= 0x20 && byte != b'"' && byte != b'\\')
+}
+
 /// Lower-case hex of `bytes` (two characters a byte).
 pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -190,6 +215,32 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_plain_is_what_serde_json_leaves_unescaped() {
+        let plain = |text: &[u8]| {
+            let text = String::from_utf8_lossy(text);
+            serde_json::to_string(&text).unwrap() == format!("\"{text}\"")
+        };
+        // Every byte that matters, at every position of a word and of the tail.
+        let mut samples: Vec<Vec<u8>> = vec![Vec::new(), b"plain".to_vec()];
+        for byte in (0u8..=0x7f).chain([0x80, 0xc3, 0xa9, 0xff]) {
+            for len in [1, 7, 8, 9, 16, 17] {
+                for at in 0..len {
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    samples.push(text);
+                }
+            }
+        }
+        samples.push("é\u{2028}\u{7f}\u{85}".as_bytes().to_vec());
+        for sample in samples {
+            let valid = std::str::from_utf8(&sample).is_ok();
+            if valid {
+                assert_eq!(json_plain(&sample), plain(&sample), "{sample:?}");
+            }
+        }
+    }
 
     #[test]
     fn json_one_line_escapes_every_line_break_and_parses_back() {

@@ -106,8 +106,7 @@ async fn on_blocking_pool<T: Send + 'static>(
 impl AuditSink for JsonLinesSink {
     fn record<'a>(&'a self, record: &'a AuditRecord) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let mut line = serde_json::to_vec(record)?;
-            line.push(b'\n');
+            let line = record.json_line().into_bytes();
             let file = self.file.clone();
             on_blocking_pool(move || {
                 // One writer at a time: each record is one whole line.
