@@ -190,11 +190,7 @@ fn call_hash(caller: &str, request: &RequestId) -> String {
     hasher.update((caller.len() as u64).to_be_bytes());
     hasher.update(caller.as_bytes());
     hasher.update(id.as_bytes());
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    crate::wire::text::hex(&hasher.finalize())
 }
 
 /// Registers the call of `context` on its instance's bus when a client can cancel it only
@@ -245,6 +241,17 @@ mod tests {
         assert_ne!(call_hash("alice", &number), call_hash("bob", &number));
         assert_eq!(call_hash("alice", &number), call_hash("alice", &number));
         assert_eq!(call_hash("alice", &number).len(), 64);
+        // The name other instances read: lower-case hex of the digest, as it was written.
+        let mut hasher = Sha256::new();
+        hasher.update(5u64.to_be_bytes());
+        hasher.update(b"alice");
+        hasher.update(b"1");
+        let expected: String = hasher
+            .finalize()
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        assert_eq!(call_hash("alice", &number), expected);
     }
 
     #[tokio::test]
