@@ -15,6 +15,7 @@ use rmcp::{
     ServerHandler,
 };
 use serde_json::Value;
+use tower_layer::Layer as _;
 
 use super::{
     auth::{authenticate, Authenticator, Challenge, TokenVerifier},
@@ -155,32 +156,6 @@ where
         .with_json_response(!options.sessions)
         .with_allowed_hosts(options.allowed_hosts.clone());
     let factory = move || Ok(server.clone_server());
-    let mut mcp = if options.sessions {
-        axum::Router::new()
-            .route_service(
-                &options.path,
-                StreamableHttpService::new(
-                    factory,
-                    Arc::new(LocalSessionManager::default()),
-                    config,
-                ),
-            )
-            .route_layer(axum::middleware::from_fn_with_state(
-                Arc::new(Sessions::default()),
-                bind_session,
-            ))
-    } else {
-        axum::Router::new()
-            .route_service(
-                &options.path,
-                StreamableHttpService::new(
-                    factory,
-                    Arc::new(NeverSessionManager::default()),
-                    config,
-                ),
-            )
-            .route_layer(axum::Extension(StatelessHttp))
-    };
     let calls = Calls {
         scopes: Box::new(move |name| registry.required_scopes(name)),
         challenge: challenge.clone(),
@@ -188,20 +163,45 @@ where
         stateless: !options.sessions,
         follows_tasks: registry.has_tasks(),
     };
-    mcp = mcp
-        .route_layer(axum::middleware::from_fn(json_rpc_refusals))
-        .route_layer(axum::middleware::from_fn_with_state(
-            Arc::new(calls),
-            check_call,
-        ))
-        .route_layer(axum::Extension(options.state.clone()))
-        .route_layer(axum::middleware::from_fn_with_state(
-            Arc::new(Authenticator {
-                verifier: Arc::clone(&verifier),
-                challenge,
-            }),
-            authenticate,
-        ));
+    let calls = Arc::new(calls);
+    let authenticator = Arc::new(Authenticator {
+        verifier: Arc::clone(&verifier),
+        challenge,
+    });
+    // The endpoint's per-request layers, composed into one service routed once, in the order
+    // a request meets them: the bearer check, the instance's state, the message check, the
+    // refusals turned into JSON-RPC errors, the session's owner (or the stateless mark), then
+    // rmcp's service. Not one `route_layer` each: axum boxes each of those apart and clones
+    // each box for every request, every box beneath it with it.
+    macro_rules! behind_edge {
+        ($inner:expr) => {
+            axum::middleware::from_fn_with_state(authenticator, authenticate).layer(
+                axum::Extension(options.state.clone()).layer(
+                    axum::middleware::from_fn_with_state(calls, check_call)
+                        .layer(axum::middleware::from_fn(json_rpc_refusals).layer($inner)),
+                ),
+            )
+        };
+    }
+    let mut mcp = if options.sessions {
+        let service =
+            StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+        axum::Router::new().route_service(
+            &options.path,
+            behind_edge!(axum::middleware::from_fn_with_state(
+                Arc::new(Sessions::default()),
+                bind_session,
+            )
+            .layer(service)),
+        )
+    } else {
+        let service =
+            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
+        axum::Router::new().route_service(
+            &options.path,
+            behind_edge!(axum::Extension(StatelessHttp).layer(service)),
+        )
+    };
     // URL-mode elicitation to the approvals page: the page a gated write may send its
     // caller to (`ApprovalsPage::callers_confirm`).
     #[cfg(all(feature = "approvals-page", feature = "elicitation"))]
