@@ -129,6 +129,11 @@ impl Progress {
         Self { inner: None }
     }
 
+    /// Whether reports reach the client (the call carried a `progressToken`).
+    pub(crate) fn enabled(&self) -> bool {
+        self.inner.is_some()
+    }
+
     /// A `Progress` that reports to `peer` under `token`, at most one report per
     /// [`Self::MIN_INTERVAL`].
     pub fn new(peer: Peer<RoleServer>, token: ProgressToken) -> Self {

@@ -41,21 +41,53 @@ impl<S: ToolSet> ToolRegistry<S> {
     /// - A panicking tool becomes an `internal` error result with a correlation id; the
     ///   panic message is logged, not returned.
     ///
+    /// The phases that take no time (the tool, the caller, the arguments, a cancel before
+    /// the start) are taken when the future is made, to be awaited at once; the future is
+    /// the run.
+    ///
     /// # Errors
     /// JSON-RPC `-32602` for an unknown tool.
-    pub async fn call(
-        &self,
-        server: &S,
+    pub fn call<'a>(
+        &'a self,
+        server: &'a S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a {
+        // 0. A tool that runs as a task: stored, then run on its own (`router::tasks`).
+        let task = self
+            .routes
+            .get(request.name.as_ref())
+            .is_some_and(|route| route.task.is_some());
+        if task {
+            return futures::future::Either::Left(Box::pin(async move {
+                {
+                    // Found by the client's cancel until the task is stored (`call_now`
+                    // registers a plain call of its own).
+                    let _cancellable = crate::cancel::register_call(&context);
+                    if let Some(answer) = self.call_as_task(server, &request, &context).await {
+                        return answer;
+                    }
+                }
+                self.call_now(server, request, context).await
+            }));
+        }
+        futures::future::Either::Right(self.call_now(server, request, context))
+    }
+
+    /// [`Self::call`] of a call that is no task. Its answer's phases up to the tool's run
+    /// are taken as the future is made (the future is awaited where it is made), so the
+    /// future holds what the run needs, not the request and the context at every level
+    /// (a call's future is boxed once: over a kilobyte, it would not come from the
+    /// allocator's cache of small blocks).
+    fn call_now<'a>(
+        &'a self,
+        server: &'a S,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a {
         // A call served over HTTP outside a session: found by the `notifications/cancelled`
         // its client POSTs, on any instance of its cancel bus, until it is answered.
-        let _cancellable = crate::cancel::register_call(&context);
-        // 0. A tool that runs as a task: stored, then run on its own (`router::tasks`).
-        if let Some(answer) = self.call_as_task(server, &request, &context).await {
-            return answer;
-        }
+        let cancellable = crate::cancel::register_call(&context);
         let span = telemetry::call_span(
             &request.name,
             self.routes.contains_key(request.name.as_ref()),
@@ -74,42 +106,59 @@ impl<S: ToolSet> ToolRegistry<S> {
                     .map(|(name, _)| *name);
                 (metrics, tool, context.clone())
             });
-        // Instrumented in place: `instrument` takes the future by value, so the answer is
-        // built inside the span's wrapper once instead of moved into it.
-        let answer =
-            Instrument::instrument(self.answer(server, request, context), span.clone()).await;
-        let (answer, question) = match answer {
-            Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
-            Err(Early::Protocol(error)) => (Err(error), None),
-            Err(Early::Ask(question)) => (Ok(CallToolResult::success(Vec::new())), Some(question)),
+        // The phases taken now run in the call's span, as its run does.
+        let answer = {
+            let _entered = span.enter();
+            self.answer(server, request, context)
         };
-        telemetry::record_answer(&span, answer.as_ref(), started);
-        #[cfg(feature = "opentelemetry")]
-        if let Some((metrics, tool, context)) = metered {
-            metrics.record_call(tool, answer.as_ref(), started, &context);
+        let answer = Instrument::instrument(answer, span.clone());
+        async move {
+            let _cancellable = cancellable;
+            let answer = answer.await;
+            let (answer, question) = match answer {
+                Ok(result) | Err(Early::Answer(result)) => (Ok(result), None),
+                Err(Early::Protocol(error)) => (Err(error), None),
+                Err(Early::Ask(question)) => {
+                    (Ok(CallToolResult::success(Vec::new())), Some(question))
+                }
+            };
+            telemetry::record_answer(&span, answer.as_ref(), started);
+            #[cfg(feature = "opentelemetry")]
+            if let Some((metrics, tool, context)) = metered {
+                metrics.record_call(tool, answer.as_ref(), started, &context);
+            }
+            let result = answer?;
+            Ok(match question {
+                Some(question) => CallToolResponse::InputRequired(question),
+                None => CallToolResponse::Complete(result),
+            })
         }
-        let result = answer?;
-        Ok(match question {
-            Some(question) => CallToolResponse::InputRequired(question),
-            None => CallToolResponse::Complete(result),
-        })
     }
 
     /// A call's answer, as its phases give it: the call's one progress reporter (its
     /// tool's `Progress` and the heartbeat of a question are clones) made first and closed
-    /// with the answer, so nothing of the call follows it.
-    pub(crate) async fn answer(
-        &self,
-        server: &S,
+    /// with the answer, so nothing of the call follows it. A call without a
+    /// `progressToken` has a reporter that reports nothing, which its tool's `Progress`
+    /// makes the same: none is kept in the context.
+    ///
+    /// The phases up to the tool's run are taken as the future is made ([`Self::phases`]).
+    pub(crate) fn answer<'a>(
+        &'a self,
+        server: &'a S,
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, Early> {
+    ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a {
         let policy = self.state_for(&context).get().copied().unwrap_or_default();
         let progress = Progress::of_call(&context, policy);
-        context.extensions.insert(progress.clone());
-        let answer = self.phases(server, request, context).await;
-        progress.close().await;
-        answer
+        if progress.enabled() {
+            context.extensions.insert(progress.clone());
+        }
+        let phases = self.phases(server, request, context);
+        async move {
+            let answer = phases.await;
+            progress.close().await;
+            answer
+        }
     }
 
     /// [`Self::answer`] as a future of its own (a task's run), with its own server clone.
@@ -139,12 +188,40 @@ impl<S: ToolSet> ToolRegistry<S> {
     /// needs or ends the call ([`Early`]). A read-only tool leaves after phase 4; a write goes
     /// through every phase, and its records follow the same order (intent before the run,
     /// a replay record for an answer from the store, no intent for a declined approval).
-    async fn phases(
-        &self,
-        server: &S,
+    ///
+    /// Phases 1 to 4 take no time (no store, no wait): they are taken as the future is made,
+    /// which its caller awaits at once; the future is the run, or the write's phases.
+    fn phases<'a>(
+        &'a self,
+        server: &'a S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, Early> {
+    ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a {
+        use futures::future::Either;
+        match self.phases_to_run(server, request, context) {
+            Err(early) => Either::Left(std::future::ready(Err(early))),
+            Ok(Either::Left(read)) => Either::Right(Either::Left(read)),
+            Ok(Either::Right(write)) => Either::Right(Either::Right(write)),
+        }
+    }
+
+    /// Phases 1 to 4 of [`Self::phases`], and what comes next: a read-only tool's run, or a
+    /// write's phases 5 to 9.
+    #[allow(clippy::type_complexity)]
+    fn phases_to_run<'a>(
+        &'a self,
+        server: &'a S,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<
+        futures::future::Either<
+            impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a,
+            std::pin::Pin<
+                Box<dyn std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a>,
+            >,
+        >,
+        Early,
+    > {
         let round = Round {
             responses: request.input_responses.clone(),
             state: request.request_state.clone(),
@@ -168,17 +245,21 @@ impl<S: ToolSet> ToolRegistry<S> {
         not_cancelled(&context)?;
         if route.read_only {
             //    Within the caller's limits (a write's, once its key is known: 6).
-            let _admitted = admit(&state, route, &identity)
+            let admitted = admit(&state, route, &identity)
                 .map_err(|refused| Early::Answer(error_result(&refused)))?;
             let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
                 .for_tool(route.name, &route.extension_arguments, route.binds)
                 .with_round(round);
-            return self.run_read(route, server, call).await;
+            return Ok(futures::future::Either::Left(
+                self.run_read(route, server, call, admitted),
+            ));
         }
         // 5.–9. A write: boxed, so that its state (the claim, the gate, the audit records)
         //    is allocated for writes only and never inflates the future of a read, which
         //    every layer above moves whole.
-        Box::pin(self.write_phases(route, server, context, arguments, identity, state, round)).await
+        Ok(futures::future::Either::Right(Box::pin(self.write_phases(
+            route, server, context, arguments, identity, state, round,
+        ))))
     }
 
     /// Phase 1: the route of tool `name`.
@@ -192,35 +273,41 @@ impl<S: ToolSet> ToolRegistry<S> {
     }
 
     /// A read-only call: inline, dropped at its time limit or when cancelled. Its errors are
-    /// `retrySafe: true` (a read-only tool has no effect to repeat).
-    async fn run_read(
-        &self,
-        route: &Route<S>,
-        server: &S,
+    /// `retrySafe: true` (a read-only tool has no effect to repeat). The tool's future is
+    /// made here, with the call it takes; `admitted`, the caller's limit permit, is held to
+    /// the run's end.
+    fn run_read<'a>(
+        &'a self,
+        route: &'a Route<S>,
+        server: &'a S,
         call: ToolCall,
-    ) -> Result<CallToolResult, Early> {
+        admitted: Option<tokio::sync::OwnedSemaphorePermit>,
+    ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a {
         let cancelled = call.context().ct.clone();
         let nothing_ran = crate::task::runs::mark_of(call.context());
         let run =
             AssertUnwindSafe(Guarded((route.call)(server.clone_for_call(), call))).catch_unwind();
         let limit = route.timeout.unwrap_or(Duration::MAX);
-        Ok(tokio::select! {
-            outcome = tokio::time::timeout(limit, run) => match outcome {
-                Ok(Ok(answer)) => return answer.into_early(),
-                Ok(Err(panic)) => error_result(&panicked(route.name, &*panic).with_retry_safe(true)),
-                Err(_elapsed) => {
-                    tracing::warn!(tool = route.name, limit_ms = limit.as_millis(), "tool timed out");
-                    error_result(&ToolError::upstream_timeout(limit, true))
+        async move {
+            let _admitted = admitted;
+            Ok(tokio::select! {
+                outcome = tokio::time::timeout(limit, run) => match outcome {
+                    Ok(Ok(answer)) => return answer.into_early(),
+                    Ok(Err(panic)) => error_result(&panicked(route.name, &*panic).with_retry_safe(true)),
+                    Err(_elapsed) => {
+                        tracing::warn!(tool = route.name, limit_ms = limit.as_millis(), "tool timed out");
+                        error_result(&ToolError::upstream_timeout(limit, true))
+                    }
+                },
+                () = cancelled.cancelled() => {
+                    // Not delivered (the client cancelled), but the tool stops here.
+                    if let Some(mark) = &nothing_ran {
+                        mark.set();
+                    }
+                    error_result(&ToolError::conflict("The call was cancelled."))
                 }
-            },
-            () = cancelled.cancelled() => {
-                // Not delivered (the client cancelled), but the tool stops here.
-                if let Some(mark) = &nothing_ran {
-                    mark.set();
-                }
-                error_result(&ToolError::conflict("The call was cancelled."))
-            }
-        })
+            })
+        }
     }
 }
 
