@@ -23,13 +23,13 @@ use crate::{
     write::{
         approval::{approval_request_id, gate, ApprovalNote, Gate, Review, Round},
         audit::{
-            argument_digest,
             attempt::{new_event_id, Audit},
             AuditRecord, Phase,
         },
         idempotency::{
-            answer_held, claim, fingerprints, idempotency_key, lease_of, store_failed, Begin,
-            Claimed, CommitFailure, KeyScope, Opened, TxHandle, WriteTransaction, DEFAULT_TTL,
+            answer_held, claim, digest_and_fingerprints, idempotency_key, lease_of, store_failed,
+            Begin, Claimed, CommitFailure, KeyScope, Opened, TxHandle, WriteTransaction,
+            DEFAULT_TTL,
         },
     },
 };
@@ -57,6 +57,14 @@ impl<S: ToolSet> ToolRegistry<S> {
         let key = idempotency_key(route.key_field, &context, &arguments)
             .map_err(|error| error_result(&error))?;
         let retry_safe = key.is_some() || route.idempotent;
+        // The argument digest and, for a keyed or gated write, the fingerprints: the
+        // arguments written canonically once for both.
+        let (digest, fingerprints) = digest_and_fingerprints(
+            route.name,
+            &arguments,
+            &route.arguments,
+            (key.is_some() || route.approval.is_some()).then(|| state.server_key().as_ref()),
+        );
         let mut audit = Audit {
             sink: metered(services.audit_sink(&state), &state),
             record: AuditRecord::unstamped(
@@ -64,13 +72,8 @@ impl<S: ToolSet> ToolRegistry<S> {
                 route.name,
                 identity.key(),
                 key.clone(),
-                argument_digest(&arguments, &route.arguments),
+                digest,
             ),
-        };
-        let fingerprints = if key.is_some() || route.approval.is_some() {
-            fingerprints(route.name, &arguments, &route.arguments, state.server_key())
-        } else {
-            Vec::new()
         };
         // 6. The key: a repeat of a write that ran (or runs) is answered from the store. A
         //    write no human gates records its intent and starts with the claim, in one unit

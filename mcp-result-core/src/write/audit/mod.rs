@@ -32,7 +32,7 @@ mod json_lines;
 mod record;
 
 pub use json_lines::{read_records, JsonLinesSink};
-pub(crate) use record::audit_to_stderr;
+pub(crate) use record::{audit_to_stderr, write_canonical};
 pub use record::{
     argument_digest, instance, now_rfc3339, record_schema, AuditRecord, AuditSink, Phase,
     TracingSink,

@@ -425,7 +425,7 @@ pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
 /// name), and the caller canonicalizes with serde_jcs instead; the bytes are the same
 /// either way (tested). Arguments are almost always of this kind, and this path allocates
 /// no UTF-16 copy of every key.
-fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
+pub(crate) fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
@@ -440,11 +440,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
                 _ => return false,
             }
         }
-        Value::String(text) => {
-            if serde_json::to_writer(&mut *out, text).is_err() {
-                return false;
-            }
-        }
+        Value::String(text) => write_string(text, out),
         Value::Array(items) => {
             out.push(b'[');
             for (index, item) in items.iter().enumerate() {
@@ -476,9 +472,7 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
                 if index > 0 {
                     out.push(b',');
                 }
-                if serde_json::to_writer(&mut *out, name).is_err() {
-                    return false;
-                }
+                write_string(name, out);
                 out.push(b':');
                 if !write_canonical(item, out) {
                     return false;
@@ -488,6 +482,20 @@ fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
         }
     }
     true
+}
+
+/// `text` as serde_json (and RFC 8785) write a string: one with nothing to escape copied
+/// whole after a scan, any other escaped by serde_json.
+fn write_string(text: &str, out: &mut Vec<u8>) {
+    if crate::wire::text::json_plain(text.as_bytes()) {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    } else {
+        // Writing into a `Vec` does not fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+    }
 }
 
 fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {

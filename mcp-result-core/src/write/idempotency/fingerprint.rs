@@ -31,6 +31,37 @@ pub fn fingerprints(
         .collect()
 }
 
+/// A write's argument digest ([`argument_digest`](crate::audit::argument_digest)) and,
+/// when `key` is given, its fingerprints ([`fingerprints`]), the same values as those two
+/// functions give, with the arguments written canonically once: without a secret argument,
+/// both hash the same canonical form (the fingerprints after the tool's name), and every
+/// server key gives the same fingerprint (a key only enters through a secret). Arguments
+/// the single writing does not cover (a secret, a float, a non-ASCII name) go through the
+/// two functions.
+pub(crate) fn digest_and_fingerprints(
+    tool: &str,
+    arguments: &Value,
+    schema: &ArgumentSchema,
+    key: Option<&ServerKey>,
+) -> (String, Vec<String>) {
+    let mut canonical = Vec::with_capacity(128);
+    if !schema.has_secrets() && crate::write::audit::write_canonical(arguments, &mut canonical) {
+        let digest = hex(&Sha256::digest(&canonical));
+        let fingerprints = key.map_or_else(Vec::new, |key| {
+            let mut hasher = Sha256::new();
+            hasher.update(tool.as_bytes());
+            hasher.update([0]);
+            hasher.update(&canonical);
+            vec![hex(&hasher.finalize()); key.len()]
+        });
+        return (digest, fingerprints);
+    }
+    (
+        crate::write::audit::argument_digest(arguments, schema),
+        key.map_or_else(Vec::new, |key| fingerprints(tool, arguments, schema, key)),
+    )
+}
+
 fn hash_secrets(
     value: &mut Value,
     pointer: &str,

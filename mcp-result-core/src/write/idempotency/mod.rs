@@ -33,6 +33,7 @@ pub use advertised::Advertised;
 pub(crate) use call::{
     answer_held, claim, idempotency_key, lease_of, store_failed, Begin, Claimed,
 };
+pub(crate) use fingerprint::digest_and_fingerprints;
 pub use fingerprint::fingerprints;
 pub use memory::{KeyLimits, MemoryIdempotencyStore, MEMORY_PURGE_FLOOR};
 pub use store::{

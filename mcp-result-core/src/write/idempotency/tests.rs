@@ -135,3 +135,58 @@ fn fingerprints_normalize_numbers_and_hide_secrets() {
     assert!(check_key("a\nb").is_err());
     assert!(check_key(&"x".repeat(256)).is_err());
 }
+
+#[test]
+fn one_canonical_writing_gives_the_digest_and_fingerprints_of_both_functions() {
+    let plain = ArgumentSchema::new(json!({"type": "object", "properties": {
+        "rows": {"type": "integer"}, "body": {"type": "string"}}}))
+    .unwrap();
+    let secret = ArgumentSchema::new(json!({"type": "object", "properties": {
+        "rows": {"type": "integer"}, "token": {"type": "string", "writeOnly": true}}}))
+    .unwrap();
+    let one = ServerKey::new("a server key of at least thirty-two bytes", []).unwrap();
+    let two = ServerKey::new(
+        "a server key of at least thirty-two bytes",
+        ["an older server key of thirty-two bytes!"],
+    )
+    .unwrap();
+    let samples = [
+        (&plain, json!({"rows": 100000, "body": "Checked the logs."})),
+        (&plain, json!({"body": "x".repeat(70_000), "rows": -3})),
+        (
+            &plain,
+            json!({"body": "a \"quote\", a \\ and a\nline é \u{2028}"}),
+        ),
+        (
+            &plain,
+            json!({"rows": 100000.0, "body": "a float goes the other way"}),
+        ),
+        (
+            &plain,
+            json!({"ünï": 1, "body": [1, {"b": null, "a": true}]}),
+        ),
+        (&secret, json!({"rows": 1, "token": "s3cret"})),
+    ];
+    for (schema, arguments) in samples {
+        for key in [&one, &two] {
+            let (digest, fingerprints) =
+                digest_and_fingerprints("add_note", &arguments, schema, Some(key));
+            assert_eq!(
+                digest,
+                crate::write::audit::argument_digest(&arguments, schema),
+                "{arguments}"
+            );
+            assert_eq!(
+                fingerprints,
+                super::fingerprints("add_note", &arguments, schema, key),
+                "{arguments}"
+            );
+        }
+        let (digest, none) = digest_and_fingerprints("add_note", &arguments, schema, None);
+        assert_eq!(
+            digest,
+            crate::write::audit::argument_digest(&arguments, schema)
+        );
+        assert!(none.is_empty());
+    }
+}
