@@ -120,8 +120,8 @@ pub mod __private {
     pub use crate::router::set::{assert_included, IncludesBlock, ServerClone, ToolBlockOf};
     pub use crate::router::{def::ToolFuture, registry::registry_per_type};
     pub use crate::serve::handler::{
-        accepted_subscription_filter, call_tool, cancel_task, custom_request, discover,
-        empty_list, get_task, initialize, list_tools, list_tools_observed, listen, read_resource, server_info,
+        accepted_subscription_filter, call_tool, cancel_task, custom_request, discover, empty_list,
+        get_task, initialize, list_tools, list_tools_observed, listen, read_resource, server_info,
         server_info_of, set_level, subscribe, tool_for, unsubscribe, update_task,
     };
     pub use crate::serve::rmcp_tools::{

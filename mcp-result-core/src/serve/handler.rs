@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use rmcp::{
     model::{
-        CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-        Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+        InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+        ServerConfig, Tool,
     },
     service::RequestContext,
     transport::IntoTransport,
@@ -19,9 +19,9 @@ use crate::{
     error_text::ErrorText,
     router::{
         def::{registry_error, RegistryError},
-        telemetry::observe,
         registry::ToolRegistry,
         set::{services_of, ToolSet},
+        telemetry::observe,
     },
     serve::resources::read_artifact,
     serve::transport::WithState,
@@ -439,216 +439,15 @@ pub fn call_tool<S: ToolSet>(
     }
 }
 
-/// The `tasks/get` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
-/// [`ToolRegistry::get_task`]). rmcp answers `-32601` first when the server declares no
-/// tasks extension, and `-32021` when the request does not declare it.
-///
-/// # Errors
-/// `-32602` for a task id the caller has no task of; `-32603` when the task store fails.
-pub async fn get_task<S: ToolSet>(
-    server: &S,
-    request: rmcp::model::GetTaskParams,
-    context: RequestContext<RoleServer>,
-) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    let state = registry.state_for(&context);
-    observe("tasks/get", None, &state, &context.clone(), async {
-        registry.get_task(server, request, context).await
-    })
-    .await
-}
-
-/// The `tasks/update` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
-/// [`ToolRegistry::update_task`]).
-///
-/// # Errors
-/// As [`get_task`].
-pub async fn update_task<S: ToolSet>(
-    server: &S,
-    request: rmcp::model::UpdateTaskParams,
-    context: RequestContext<RoleServer>,
-) -> Result<(), ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    let state = registry.state_for(&context);
-    observe("tasks/update", None, &state, &context.clone(), async {
-        registry.update_task(server, request, context).await
-    })
-    .await
-}
-
-/// The `tasks/cancel` answer of a [`ToolSet`] (used by `#[mcp_handler]`;
-/// [`ToolRegistry::cancel_task`]).
-///
-/// # Errors
-/// As [`get_task`].
-pub async fn cancel_task<S: ToolSet>(
-    server: &S,
-    request: rmcp::model::CancelTaskParams,
-    context: RequestContext<RoleServer>,
-) -> Result<(), ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    let state = registry.state_for(&context);
-    observe("tasks/cancel", None, &state, &context.clone(), async {
-        registry.cancel_task(server, request, context).await
-    })
-    .await
-}
-
-/// What a `subscriptions/listen` stream may follow (used by `#[mcp_handler]` for
-/// `ServerHandler::accepted_subscription_filter`): its resources (the first
-/// [`MAX_FOLLOWED`](crate::subscriptions::MAX_FOLLOWED)) and the resource list; rmcp keeps
-/// of it what [`server_info`] advertises (`resources.subscribe`, `resources.listChanged`).
-pub fn accepted_subscription_filter(
-    requested: &rmcp::model::SubscriptionFilter,
-) -> Option<rmcp::model::SubscriptionFilter> {
-    crate::router::listen::accepted_filter(requested)
-}
-
-/// One `subscriptions/listen` stream of a [`ToolSet`] (MCP 2026-07-28, SEP-2575; used by
-/// `#[mcp_handler]` for `ServerHandler::listen`): the instance's
-/// [`Subscriptions`](crate::Subscriptions) and the followed tasks' statuses, until the
-/// client cancels it.
-///
-/// # Errors
-/// JSON-RPC `-32603` with the [`RegistryError`] of a server that cannot serve.
-pub async fn listen<S: ToolSet>(
-    server: &S,
-    subscription: rmcp::service::SubscriptionContext,
-) -> Result<(), ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    let context = subscription.request_context().clone();
-    let state = registry.state_for(&context);
-    observe("subscriptions/listen", None, &state, &context, async {
-        registry.listen(server, subscription).await
-    })
-    .await
-}
-
-/// `resources/subscribe` of a [`ToolSet`] (before MCP 2026-07-28; used by `#[mcp_handler]`):
-/// the session hears `notifications/resources/updated` for `uri` from the instance's
-/// [`Subscriptions`](crate::Subscriptions).
-///
-/// # Errors
-/// `-32602` past [`MAX_FOLLOWED`](crate::subscriptions::MAX_FOLLOWED) resources in a
-/// session.
-pub fn subscribe<S: ToolSet>(
-    request: rmcp::model::SubscribeRequestParams,
-    context: &RequestContext<RoleServer>,
-) -> Result<(), ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    registry.subscribe(request, context)
-}
-
-/// `resources/unsubscribe` of a [`ToolSet`] (before MCP 2026-07-28; used by
-/// `#[mcp_handler]`).
-///
-/// # Errors
-/// None but the [`RegistryError`] of a server that cannot serve.
-pub fn unsubscribe<S: ToolSet>(
-    request: &rmcp::model::UnsubscribeRequestParams,
-    context: &RequestContext<RoleServer>,
-) -> Result<(), ErrorData> {
-    let registry = S::tool_registry().map_err(registry_error)?;
-    registry.unsubscribe(request, context)
-}
+pub use super::requests::{
+    accepted_subscription_filter, cancel_task, custom_request, get_task, listen, subscribe,
+    unsubscribe, update_task,
+};
 
 /// One tool's definition (used by `#[mcp_handler]` for `ServerHandler::get_tool`).
 pub fn tool_for<S: ToolSet>(name: &str) -> Option<Tool> {
     S::tool_registry().ok()?.tool(name).cloned()
 }
-
-/// The answer to a request rmcp could not parse as any MCP request (used by
-/// `#[mcp_handler]` for `ServerHandler::on_custom_request`).
-///
-/// A request for an MCP method that reaches here had malformed params (a `tools/call`
-/// without `name`, a `resources/read` or `initialize` with `{}`): JSON-RPC `-32602` invalid
-/// params with a short reason, as JSON-RPC 2.0 prescribes, rather than rmcp's default
-/// `-32601` "method not found". Any other method is `-32601`, and so is a method the
-/// request's protocol revision removed (on MCP 2026-07-28 and later: `initialize`,
-/// `logging/setLevel`, `resources/subscribe` and `unsubscribe`, the tasks extension's
-/// `tasks/result` and `tasks/list`), which rmcp's streamable HTTP answers with status `404`.
-///
-/// # Errors
-/// Always: this is the error path.
-pub fn custom_request(
-    request: CustomRequest,
-    context: &RequestContext<RoleServer>,
-) -> Result<CustomResult, ErrorData> {
-    let method = request.method.as_str();
-    let removed = REMOVED_IN_2026_07_28.contains(&method)
-        && context
-            .protocol_version()
-            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-    if removed {
-        return Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("{method} is not a method of MCP 2026-07-28 and later"),
-            None,
-        ));
-    }
-    match method {
-        "tools/call" => Err(ErrorData::invalid_params(
-            "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}",
-            None,
-        )),
-        "tools/list" => Err(ErrorData::invalid_params(
-            "invalid tools/list params: expected {\"cursor\"?: string}",
-            None,
-        )),
-        "resources/read" => Err(ErrorData::invalid_params(
-            "invalid resources/read params: expected {\"uri\": string}",
-            None,
-        )),
-        "initialize" => Err(ErrorData::invalid_params(
-            "invalid initialize params: expected {\"protocolVersion\": string, \
-             \"capabilities\": object, \"clientInfo\": {\"name\": string, \"version\": string}}",
-            None,
-        )),
-        _ if MCP_REQUEST_METHODS.contains(&method) => Err(ErrorData::invalid_params(
-            format!("invalid {method} params: see the MCP specification for this method"),
-            None,
-        )),
-        _ => Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            crate::wire::text::cap(&request.method),
-            None,
-        )),
-    }
-}
-
-/// The methods MCP 2026-07-28 removed (SEP-2567 stateless requests: no handshake, no
-/// per-session log level or subscriptions) and those the tasks extension removed then.
-const REMOVED_IN_2026_07_28: &[&str] = &[
-    "initialize",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "tasks/result",
-    "tasks/list",
-];
-
-/// The request methods of MCP (2025-06-18 to 2026-07-28). A request for one of these that
-/// reaches [`custom_request`] had params rmcp could not parse: `-32602`, not `-32601`.
-const MCP_REQUEST_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "logging/setLevel",
-    "tasks/get",
-    "tasks/list",
-    "tasks/cancel",
-    "tasks/result",
-];
 
 /// Whether `uri` is one of the framework's own resources (a stored artifact,
 /// `mcp-result://artifacts/…`, or a pending approval request, `mcp-result://approvals/…`):
@@ -674,9 +473,13 @@ pub async fn read_resource<S: ToolSet>(
         .map_err(registry_error)?
         .state_for(&context);
     let uri = request.uri.clone();
-    observe("resources/read", Some(&uri), &state, &context.clone(), async {
-        read_resource_unobserved(server, request, context).await
-    })
+    observe(
+        "resources/read",
+        Some(&uri),
+        &state,
+        &context.clone(),
+        async { read_resource_unobserved(server, request, context).await },
+    )
     .await
 }
 

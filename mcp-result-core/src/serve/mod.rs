@@ -13,6 +13,7 @@ pub(crate) mod lines;
 pub(crate) mod logs;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+pub(crate) mod requests;
 pub(crate) mod resources;
 pub(crate) mod rmcp_tools;
 pub(crate) mod transport;

@@ -29,11 +29,12 @@
 
 pub(crate) mod attempt;
 mod json_lines;
+mod line;
 mod record;
 
 pub use json_lines::{read_records, JsonLinesSink};
-pub(crate) use record::{audit_to_stderr, write_canonical};
 pub use record::{
     argument_digest, instance, now_rfc3339, record_schema, AuditRecord, AuditSink, Phase,
     TracingSink,
 };
+pub(crate) use record::{audit_to_stderr, write_canonical};
