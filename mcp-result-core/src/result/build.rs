@@ -136,7 +136,7 @@ pub struct ResultScope<'a> {
     /// `Payload` becomes an `internal` error.
     pub store: Option<&'a dyn ArtifactStore>,
     /// The owner recorded on the artifacts: the caller's
-    /// [`Identity::key`](crate::wire::identity::Identity::key).
+    /// [`Identity::key`](crate::wire::identity::Identity::key) (`None` without a `store`).
     pub owner: Option<String>,
     /// A write's `retrySafe` as the framework knows it: `true` under an idempotency key or
     /// for a tool declared `idempotent`, else `false`. Written over the tool's own value
@@ -154,7 +154,7 @@ pub struct ResultScope<'a> {
     pub staged: std::sync::Mutex<Vec<crate::store::artifact::StoredArtifact>>,
 }
 
-impl ResultScope<'_> {
+impl<'a> ResultScope<'a> {
     pub(crate) fn stage(&self, artifacts: Vec<crate::store::artifact::StoredArtifact>) {
         self.staged
             .lock()
@@ -166,24 +166,29 @@ impl ResultScope<'_> {
     /// answers `result`. When the store refuses (a bound of its
     /// [`ArtifactLimits`](crate::store::ArtifactLimits) would be passed) or fails, the
     /// call's answer is that error instead, and nothing was stored.
-    pub async fn commit(self, answer: ToolAnswer) -> ToolAnswer {
-        let ToolAnswer::Result(result) = answer else {
-            return answer;
-        };
-        self.commit_result(result).await.into()
-    }
-
-    async fn commit_result(self, result: CallToolResult) -> CallToolResult {
+    ///
+    /// A result with nothing staged (almost every one) is answered as it is, with no wait:
+    /// the future is the answer, and only a result with artifacts to store carries the
+    /// store's future (boxed).
+    pub fn commit(
+        self,
+        answer: ToolAnswer,
+    ) -> impl std::future::Future<Output = ToolAnswer> + Send + 'a {
+        use futures::future::Either;
         let staged = std::mem::take(&mut *self.staged.lock().unwrap_or_else(|e| e.into_inner()));
-        let (Some(store), false) = (self.store, staged.is_empty()) else {
-            return result;
-        };
-        let refusal = match store.put(&staged).await {
-            Ok(Ok(())) => return result,
-            Ok(Err(refusal)) => refusal,
-            Err(error) => crate::store::artifact::ArtifactRefusal::Store(error),
-        };
-        error_result(&self.stamp(refusal.to_tool_error()))
+        match (answer, self.store) {
+            (ToolAnswer::Result(result), Some(store)) if !staged.is_empty() => {
+                Either::Right(Box::pin(async move {
+                    let refusal = match store.put(&staged).await {
+                        Ok(Ok(())) => return result.into(),
+                        Ok(Err(refusal)) => refusal,
+                        Err(error) => crate::store::artifact::ArtifactRefusal::Store(error),
+                    };
+                    ToolAnswer::from(error_result(&self.stamp(refusal.to_tool_error())))
+                }))
+            }
+            (answer, _) => Either::Left(std::future::ready(answer)),
+        }
     }
 
     /// `error` with what the framework knows of this call: for a read-only tool

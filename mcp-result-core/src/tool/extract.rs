@@ -160,7 +160,8 @@ impl ToolCall {
     pub fn scope<'s>(&self, access: Option<&'s dyn ArtifactAccess>) -> ResultScope<'s> {
         ResultScope {
             store: access.map(|access| access.artifact_store()),
-            owner: Some(self.identity.key()),
+            // What artifacts are recorded under: only a server with a store records any.
+            owner: access.map(|_| self.identity.key()),
             retry_safe: self.write.as_ref().map(|w| w.retry_safe),
             read_only: self.write.is_none(),
             audit_event_id: self.write.as_ref().map(|w| w.audit_event_id.clone()),
