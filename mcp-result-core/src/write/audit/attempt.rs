@@ -15,11 +15,12 @@ use crate::{
     },
 };
 
-/// One write attempt's audit event: its sink and its base record.
+/// One write attempt's audit event: its sink and its base record (boxed: a record is over
+/// 400 bytes, and the attempt is moved through a write's phases, into its run's future).
 #[derive(Clone)]
 pub(crate) struct Audit {
     pub(crate) sink: Arc<dyn AuditSink>,
-    pub(crate) record: AuditRecord,
+    pub(crate) record: Box<AuditRecord>,
 }
 
 impl Audit {
@@ -57,7 +58,7 @@ impl Audit {
         phase: Phase,
         result: Option<(&CallToolResult, Duration)>,
     ) -> AuditRecord {
-        let mut record = self.record.clone();
+        let mut record = (*self.record).clone();
         stamp(&mut record, phase, result);
         record
     }
@@ -99,7 +100,7 @@ impl Audit {
             .pointer("/structuredContent/auditEventId")
             .and_then(Value::as_str)
             .map(str::to_owned);
-        let mut record = self.record.clone();
+        let mut record = (*self.record).clone();
         record.phase = Phase::Replay;
         record.time = now_rfc3339();
         record.replay_of = original;
