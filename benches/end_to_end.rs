@@ -9,7 +9,10 @@
 //! (`fsync` per record) and to SQLite. Each server runs over `stdio_pipes()` (what
 //! `serve_stdio` uses). A fifth role, `same-transport` (used by `scripts/call-cost.sh`, not
 //! by this load), serves mcp-result with the tracing sink on rmcp's own `stdio_pipes()`
-//! transport, as plain rmcp is served, instead of `serve_stdio`'s line reader and writer. The load generator keeps 32 `tools/call` requests in flight per
+//! transport, as plain rmcp is served, instead of `serve_stdio`'s line reader and writer. With
+//! the feature `http`, roles `http-rmcp` and `http-mcp-result` serve both over streamable HTTP
+//! on a loopback port, stateless with JSON responses, and role `http-client` calls them (also
+//! `scripts/call-cost.sh`'s). The load generator keeps 32 `tools/call` requests in flight per
 //! server and alternates the servers in rounds (`E2E_ROUNDS`, default 6, of `E2E_CALLS`,
 //! default 2,000, calls each), so that each ratio compares runs made under the same load;
 //! the table gives the median of the per-round ratios. It also gives the mean bytes of a
@@ -191,9 +194,132 @@ mod framework {
     impl ServerHandler for Desk {}
 }
 
+/// Both servers over streamable HTTP (feature `http`), stateless with JSON responses: plain
+/// rmcp on rmcp's `StreamableHttpService` with `NeverSessionManager` and `json_response`,
+/// configured as mcp-result's `serve_http` configures it, and mcp-result's own
+/// `http::router` (that service behind the framework's edge: origin, bearer and message
+/// checks, with an `Anonymous` verifier); both served by `axum::serve` on a loopback port,
+/// written on stdout, until stdin closes. The client is another process (role
+/// `http-client`).
+#[cfg(feature = "http")]
+mod over_http {
+    use super::*;
+    use mcp_result::rmcp::transport::streamable_http_server::{
+        session::never::NeverSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+    };
+    use tokio::io::AsyncReadExt as _;
+
+    pub async fn serve(role: &str) {
+        let app = match role {
+            "http-rmcp" => {
+                let config = StreamableHttpServerConfig::default()
+                    .with_legacy_session_mode(false)
+                    .with_json_response(true);
+                // Each request gets a clone of the server, as `serve_http` gives mcp-result's.
+                let desk = plain::Desk::new();
+                let service = StreamableHttpService::new(
+                    move || Ok(desk.clone()),
+                    Arc::new(NeverSessionManager::default()),
+                    config,
+                );
+                axum::Router::new().route_service("/mcp", service)
+            }
+            "http-mcp-result" => {
+                let desk = framework::Desk {
+                    notes: Arc::default(),
+                    audit: Arc::new(mcp_result::audit::TracingSink),
+                };
+                let verifier = Arc::new(mcp_result::http::Anonymous::new(
+                    mcp_result::Identity::new("bench"),
+                ));
+                mcp_result::http::router(desk, verifier, &mcp_result::http::HttpOptions::default())
+            }
+            other => panic!("unknown E2E_ROLE {other}"),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut stdout = tokio::io::stdout();
+        let port = listener.local_addr().unwrap().port();
+        stdout
+            .write_all(format!("{port}\n").as_bytes())
+            .await
+            .unwrap();
+        stdout.flush().await.unwrap();
+        let closed = async {
+            let mut rest = Vec::new();
+            let _ = tokio::io::stdin().read_to_end(&mut rest).await;
+        };
+        axum::serve(listener, app)
+            .with_graceful_shutdown(closed)
+            .await
+            .unwrap();
+    }
+}
+
+/// `E2E_CALLS` calls of `E2E_TOOL` (with `E2E_ARGUMENTS` and `E2E_META` when given) to the
+/// streamable HTTP server on `E2E_PORT`, one at a time on one kept-alive connection; each
+/// answer is checked to be a result with `structuredContent` and no error.
+async fn http_client() {
+    let env = |name: &str| std::env::var(name).unwrap_or_default();
+    let port: u16 = env("E2E_PORT").parse().unwrap();
+    let calls: u64 = env("E2E_CALLS").parse().unwrap_or(1);
+    let tool = env("E2E_TOOL");
+    let arguments: Value = match env("E2E_ARGUMENTS").as_str() {
+        "" if tool == "get_ticket" => json!({"ticketId": "T-1001"}),
+        "" => json!({"ticketId": "T-1001", "body": "Checked the logs."}),
+        given => serde_json::from_str(given).unwrap(),
+    };
+    let stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let mut line = String::new();
+    for id in 1..=calls {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}})
+        .to_string();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        write.write_all(request.as_bytes()).await.unwrap();
+        line.clear();
+        read.read_line(&mut line).await.unwrap();
+        assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+        let mut length = 0;
+        loop {
+            line.clear();
+            read.read_line(&mut line).await.unwrap();
+            if line == "\r\n" {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse().unwrap();
+                }
+            }
+        }
+        let mut answer = vec![0; length];
+        tokio::io::AsyncReadExt::read_exact(&mut read, &mut answer)
+            .await
+            .unwrap();
+        let answer = String::from_utf8(answer).unwrap();
+        assert!(
+            answer.contains("\"structuredContent\"") && !answer.contains("\"isError\":true"),
+            "{answer}"
+        );
+    }
+}
+
 async fn serve(role: &str) {
     use mcp_result::rmcp::ServiceExt as _;
     match role {
+        #[cfg(feature = "http")]
+        "http-rmcp" | "http-mcp-result" => over_http::serve(role).await,
+        "http-client" => http_client().await,
         "rmcp" => {
             let running = plain::Desk::new()
                 .serve(mcp_result::rmcp::transport::io::stdio_pipes())

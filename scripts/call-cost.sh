@@ -2,51 +2,132 @@
 # Instructions per `tools/call`, end to end in the server process (callgrind), for the
 # servers of `benches/end_to_end.rs`: plain rmcp, and mcp-result (tracing audit sink) served
 # by `serve_stdio` and, the transport held equal, on rmcp's `stdio_pipes()` as plain rmcp is;
-# a read-only tool (`get_ticket`) and a write (`add_note`).
+# a read-only tool (`get_ticket`) and a write (`add_note`). Then the same two servers over
+# streamable HTTP (stateless, JSON responses), and a keyed write whose string argument is
+# 1 MiB, on rmcp's `stdio_pipes()`.
 #
-#   scripts/call-cost.sh            # builds the bench in release, prints a table
+#   scripts/call-cost.sh            # builds the bench in release, prints the tables
 #   CALLS=4000 scripts/call-cost.sh
 #   FEATURES=sqlite,opentelemetry scripts/call-cost.sh
+#   SECTIONS=stdio scripts/call-cost.sh   # any of: stdio http large
 #
-# Each server reads `initialize`, `notifications/initialized` and N calls from stdin, then
-# stdin closes and it drains. A run with N calls minus a run with 1 call, divided by N − 1,
-# is the cost of one call without startup and first-call setup (BENCHMARKS.md, "Cost per
-# call"). Instruction counts do not move with the machine's load.
+# Each server reads `initialize`, `notifications/initialized` and N calls from stdin (written
+# to a file first, then piped), then stdin closes and it drains. A run with N calls minus a
+# run with 1 call, divided by N − 1, is the cost of one call without startup and first-call
+# setup (BENCHMARKS.md, "Cost per call"). Instruction counts do not move with the machine's
+# load. Over HTTP the client is the bench binary in another process (role `http-client`,
+# one call at a time on one kept-alive connection), not counted; the server stops when its
+# stdin closes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${CALLS:-2000}
-# FEATURES=sqlite,opentelemetry: the same with the trace continuation compiled in.
-cargo bench --features "${FEATURES:-sqlite}" --bench end_to_end --no-run 2>/dev/null
-bin=$(ls -t target/release/deps/end_to_end-* | grep -v '\.d$' | head -1)
+large_calls=${LARGE_CALLS:-11}
+sections=${SECTIONS:-stdio http large}
+features=${FEATURES:-sqlite}
 
-feed() { # tool count
-  local args
-  if [ "$1" = get_ticket ]; then args='{"ticketId":"T-1001"}'; else args='{"ticketId":"T-1001","body":"Checked the logs."}'; fi
+# The bench binary cargo built for `$1` (features), by its own account: not the newest file
+# of target/, which another build may have written.
+build() {
+  cargo bench --features "$1" --bench end_to_end --no-run --message-format=json 2>/dev/null |
+    grep -o '"executable":"[^"]*end_to_end[^"]*"' | tail -1 | sed 's/^"executable":"//; s/"$//'
+}
+bin=$(build "$features")
+# `http` alone does not build at this commit (the approvals module needs `approvals-page`):
+# the page is compiled in, and not served.
+case " $sections " in *" http "*) http_bin=$(build "$features,http,approvals-page") ;; esac
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+feed() { # tool count [arguments] [meta: "keyed"]
+  local args=${3:-} meta=""
+  if [ -z "$args" ]; then
+    if [ "$1" = get_ticket ]; then args='{"ticketId":"T-1001"}'; else args='{"ticketId":"T-1001","body":"Checked the logs."}'; fi
+  fi
   echo '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cost","version":"1"}}}'
   echo '{"jsonrpc":"2.0","method":"notifications/initialized"}'
   for ((i = 1; i <= $2; i++)); do
-    echo "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"$1\",\"arguments\":$args}}"
+    # A keyed write: a new idempotency key each call (a repeated one is a replay).
+    [ "${4:-}" = keyed ] && meta=",\"_meta\":{\"io.github.mcp-result/idempotencyKey\":\"cost-$i\"}"
+    printf '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":%s%s}}\n' \
+      "$i" "$1" "$args" "$meta"
   done
 }
 
-ir() { # role tool count
-  feed "$2" "$3" | E2E_ROLE=$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" 2>&1 >/dev/null |
+ir() { # role tool count [arguments] [keyed]
+  feed "$2" "$3" "${4:-}" "${5:-}" >"$work/feed"
+  cat "$work/feed" | E2E_ROLE=$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" 2>&1 >/dev/null |
     grep -o 'Collected : [0-9]*' | grep -o '[0-9]*$'
 }
 
-printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
-for tool in get_ticket add_note; do
+http_ir() { # role tool count
+  rm -f "$work/in" "$work/port"
+  mkfifo "$work/in"
+  E2E_ROLE=http-$1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$http_bin" \
+    <"$work/in" >"$work/port" 2>"$work/server" &
+  local server=$! keep
+  exec {keep}>"$work/in" # the server's stdin, open until the client is done
+  until [ -s "$work/port" ]; do sleep 0.2; done
+  E2E_ROLE=http-client E2E_PORT=$(head -1 "$work/port") E2E_TOOL=$2 E2E_CALLS=$3 "$http_bin"
+  exec {keep}>&-
+  wait "$server"
+  grep -o 'Collected : [0-9]*' "$work/server" | grep -o '[0-9]*$'
+}
+
+per_call() { # one many count
+  echo $(( ($2 - $1) / ($3 - 1) ))
+}
+
+ratio() { printf "%.2f" "$(echo "scale=4; $1 / $2" | bc)"; }
+
+if [[ " $sections " == *" stdio "* ]]; then
+  printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
+  for tool in get_ticket add_note; do
+    base=""
+    for role in rmcp tracing same-transport; do
+      per=$(per_call "$(ir "$role" "$tool" 1)" "$(ir "$role" "$tool" "$calls")" "$calls")
+      [ -z "$base" ] && base=$per
+      case $role in
+        rmcp) name="plain rmcp" ;;
+        tracing) name="mcp-result (serve_stdio)" ;;
+        *) name="mcp-result (rmcp's stdio_pipes, as plain rmcp)" ;;
+      esac
+      printf '| %s | %s | %d | %s× |\n' "$tool" "$name" "$per" "$(ratio "$per" "$base")"
+    done
+  done
+fi
+
+if [[ " $sections " == *" http "* ]]; then
+  printf '\nStreamable HTTP, stateless, JSON responses (rmcp'"'"'s StreamableHttpService, NeverSessionManager), both under axum::serve:\n\n'
+  printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
+  for tool in get_ticket add_note; do
+    base=""
+    for role in rmcp mcp-result; do
+      per=$(per_call "$(http_ir "$role" "$tool" 1)" "$(http_ir "$role" "$tool" "$calls")" "$calls")
+      [ -z "$base" ] && base=$per
+      case $role in
+        rmcp) name="plain rmcp (StreamableHttpService)" ;;
+        *) name="mcp-result (http::router: the same service behind its edge)" ;;
+      esac
+      printf '| %s | %s | %d | %s× |\n' "$tool" "$name" "$per" "$(ratio "$per" "$base")"
+    done
+  done
+fi
+
+if [[ " $sections " == *" large "* ]]; then
+  # `body` of 1 MiB (1,048,576 ASCII letters); each call with an idempotency key of its own.
+  body=$(head -c 1048576 /dev/zero | tr '\0' 'a')
+  args="{\"ticketId\":\"T-1001\",\"body\":\"$body\"}"
+  printf '\nA keyed write whose `body` is 1 MiB, on rmcp'"'"'s stdio_pipes (%d calls − 1):\n\n' "$large_calls"
+  printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
   base=""
-  for role in rmcp tracing same-transport; do
-    one=$(ir "$role" "$tool" 1)
-    many=$(ir "$role" "$tool" "$calls")
-    per=$(( (many - one) / (calls - 1) ))
+  for role in rmcp same-transport; do
+    per=$(per_call "$(ir "$role" add_note 1 "$args" keyed)" \
+      "$(ir "$role" add_note "$large_calls" "$args" keyed)" "$large_calls")
     [ -z "$base" ] && base=$per
     case $role in
       rmcp) name="plain rmcp" ;;
-      tracing) name="mcp-result (serve_stdio)" ;;
-      *) name="mcp-result (rmcp's stdio_pipes, as plain rmcp)" ;;
+      *) name="mcp-result (rmcp's stdio_pipes, keyed)" ;;
     esac
-    printf '| %s | %s | %d | %s× |\n' "$tool" "$name" "$per" "$(echo "scale=2; $per / $base" | bc)"
+    printf '| add_note, 1 MiB | %s | %d | %s× |\n' "$name" "$per" "$(ratio "$per" "$base")"
   done
-done
+fi
