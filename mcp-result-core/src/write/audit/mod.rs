@@ -28,13 +28,15 @@
 //! their RFC 8785 canonical form with every secret (`writeOnly`) field removed.
 
 pub(crate) mod attempt;
+mod canonical;
 mod json_lines;
 mod line;
 mod record;
 
+pub use canonical::argument_digest;
+pub(crate) use canonical::{argument_sha256, canonical_sha256};
 pub use json_lines::{read_records, JsonLinesSink};
+pub(crate) use record::audit_to_stderr;
 pub use record::{
-    argument_digest, instance, now_rfc3339, record_schema, AuditRecord, AuditSink, Phase,
-    TracingSink,
+    instance, now_rfc3339, record_schema, AuditRecord, AuditSink, Phase, TracingSink,
 };
-pub(crate) use record::{audit_to_stderr, write_canonical};

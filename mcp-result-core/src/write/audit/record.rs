@@ -1,16 +1,14 @@
 //! One audit record, the sink trait and the sinks that keep no file (tracing, a list of
-//! sinks), and the argument digest. The JSON Lines sink is `json_lines.rs`; a record's line,
-//! `line.rs`.
+//! sinks). The argument digest is `canonical.rs`; the JSON Lines sink, `json_lines.rs`; a
+//! record's line, `line.rs`.
 
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::{
-    schema::arguments::ArgumentSchema,
     store::StoreFuture,
     wire::{envelope::ErrorKind, status::Status},
 };
@@ -305,129 +303,6 @@ impl AuditSink for Vec<Arc<dyn AuditSink>> {
     }
 }
 
-/// SHA-256 (hex) of `arguments` canonicalized per RFC 8785 with every secret field of
-/// `schema` removed.
-pub fn argument_digest(arguments: &Value, schema: &ArgumentSchema) -> String {
-    let mut canonical = Vec::with_capacity(128);
-    // Without secrets to remove, arguments whose canonical form `write_canonical` writes
-    // are already normalized (it refuses every float, and `normalize_integers` changes
-    // only floats): written from the borrowed value, not from a copy.
-    if !schema.has_secrets() && write_canonical(arguments, &mut canonical) {
-        return crate::wire::text::hex(&Sha256::digest(&canonical));
-    }
-    canonical.clear();
-    let mut arguments = arguments.clone();
-    crate::schema::arguments::normalize_integers(&mut arguments);
-    if schema.has_secrets() {
-        remove_secrets(&mut arguments, "", schema);
-    }
-    if !write_canonical(&arguments, &mut canonical) {
-        canonical = serde_jcs::to_vec(&arguments).unwrap_or_default();
-    }
-    crate::wire::text::hex(&Sha256::digest(&canonical))
-}
-
-/// RFC 8785 (JCS) of `value` into `out`, for the values whose canonical form needs no more
-/// than sorting and serde_json's own writing: property names of ASCII only (their UTF-16
-/// order, which JCS sorts by, is their byte order) and integers within ±(2^53 − 1) (which
-/// ECMAScript writes as their digits). `false` for anything else (a float, a non-ASCII
-/// name), and the caller canonicalizes with serde_jcs instead; the bytes are the same
-/// either way (tested). Arguments are almost always of this kind, and this path allocates
-/// no UTF-16 copy of every key.
-pub(crate) fn write_canonical(value: &Value, out: &mut Vec<u8>) -> bool {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(number) => {
-            let safe = crate::wire::number::MAX_SAFE_INTEGER;
-            match (number.as_i64(), number.as_u64()) {
-                (Some(i), _) if (-safe..=safe).contains(&i) => {
-                    use std::io::Write as _;
-                    let _ = write!(out, "{i}");
-                }
-                _ => return false,
-            }
-        }
-        Value::String(text) => write_string(text, out),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                if !write_canonical(item, out) {
-                    return false;
-                }
-            }
-            out.push(b']');
-        }
-        Value::Object(map) => {
-            if map.keys().any(|name| !name.is_ascii()) {
-                return false;
-            }
-            // Without `preserve-order` a map iterates in byte order already: no sorted copy.
-            let sorted;
-            let entries: &mut dyn Iterator<Item = (&String, &Value)> = if map.keys().is_sorted() {
-                &mut map.iter()
-            } else {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                sorted = entries;
-                &mut sorted.iter().copied()
-            };
-            out.push(b'{');
-            for (index, (name, item)) in entries.enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_string(name, out);
-                out.push(b':');
-                if !write_canonical(item, out) {
-                    return false;
-                }
-            }
-            out.push(b'}');
-        }
-    }
-    true
-}
-
-/// `text` as serde_json (and RFC 8785) write a string: one with nothing to escape copied
-/// whole after a scan, any other escaped by serde_json.
-fn write_string(text: &str, out: &mut Vec<u8>) {
-    if crate::wire::text::json_plain(text.as_bytes()) {
-        out.reserve(text.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-    } else {
-        // Writing into a `Vec` does not fail.
-        let _ = serde_json::to_writer(&mut *out, text);
-    }
-}
-
-fn remove_secrets(value: &mut Value, pointer: &str, schema: &ArgumentSchema) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|name, _| {
-                let child = format!("{pointer}/{}", crate::wire::pointer::escape(name));
-                !schema.is_secret(&child)
-            });
-            for (name, child) in map.iter_mut() {
-                let child_pointer = format!("{pointer}/{}", crate::wire::pointer::escape(name));
-                remove_secrets(child, &child_pointer, schema);
-            }
-        }
-        Value::Array(items) => {
-            for (i, child) in items.iter_mut().enumerate() {
-                remove_secrets(child, &format!("{pointer}/{i}"), schema);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Now, RFC 3339 in UTC with millisecond precision.
 pub fn now_rfc3339() -> String {
     let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
@@ -514,48 +389,5 @@ mod tests {
         }
         assert_eq!(super::rfc3339_millis(253_402_300_800, 0), None);
         assert_eq!(super::now_rfc3339().len(), 24);
-    }
-
-    #[test]
-    fn the_fast_canonical_form_is_rfc_8785() {
-        use serde_json::json;
-        let samples = [
-            json!({"b": 1, "a": [true, null, "x\u{1}\n\"\\/é\u{2028}"], "A": {"z": -5, "": {}}}),
-            json!({"ticketId": "T-1001", "body": "Checked the logs.", "n": 9007199254740991u64}),
-            json!([]),
-            json!("plain"),
-        ];
-        for sample in samples {
-            let mut fast = Vec::new();
-            assert!(super::write_canonical(&sample, &mut fast), "{sample}");
-            assert_eq!(
-                String::from_utf8(fast).unwrap(),
-                String::from_utf8(serde_jcs::to_vec(&sample).unwrap()).unwrap()
-            );
-        }
-        // What it does not cover goes to serde_jcs.
-        for other in [
-            json!({"ratio": 0.5}),
-            json!({"ünï": 1}),
-            json!({"n": 9007199254740993u64}),
-        ] {
-            assert!(!super::write_canonical(&other, &mut Vec::new()), "{other}");
-        }
-    }
-
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn the_digest_leaves_secrets_out() {
-        let schema = ArgumentSchema::new(json!({"type": "object", "properties": {
-            "to": {"type": "string"}, "token": {"type": "string", "writeOnly": true}}}))
-        .unwrap();
-        let a = argument_digest(&json!({"to": "x", "token": "one"}), &schema);
-        let b = argument_digest(&json!({"token": "two", "to": "x"}), &schema);
-        let c = argument_digest(&json!({"to": "y", "token": "one"}), &schema);
-        assert_eq!(a, b);
-        assert_ne!(a, c);
     }
 }

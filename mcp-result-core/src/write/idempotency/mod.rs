@@ -18,10 +18,12 @@
 //!   if it had started, it is never run again under that key (`outcome_unknown`). A store
 //!   therefore records "started" before the tool body runs.
 //!
-//! The fingerprint is SHA-256 over the tool name and the arguments canonicalized per
-//! RFC 8785 (JCS, `serde_jcs`) after integral numbers are normalized (`100000.0` is
-//! `100000`); a secret argument (`writeOnly`, [`crate::Secret`]) enters only as its
-//! HMAC under the server key ([`crate::key::ServerKey`]), never as it is.
+//! The fingerprint is SHA-256 over the tool name, a zero byte and the SHA-256 of the
+//! arguments canonicalized per RFC 8785 (JCS) after integral numbers are normalized
+//! (`100000.0` is `100000`); a secret argument (`writeOnly`, [`crate::Secret`]) enters only
+//! as its HMAC under the server key ([`crate::key::ServerKey`]), never as it is. Without a
+//! secret argument the inner hash is the audit records' argument digest, so the arguments
+//! are hashed once, in place, however large.
 
 mod advertised;
 mod call;

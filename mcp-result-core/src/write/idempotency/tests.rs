@@ -137,6 +137,29 @@ fn fingerprints_normalize_numbers_and_hide_secrets() {
 }
 
 #[test]
+fn a_fingerprint_is_made_from_the_argument_digest() {
+    use sha2::{Digest as _, Sha256};
+    let plain = ArgumentSchema::new(json!({"type": "object"})).unwrap();
+    let key = ServerKey::new("a server key of at least thirty-two bytes", []).unwrap();
+    // A 1 MiB argument: hashed once, the fingerprint from the digest's 32 bytes.
+    let arguments = json!({"ticketId": "T-1001", "body": "a".repeat(1 << 20)});
+    let (digest, fingerprints) =
+        digest_and_fingerprints("add_note", &arguments, &plain, Some(&key));
+    let canonical = format!(
+        r#"{{"body":"{}","ticketId":"T-1001"}}"#,
+        "a".repeat(1 << 20)
+    );
+    let inner = Sha256::digest(canonical.as_bytes());
+    assert_eq!(digest, crate::wire::text::hex(&inner));
+    let mut outer = b"add_note\0".to_vec();
+    outer.extend_from_slice(&inner);
+    assert_eq!(
+        fingerprints,
+        vec![crate::wire::text::hex(&Sha256::digest(&outer))]
+    );
+}
+
+#[test]
 fn one_canonical_writing_gives_the_digest_and_fingerprints_of_both_functions() {
     let plain = ArgumentSchema::new(json!({"type": "object", "properties": {
         "rows": {"type": "integer"}, "body": {"type": "string"}}}))
