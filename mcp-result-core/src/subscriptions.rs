@@ -162,7 +162,9 @@ pub(crate) struct ListenTaskIds(pub(crate) Vec<String>);
 
 impl ListenTaskIds {
     /// The `params.notifications.taskIds` of a `subscriptions/listen` request `message`
-    /// (`None` for any other message, or one without task ids).
+    /// (`None` for any other message, or one without task ids), read by the framework's
+    /// transports (`serve_stdio`'s lines, `serve_http`'s body check).
+    #[cfg(any(feature = "transport-io", feature = "http", test))]
     pub(crate) fn of_message(message: &serde_json::Value) -> Option<Self> {
         if message.get("method")?.as_str()? != "subscriptions/listen" {
             return None;
@@ -187,6 +189,7 @@ impl ListenTaskIds {
 /// Lists `ids` as honoured in a `notifications/subscriptions/acknowledged` message
 /// (`params.notifications.taskIds`), which rmcp writes without them. `false` when `message`
 /// is no such acknowledgement.
+#[cfg(any(feature = "transport-io", feature = "http", test))]
 pub(crate) fn honour_task_ids(message: &mut serde_json::Value, ids: &[String]) -> bool {
     if message.get("method").and_then(serde_json::Value::as_str)
         != Some("notifications/subscriptions/acknowledged")

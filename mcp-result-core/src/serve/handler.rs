@@ -379,6 +379,7 @@ pub async fn serve_stdio_with_state<S: ToolSet + ServerHandler>(
 
 /// Whether a `subscriptions/listen` stream of `S` follows tasks (`taskIds`): when a tool of
 /// it runs as a task.
+#[cfg(feature = "transport-io")]
 pub(crate) fn follows_tasks<S: ToolSet>() -> bool {
     S::tool_registry().is_ok_and(|registry| registry.has_tasks())
 }

@@ -47,8 +47,8 @@
 //! (`/approvals`): a signed-in decider approves or rejects the pending approval requests of
 //! its tenant (`ApprovalsPage`).
 
-#[cfg(feature = "approvals-page")]
 mod acknowledge;
+#[cfg(feature = "approvals-page")]
 mod approvals;
 mod auth;
 mod calls;
