@@ -36,7 +36,6 @@ use std::{
 };
 
 use rmcp::{model::RequestId, service::RequestContext, RoleServer};
-use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 /// Where the calls of one instance that a client may cancel by a `notifications/cancelled`
@@ -60,7 +59,7 @@ pub struct CancelBus {
 
 #[derive(Default)]
 struct Bus {
-    /// The calls running here, by [`call_hash`]: each call's number and token.
+    /// The calls running here, by [`Bus::name`]: each call's number and token.
     running: Mutex<HashMap<String, Vec<(u64, CancellationToken)>>>,
     next: AtomicU64,
     /// The other instances, if this bus reaches them.
@@ -102,16 +101,16 @@ impl CancelBus {
         request: &RequestId,
         token: CancellationToken,
     ) -> Registered {
-        let hash = call_hash(caller, request);
+        let name = self.inner.name(caller, request);
         let number = self.inner.next.fetch_add(1, Ordering::Relaxed);
         self.inner
             .running()
-            .entry(hash.clone())
+            .entry(name.clone())
             .or_default()
             .push((number, token));
         Registered {
             bus: Arc::downgrade(&self.inner),
-            hash,
+            name,
             number,
         }
     }
@@ -119,12 +118,12 @@ impl CancelBus {
     /// Cancels the calls of `caller` with id `request`: those of this instance at once,
     /// and, when the bus spans instances, those of the others (sent before this returns).
     pub(crate) async fn cancel(&self, caller: &str, request: &RequestId) {
-        let hash = call_hash(caller, request);
-        let here = self.inner.cancel_local(&hash);
+        let name = self.inner.name(caller, request);
+        let here = self.inner.cancel_local(&name);
         tracing::debug!(request = %request, here, "notifications/cancelled");
         #[cfg(feature = "postgres")]
         if let Some(remote) = &self.inner.remote {
-            remote.send(&hash).await;
+            remote.send(&name).await;
         }
     }
 
@@ -136,14 +135,38 @@ impl CancelBus {
 }
 
 impl Bus {
+    /// A call's key in `running`: on a bus that spans instances, [`call_hash`] (what the
+    /// others send); on one that does not, the caller's key (length-prefixed) and the id as
+    /// they are, a number after `#` and a string after `"`, with no hashing, unless the two
+    /// are longer than [`Bus::PLAIN_NAME`] bytes (a client's string id may be as long as a
+    /// body): then [`call_hash`] too.
+    fn name(&self, caller: &str, request: &RequestId) -> String {
+        #[cfg(feature = "postgres")]
+        if self.remote.is_some() {
+            return call_hash(caller, request);
+        }
+        match request {
+            RequestId::Number(number) if caller.len() <= Self::PLAIN_NAME => {
+                format!("{}:{caller}#{number}", caller.len())
+            }
+            RequestId::String(text) if caller.len() + text.len() <= Self::PLAIN_NAME => {
+                format!("{}:{caller}\"{text}", caller.len())
+            }
+            _ => call_hash(caller, request),
+        }
+    }
+
+    /// Bytes of a caller's key and request id a local bus names a call by as they are.
+    const PLAIN_NAME: usize = 256;
+
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, CancellationToken)>>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Cancels the calls registered under `hash` here: how many.
-    fn cancel_local(&self, hash: &str) -> usize {
+    /// Cancels the calls registered under `name` here: how many.
+    fn cancel_local(&self, name: &str) -> usize {
         let running = self.running();
-        let calls = running.get(hash).map_or(&[][..], Vec::as_slice);
+        let calls = running.get(name).map_or(&[][..], Vec::as_slice);
         for (_, token) in calls {
             token.cancel();
         }
@@ -162,7 +185,7 @@ impl fmt::Debug for CancelBus {
 /// A call's place on its bus, given back when the call ends.
 pub(crate) struct Registered {
     bus: std::sync::Weak<Bus>,
-    hash: String,
+    name: String,
     number: u64,
 }
 
@@ -172,10 +195,10 @@ impl Drop for Registered {
             return;
         };
         let mut running = bus.running();
-        if let Some(calls) = running.get_mut(&self.hash) {
+        if let Some(calls) = running.get_mut(&self.name) {
             calls.retain(|(number, _)| *number != self.number);
             if calls.is_empty() {
-                running.remove(&self.hash);
+                running.remove(&self.name);
             }
         }
     }
@@ -185,6 +208,7 @@ impl Drop for Registered {
 /// request id as JSON (`1` and `"1"` differ), hex. What crosses instances: no identity in
 /// the clear.
 fn call_hash(caller: &str, request: &RequestId) -> String {
+    use sha2::{Digest as _, Sha256};
     let id = serde_json::to_string(request).unwrap_or_default();
     let mut hasher = Sha256::new();
     hasher.update((caller.len() as u64).to_be_bytes());
@@ -242,6 +266,7 @@ mod tests {
         assert_eq!(call_hash("alice", &number), call_hash("alice", &number));
         assert_eq!(call_hash("alice", &number).len(), 64);
         // The name other instances read: lower-case hex of the digest, as it was written.
+        use sha2::{Digest as _, Sha256};
         let mut hasher = Sha256::new();
         hasher.update(5u64.to_be_bytes());
         hasher.update(b"alice");
@@ -252,6 +277,25 @@ mod tests {
             .map(|byte| format!("{byte:02x}"))
             .collect();
         assert_eq!(call_hash("alice", &number), expected);
+    }
+
+    #[test]
+    fn a_local_bus_names_each_call_apart_without_hashing() {
+        let bus = Bus::default();
+        let names = [
+            bus.name("alice", &RequestId::Number(1)),
+            bus.name("alice", &RequestId::String("1".into())),
+            bus.name("bob", &RequestId::Number(1)),
+            // A caller's key that ends as another's begins: the length keeps them apart.
+            bus.name("al", &RequestId::String("ice\"1".into())),
+            bus.name("alice#1", &RequestId::Number(1)),
+        ];
+        let distinct: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+        assert_eq!(names[0], "5:alice#1");
+        // A long id is named by its hash, not kept whole.
+        let long = RequestId::String("x".repeat(10_000).into());
+        assert_eq!(bus.name("alice", &long), call_hash("alice", &long));
     }
 
     #[tokio::test]

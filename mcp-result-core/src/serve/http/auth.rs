@@ -5,9 +5,8 @@
 use std::{collections::HashMap, sync::Arc};
 
 use axum::{
-    extract::{Request, State},
+    extract::Request,
     http::{header, HeaderValue, StatusCode},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use serde_json::json;
@@ -173,30 +172,29 @@ pub(crate) struct Authenticator {
     pub(crate) challenge: Challenge,
 }
 
-/// The bearer check: a request without a token is answered `401` naming the metadata and
-/// the scopes to start with; a token the verifier does not know `401 invalid_token`; a
-/// token in the query string `400 invalid_request` (RFC 6750 §2.3 is not supported: URLs
-/// end up in logs). A verified identity rides in the request's extensions, and the
+/// The bearer check, `Err` with the answer when it refuses: a request without a token is
+/// answered `401` naming the metadata and the scopes to start with; a token the verifier
+/// does not know `401 invalid_token`; a token in the query string `400 invalid_request`
+/// (RFC 6750 §2.3 is not supported: URLs end up in logs). A verified identity rides in the request's extensions, and the
 /// `Authorization` header is removed before rmcp sees the request, so no tool can read the
 /// token or pass it upstream (MCP "Authorization", Token Passthrough).
 pub(crate) async fn authenticate(
-    State(auth): State<Arc<Authenticator>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+    auth: &Authenticator,
+    request: &mut Request,
+) -> Result<(), Response> {
     let in_query = request.uri().query().is_some_and(|query| {
         query
             .split('&')
             .any(|pair| pair.split('=').next() == Some("access_token"))
     });
     if in_query {
-        return auth.challenge.refuse(
+        return Err(auth.challenge.refuse(
             StatusCode::BAD_REQUEST,
             Some("invalid_request"),
             None,
             "access tokens are accepted only in the Authorization header (RFC 6750 §2.1), \
              never in the URL",
-        );
+        ));
     }
     let token = request
         .headers()
@@ -211,37 +209,37 @@ pub(crate) async fn authenticate(
         if let Some(identity) = auth.verifier.anonymous() {
             request.headers_mut().remove(header::AUTHORIZATION);
             request.extensions_mut().insert(identity);
-            return next.run(request).await;
+            return Ok(());
         }
-        return auth.challenge.refuse(
+        return Err(auth.challenge.refuse(
             StatusCode::UNAUTHORIZED,
             None,
             None,
             "a bearer token is required",
-        );
+        ));
     };
     match auth.verifier.verify(token).await {
         Ok(Some(identity)) => {
             request.headers_mut().remove(header::AUTHORIZATION);
             request.extensions_mut().insert(identity);
-            next.run(request).await
+            Ok(())
         }
-        Ok(None) => auth.challenge.refuse(
+        Ok(None) => Err(auth.challenge.refuse(
             StatusCode::UNAUTHORIZED,
             Some("invalid_token"),
             None,
             "the access token is invalid, expired or not meant for this server",
-        ),
+        )),
         Err(error) => {
             tracing::error!(%error, "token verifier failed");
-            (
+            Err((
                 StatusCode::SERVICE_UNAVAILABLE,
                 axum::Json(json!({
                     "error": "temporarily_unavailable",
                     "error_description": "token verification is unavailable",
                 })),
             )
-                .into_response()
+                .into_response())
         }
     }
 }

@@ -5,13 +5,12 @@
 //! session, which rmcp accepts and drops (it has no session to find the call in), goes to
 //! the instance's [`CancelBus`](crate::CancelBus) with the caller's identity.
 
-use std::{borrow::Cow, sync::Arc};
+use std::{borrow::Cow, future::Future};
 
 use axum::{
     body::{to_bytes, Body},
-    extract::{Request, State},
+    extract::Request,
     http::{Method, StatusCode},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
 use serde::Deserialize;
@@ -91,13 +90,19 @@ pub(crate) fn error_response(
         .into_response()
 }
 
-pub(crate) async fn check_call(
-    State(calls): State<Arc<Calls>>,
+/// The look at a request's body: its answer when the look refuses it, else `next`'s (the
+/// layers beneath, given the body back), with what the look found acted on.
+pub(crate) async fn check_call<Next, Answer>(
+    calls: &Calls,
     request: Request,
     next: Next,
-) -> Response {
+) -> Response
+where
+    Next: FnOnce(Request) -> Answer,
+    Answer: Future<Output = Response>,
+{
     if request.method() != Method::POST {
-        return next.run(request).await;
+        return next(request).await;
     }
     let (parts, body) = request.into_parts();
     let bytes = match tokio::time::timeout(calls.body_read, to_bytes(body, MAX_BODY)).await {
@@ -199,7 +204,7 @@ pub(crate) async fn check_call(
             }
         }
     }
-    let cancel = cancel_outside_session(&calls, &peek, &parts);
+    let cancel = cancel_outside_session(calls, &peek, &parts);
     let mut parts = parts;
     let tasks = (calls.follows_tasks && peek.method.as_deref() == Some("subscriptions/listen"))
         .then(|| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
@@ -209,9 +214,7 @@ pub(crate) async fn check_call(
     if let Some(ids) = &tasks {
         parts.extensions.insert(ids.clone());
     }
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
+    let response = next(Request::from_parts(parts, Body::from(bytes))).await;
     if let Some(ids) = tasks {
         let (parts, body) = response.into_parts();
         return Response::from_parts(parts, super::acknowledge::honour_in_stream(body, ids.0));

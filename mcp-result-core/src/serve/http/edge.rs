@@ -1,5 +1,7 @@
-//! The browser edge: `Origin` validation (MCP "Transports", Security Warning: servers MUST
-//! validate `Origin`, `403` for an invalid one) and CORS for the origins a server allows.
+//! The edge: `Origin` validation (MCP "Transports", Security Warning: servers MUST
+//! validate `Origin`, `403` for an invalid one) and CORS for the origins a server allows,
+//! then the MCP endpoint's own layer ([`endpoint`]: bearer check, body check, refusals as
+//! JSON-RPC errors).
 
 use std::{sync::Arc, time::Duration};
 
@@ -175,37 +177,84 @@ fn pattern(entry: &str) -> Option<Pattern> {
 /// header (which one a proxy, the checks and rmcp would each read is anyone's guess), and
 /// `403` (with a JSON-RPC error, as MCP "Transports" describes) for a request whose
 /// `Origin` is not allowed; the origin itself is not echoed.
-pub(crate) async fn check_origin(
-    State(origins): State<Arc<Origins>>,
-    request: Request,
-    next: Next,
-) -> Response {
+///
+/// A refused request never reaches the service beneath, whose readiness it asked for:
+/// right for axum's routes, which are always ready and reserve nothing (a limit that
+/// reserves a slot in `poll_ready` would hold it until this clone drops).
+#[derive(Clone)]
+pub(crate) struct CheckOrigin<S> {
+    origins: Arc<Origins>,
+    inner: S,
+}
+
+impl<S> tower_layer::Layer<S> for CheckOriginLayer {
+    type Service = CheckOrigin<S>;
+
+    fn layer(&self, inner: S) -> CheckOrigin<S> {
+        CheckOrigin {
+            origins: Arc::clone(&self.0),
+            inner,
+        }
+    }
+}
+
+/// The layer of [`CheckOrigin`] for `origins`: a plain tower layer, whose check answers
+/// without boxing or cloning what it wraps (as `axum::middleware::from_fn` would, for
+/// every request).
+#[derive(Clone)]
+pub(crate) struct CheckOriginLayer(pub(crate) Arc<Origins>);
+
+impl<S> tower_service::Service<Request> for CheckOrigin<S>
+where
+    S: tower_service::Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future =
+        futures::future::Either<std::future::Ready<Result<Response, S::Error>>, S::Future>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match origin_refusal(&self.origins, request.headers()) {
+            Some(refused) => futures::future::Either::Left(std::future::ready(Ok(refused))),
+            None => futures::future::Either::Right(self.inner.call(request)),
+        }
+    }
+}
+
+fn origin_refusal(origins: &Origins, headers: &axum::http::HeaderMap) -> Option<Response> {
     for name in [header::AUTHORIZATION, header::ORIGIN, header::HOST] {
-        let count = request.headers().get_all(&name).iter().count();
+        let count = headers.get_all(&name).iter().count();
         if count > 1 {
             tracing::warn!(header = %name, count, "request with a repeated header refused");
-            return super::calls::refusal(
+            return Some(super::calls::refusal(
                 StatusCode::BAD_REQUEST,
                 -32600,
                 &format!(
                     "Invalid Request: {count} `{name}` headers; send one",
                     name = canonical(&name)
                 ),
-            );
+            ));
         }
     }
-    if let Some(origin) = request.headers().get(header::ORIGIN) {
+    if let Some(origin) = headers.get(header::ORIGIN) {
         if !origins.allowed(origin.as_bytes()) {
             tracing::warn!("request with a foreign Origin refused");
-            return super::calls::refusal(
+            return Some(super::calls::refusal(
                 StatusCode::FORBIDDEN,
                 -32600,
                 "Forbidden: this Origin may not call the server (MCP Transports); the server \
                  lists the origins it allows in HttpOptions::allowed_origins",
-            );
+            ));
         }
     }
-    next.run(request).await
+    None
 }
 
 /// A header's name as specifications write it (`Authorization`).
@@ -216,6 +265,40 @@ fn canonical(name: &HeaderName) -> &'static str {
         "host" => "Host",
         _ => "a security",
     }
+}
+
+/// What the endpoint's layer ([`endpoint`]) holds.
+pub(crate) struct Endpoint {
+    pub(crate) authenticator: super::auth::Authenticator,
+    /// The instance's state, put in each request's extensions for the tools.
+    pub(crate) state: crate::state::State,
+    pub(crate) calls: super::calls::Calls,
+}
+
+/// The MCP endpoint's checks, in the order a request meets them: the bearer check
+/// ([`authenticate`](super::auth::authenticate)), the instance's state and (served without
+/// sessions) the stateless mark put in its extensions, the look at its body
+/// ([`check_call`](super::calls::check_call)), then the layers beneath, whose refusals turn
+/// into JSON-RPC errors ([`json_rpc_refusals`]). One layer, not one each: every
+/// `axum::middleware::from_fn` layer clones and boxes all it wraps for each request.
+pub(crate) async fn endpoint(
+    State(endpoint): State<Arc<Endpoint>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if let Err(refused) = super::auth::authenticate(&endpoint.authenticator, &mut request).await {
+        return refused;
+    }
+    request.extensions_mut().insert(endpoint.state.clone());
+    if endpoint.calls.stateless {
+        request
+            .extensions_mut()
+            .insert(crate::wire::identity::StatelessHttp);
+    }
+    super::calls::check_call(&endpoint.calls, request, |request| async move {
+        json_rpc_refusals(next.run(request).await).await
+    })
+    .await
 }
 
 /// The largest refusal body of rmcp's read (a header echoed in it is bounded by hyper's
@@ -230,10 +313,8 @@ const MAX_ERROR_DATA: usize = 1024;
 /// plain-text refusal (`406` for `Accept`, `415` for `Content-Type`, …) becomes `-32600`
 /// with its text, `id` null; a JSON-RPC error (a header that does not match the body, which
 /// rmcp echoes whole) keeps its code, `id` and `data` (dropped past 1 KiB), its message
-/// capped. Other
-/// statuses pass.
-pub(crate) async fn json_rpc_refusals(request: Request, next: Next) -> Response {
-    let response = next.run(request).await;
+/// capped. Other statuses pass.
+pub(crate) async fn json_rpc_refusals(response: Response) -> Response {
     let status = response.status();
     if !status.is_client_error() {
         return response;

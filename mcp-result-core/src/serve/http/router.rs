@@ -18,9 +18,9 @@ use serde_json::Value;
 use tower_layer::Layer as _;
 
 use super::{
-    auth::{authenticate, Authenticator, Challenge, TokenVerifier},
-    calls::{check_call, Calls},
-    edge::{check_origin, json_rpc_refusals, Origins},
+    auth::{Authenticator, Challenge, TokenVerifier},
+    calls::Calls,
+    edge::{endpoint as endpoint_layer, CheckOriginLayer, Origins},
     listen::serve_connections,
     metadata::WELL_KNOWN,
     options::HttpOptions,
@@ -32,7 +32,6 @@ use crate::{
         set::{ServerClone, ToolSet},
     },
     serve::handler::{drain, prepare, SHUTDOWN_GRACE},
-    wire::identity::StatelessHttp,
 };
 
 /// An [`axum::Router`] serving `server`'s tools at [`HttpOptions::path`], every request
@@ -163,44 +162,38 @@ where
         stateless: !options.sessions,
         follows_tasks: registry.has_tasks(),
     };
-    let calls = Arc::new(calls);
-    let authenticator = Arc::new(Authenticator {
-        verifier: Arc::clone(&verifier),
-        challenge,
+    let endpoint = Arc::new(super::edge::Endpoint {
+        authenticator: Authenticator {
+            verifier: Arc::clone(&verifier),
+            challenge,
+        },
+        state: options.state.clone(),
+        calls,
     });
-    // The endpoint's per-request layers, composed into one service routed once, in the order
-    // a request meets them: the bearer check, the instance's state, the message check, the
-    // refusals turned into JSON-RPC errors, the session's owner (or the stateless mark), then
-    // rmcp's service. Not one `route_layer` each: axum boxes each of those apart and clones
-    // each box for every request, every box beneath it with it.
-    macro_rules! behind_edge {
-        ($inner:expr) => {
-            axum::middleware::from_fn_with_state(authenticator, authenticate).layer(
-                axum::Extension(options.state.clone()).layer(
-                    axum::middleware::from_fn_with_state(calls, check_call)
-                        .layer(axum::middleware::from_fn(json_rpc_refusals).layer($inner)),
-                ),
-            )
-        };
-    }
+    // The endpoint's per-request layer (`edge::endpoint`: the bearer check, the instance's
+    // state, the message check, the refusals turned into JSON-RPC errors), then the
+    // session's owner, then rmcp's service.
+    let edge = axum::middleware::from_fn_with_state(endpoint, endpoint_layer);
     let mut mcp = if options.sessions {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+        let service = Shared::new(StreamableHttpService::new(
+            factory,
+            Arc::new(LocalSessionManager::default()),
+            config,
+        ));
         axum::Router::new().route_service(
             &options.path,
-            behind_edge!(axum::middleware::from_fn_with_state(
-                Arc::new(Sessions::default()),
-                bind_session,
-            )
-            .layer(service)),
+            edge.layer(
+                axum::middleware::from_fn_with_state(Arc::new(Sessions::default()), bind_session)
+                    .layer(service),
+            ),
         )
     } else {
-        let service =
-            StreamableHttpService::new(factory, Arc::new(NeverSessionManager::default()), config);
-        axum::Router::new().route_service(
-            &options.path,
-            behind_edge!(axum::Extension(StatelessHttp).layer(service)),
-        )
+        let service = Shared::new(StreamableHttpService::new(
+            factory,
+            Arc::new(NeverSessionManager::default()),
+            config,
+        ));
+        axum::Router::new().route_service(&options.path, edge.layer(service))
     };
     // URL-mode elicitation to the approvals page: the page a gated write may send its
     // caller to (`ApprovalsPage::callers_confirm`).
@@ -241,7 +234,7 @@ where
     }
     let app = mcp
         .layer(origins.cors(loopback_cors))
-        .layer(axum::middleware::from_fn_with_state(origins, check_origin));
+        .layer(CheckOriginLayer(origins));
     // The approvals page: its own headers and checks (a same-origin form, CSRF, session),
     // outside the MCP endpoint's CORS and bearer layers.
     #[cfg(feature = "approvals-page")]
@@ -311,4 +304,48 @@ where
     serve_connections(listener, app, options.limits, shutdown, SHUTDOWN_GRACE).await;
     drain(registry).await;
     Ok(())
+}
+
+/// rmcp's service behind an [`Arc`]: every layer above it clones what it wraps for each
+/// request (`axum::middleware::from_fn` does, to call a service that is ready), and rmcp's
+/// service clones its configuration with it (its allowed hosts, a `Vec` of `String`s);
+/// this clone is a reference count.
+struct Shared<S, M>(Arc<StreamableHttpService<S, M>>);
+
+impl<S, M> Shared<S, M> {
+    fn new(service: StreamableHttpService<S, M>) -> Self {
+        Self(Arc::new(service))
+    }
+}
+
+impl<S, M> Clone for Shared<S, M> {
+    fn clone(&self) -> Self {
+        Self(Arc::clone(&self.0))
+    }
+}
+
+impl<S, M> tower_service::Service<axum::extract::Request> for Shared<S, M>
+where
+    S: ServerHandler + Send + 'static,
+    M: rmcp::transport::streamable_http_server::SessionManager,
+{
+    type Response =
+        <StreamableHttpService<S, M> as tower_service::Service<axum::extract::Request>>::Response;
+    type Error = std::convert::Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send + 'static>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        // As rmcp's: always ready.
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: axum::extract::Request) -> Self::Future {
+        let service = Arc::clone(&self.0);
+        Box::pin(async move { Ok(service.handle(request).await) })
+    }
 }
