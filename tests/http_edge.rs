@@ -275,6 +275,44 @@ async fn loopback_pages_get_cors_before_authentication() {
     ] {
         assert!(allowed.contains(name), "{name} in {allowed}");
     }
+    // The call itself: a page's POST (it names its origin) gets CORS headers; a POST with
+    // no `Origin`, which no browser sends, gets none, nor `Vary` (no cache keeps a POST's
+    // answer).
+    let from_page = post(&address)
+        .bearer_auth("alice-token")
+        .header("origin", "http://localhost:6274")
+        .body(PING)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(from_page.status(), 200);
+    let cors = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    assert_eq!(
+        cors(&from_page, "access-control-allow-origin").as_deref(),
+        Some("http://localhost:6274")
+    );
+    assert!(cors(&from_page, "access-control-expose-headers")
+        .unwrap_or_default()
+        .contains("mcp-session-id"));
+    assert!(cors(&from_page, "vary").is_some());
+    let direct = post(&address)
+        .bearer_auth("alice-token")
+        .body(PING)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(direct.status(), 200);
+    let access: Vec<_> = direct
+        .headers()
+        .keys()
+        .filter(|name| name.as_str().starts_with("access-control-") || *name == "vary")
+        .collect();
+    assert!(access.is_empty(), "{access:?}");
     // A server without authentication answers loopback pages CORS only when listed: any
     // local page could call its tools otherwise.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -184,25 +184,44 @@ fn pattern(entry: &str) -> Option<Pattern> {
 #[derive(Clone)]
 pub(crate) struct CheckOrigin<S> {
     origins: Arc<Origins>,
-    inner: S,
+    /// What this layer wraps, for a request CORS has nothing to say to.
+    plain: S,
+    /// The same behind the CORS layer.
+    cors: tower_http::cors::Cors<S>,
 }
 
-impl<S> tower_layer::Layer<S> for CheckOriginLayer {
+impl<S: Clone> tower_layer::Layer<S> for CheckOriginLayer {
     type Service = CheckOrigin<S>;
 
     fn layer(&self, inner: S) -> CheckOrigin<S> {
         CheckOrigin {
-            origins: Arc::clone(&self.0),
-            inner,
+            origins: Arc::clone(&self.origins),
+            cors: tower_layer::Layer::layer(&self.cors, inner.clone()),
+            plain: inner,
         }
     }
 }
 
-/// The layer of [`CheckOrigin`] for `origins`: a plain tower layer, whose check answers
-/// without boxing or cloning what it wraps (as `axum::middleware::from_fn` would, for
-/// every request).
+/// The layer of [`CheckOrigin`]: `Origin` and repeated headers checked, then CORS
+/// ([`Origins::cors`]) for every request but a `POST` without an `Origin` (no browser sends
+/// one, and no cache keeps its answer: it needs neither CORS headers nor `Vary`). A plain
+/// tower layer, whose check answers without boxing or cloning what it wraps, as
+/// `axum::middleware::from_fn` would for every request.
 #[derive(Clone)]
-pub(crate) struct CheckOriginLayer(pub(crate) Arc<Origins>);
+pub(crate) struct CheckOriginLayer {
+    origins: Arc<Origins>,
+    cors: CorsLayer,
+}
+
+impl CheckOriginLayer {
+    /// Checks against `origins`, CORS answered as [`Origins::cors`] says for `loopback`.
+    pub(crate) fn new(origins: Arc<Origins>, loopback: bool) -> Self {
+        Self {
+            cors: origins.cors(loopback),
+            origins,
+        }
+    }
+}
 
 impl<S> tower_service::Service<Request> for CheckOrigin<S>
 where
@@ -210,20 +229,28 @@ where
 {
     type Response = Response;
     type Error = S::Error;
-    type Future =
-        futures::future::Either<std::future::Ready<Result<Response, S::Error>>, S::Future>;
+    type Future = futures::future::Either<
+        std::future::Ready<Result<Self::Response, S::Error>>,
+        futures::future::Either<S::Future, tower_http::cors::ResponseFuture<S::Future>>,
+    >;
 
     fn poll_ready(
         &mut self,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
+        std::task::ready!(self.plain.poll_ready(cx))?;
+        self.cors.poll_ready(cx)
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        match origin_refusal(&self.origins, request.headers()) {
-            Some(refused) => futures::future::Either::Left(std::future::ready(Ok(refused))),
-            None => futures::future::Either::Right(self.inner.call(request)),
+        use futures::future::Either;
+        if let Some(refused) = origin_refusal(&self.origins, request.headers()) {
+            return Either::Left(std::future::ready(Ok(refused)));
+        }
+        if request.method() == Method::POST && !request.headers().contains_key(header::ORIGIN) {
+            Either::Right(Either::Left(self.plain.call(request)))
+        } else {
+            Either::Right(Either::Right(self.cors.call(request)))
         }
     }
 }

@@ -232,9 +232,7 @@ where
     if let Some(health) = &options.health {
         mcp = mcp.merge(super::health::routes(health, &options.state, draining));
     }
-    let app = mcp
-        .layer(origins.cors(loopback_cors))
-        .layer(CheckOriginLayer(origins));
+    let app = mcp.layer(CheckOriginLayer::new(origins, loopback_cors));
     // The approvals page: its own headers and checks (a same-origin form, CSRF, session),
     // outside the MCP endpoint's CORS and bearer layers.
     #[cfg(feature = "approvals-page")]
