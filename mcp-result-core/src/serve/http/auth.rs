@@ -196,9 +196,9 @@ pub(crate) async fn authenticate(
              never in the URL",
         ));
     }
-    let token = request
-        .headers()
-        .get(header::AUTHORIZATION)
+    let authorization = request.headers().get(header::AUTHORIZATION);
+    let present = authorization.is_some();
+    let token = authorization
         .and_then(|value| value.to_str().ok())
         .and_then(|value| {
             let (scheme, token) = value.split_once(' ')?;
@@ -207,7 +207,9 @@ pub(crate) async fn authenticate(
         .filter(|token| !token.is_empty());
     let Some(token) = token else {
         if let Some(identity) = auth.verifier.anonymous() {
-            request.headers_mut().remove(header::AUTHORIZATION);
+            if present {
+                request.headers_mut().remove(header::AUTHORIZATION);
+            }
             request.extensions_mut().insert(identity);
             return Ok(());
         }

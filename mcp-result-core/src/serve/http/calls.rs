@@ -13,7 +13,7 @@ use axum::{
     http::{Method, StatusCode},
     response::{IntoResponse, Response},
 };
-use serde::Deserialize;
+use serde::{de::IgnoredAny, Deserialize};
 use serde_json::{json, value::RawValue};
 
 use super::auth::Challenge;
@@ -36,21 +36,19 @@ pub(crate) struct Calls {
     pub(crate) follows_tasks: bool,
 }
 
-/// What the look needs of a message; the rest is skipped, not built.
+/// What the look needs of a message; the rest is skipped, not built: of `id`, `result`
+/// and `error` only whether they are there.
 #[derive(Deserialize)]
 struct Peek<'a> {
     #[serde(borrow)]
     jsonrpc: Option<Cow<'a, str>>,
     #[serde(borrow)]
     method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
+    id: Option<IgnoredAny>,
     #[serde(borrow)]
     params: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    error: Option<&'a RawValue>,
+    result: Option<IgnoredAny>,
+    error: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -133,7 +131,13 @@ where
              (MCP 2025-06-18 removed JSON-RPC batching)",
         );
     }
-    let peek = match serde_json::from_slice::<Peek>(&bytes) {
+    // Read as text when it is UTF-8 (the usual case): the borrowed `params` needs no second
+    // UTF-8 check then. Other bytes get serde_json's own error, and its position.
+    let parsed = match std::str::from_utf8(&bytes) {
+        Ok(text) => serde_json::from_str::<Peek>(text),
+        Err(_) => serde_json::from_slice::<Peek>(&bytes),
+    };
+    let peek = match parsed {
         Ok(peek) => peek,
         Err(error) if error.is_syntax() || error.is_eof() => {
             return bad_request(

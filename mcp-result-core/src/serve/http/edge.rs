@@ -3,12 +3,11 @@
 //! then the MCP endpoint's own layer ([`endpoint`]: bearer check, body check, refusals as
 //! JSON-RPC errors).
 
-use std::{sync::Arc, time::Duration};
+use std::{convert::Infallible, sync::Arc, time::Duration};
 
 use axum::{
-    extract::{Request, State},
+    extract::Request,
     http::{header, HeaderName, HeaderValue, Method, StatusCode},
-    middleware::Next,
     response::Response,
 };
 use serde_json::json;
@@ -305,14 +304,12 @@ pub(crate) struct Endpoint {
 /// The MCP endpoint's checks, in the order a request meets them: the bearer check
 /// ([`authenticate`](super::auth::authenticate)), the instance's state and (served without
 /// sessions) the stateless mark put in its extensions, the look at its body
-/// ([`check_call`](super::calls::check_call)), then the layers beneath, whose refusals turn
-/// into JSON-RPC errors ([`json_rpc_refusals`]). One layer, not one each: every
-/// `axum::middleware::from_fn` layer clones and boxes all it wraps for each request.
-pub(crate) async fn endpoint(
-    State(endpoint): State<Arc<Endpoint>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+/// ([`check_call`](super::calls::check_call)), then `inner` (the layers beneath), whose
+/// refusals turn into JSON-RPC errors ([`json_rpc_refusals`]).
+async fn endpoint<S>(endpoint: Arc<Endpoint>, mut request: Request, mut inner: S) -> Response
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>,
+{
     if let Err(refused) = super::auth::authenticate(&endpoint.authenticator, &mut request).await {
         return refused;
     }
@@ -323,9 +320,64 @@ pub(crate) async fn endpoint(
             .insert(crate::wire::identity::StatelessHttp);
     }
     super::calls::check_call(&endpoint.calls, request, |request| async move {
-        json_rpc_refusals(next.run(request).await).await
+        let Ok(response) = inner.call(request).await;
+        json_rpc_refusals(response).await
     })
     .await
+}
+
+/// The layer of the MCP endpoint's checks ([`endpoint`]): one layer, not one each, and a
+/// plain tower one, which boxes the request's future once (every
+/// `axum::middleware::from_fn` layer clones and boxes all it wraps for each request, and
+/// boxes its `Next` again).
+#[derive(Clone)]
+pub(crate) struct EndpointLayer(pub(crate) Arc<Endpoint>);
+
+impl<S> tower_layer::Layer<S> for EndpointLayer {
+    type Service = EndpointService<S>;
+
+    fn layer(&self, inner: S) -> EndpointService<S> {
+        EndpointService {
+            endpoint: Arc::clone(&self.0),
+            inner,
+        }
+    }
+}
+
+/// [`EndpointLayer`]'s service.
+#[derive(Clone)]
+pub(crate) struct EndpointService<S> {
+    endpoint: Arc<Endpoint>,
+    inner: S,
+}
+
+impl<S> tower_service::Service<Request> for EndpointService<S>
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // The service polled ready takes this request; its clone waits for the next.
+        let ready = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, ready);
+        let endpoint = Arc::clone(&self.endpoint);
+        Box::pin(async move { Ok(self::endpoint(endpoint, request, inner).await) })
+    }
 }
 
 /// The largest refusal body of rmcp's read (a header echoed in it is bounded by hyper's

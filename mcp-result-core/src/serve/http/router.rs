@@ -20,7 +20,7 @@ use tower_layer::Layer as _;
 use super::{
     auth::{Authenticator, Challenge, TokenVerifier},
     calls::Calls,
-    edge::{endpoint as endpoint_layer, CheckOriginLayer, Origins},
+    edge::{CheckOriginLayer, EndpointLayer, Origins},
     listen::serve_connections,
     metadata::WELL_KNOWN,
     options::HttpOptions,
@@ -173,7 +173,7 @@ where
     // The endpoint's per-request layer (`edge::endpoint`: the bearer check, the instance's
     // state, the message check, the refusals turned into JSON-RPC errors), then the
     // session's owner, then rmcp's service.
-    let edge = axum::middleware::from_fn_with_state(endpoint, endpoint_layer);
+    let edge = EndpointLayer(endpoint);
     let mut mcp = if options.sessions {
         let service = Shared::new(StreamableHttpService::new(
             factory,
@@ -304,10 +304,10 @@ where
     Ok(())
 }
 
-/// rmcp's service behind an [`Arc`]: every layer above it clones what it wraps for each
-/// request (`axum::middleware::from_fn` does, to call a service that is ready), and rmcp's
-/// service clones its configuration with it (its allowed hosts, a `Vec` of `String`s);
-/// this clone is a reference count.
+/// rmcp's service behind an [`Arc`], its answer's body an axum `Body`: the router clones a
+/// route for each request, and each layer of it clones what it wraps to call a ready
+/// service; rmcp's service clones its configuration with it (its allowed hosts, a `Vec` of
+/// `String`s), where this clone is a reference count.
 struct Shared<S, M>(Arc<StreamableHttpService<S, M>>);
 
 impl<S, M> Shared<S, M> {
@@ -327,8 +327,7 @@ where
     S: ServerHandler + Send + 'static,
     M: rmcp::transport::streamable_http_server::SessionManager,
 {
-    type Response =
-        <StreamableHttpService<S, M> as tower_service::Service<axum::extract::Request>>::Response;
+    type Response = Response;
     type Error = std::convert::Infallible;
     type Future = std::pin::Pin<
         Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send + 'static>,
@@ -344,6 +343,6 @@ where
 
     fn call(&mut self, request: axum::extract::Request) -> Self::Future {
         let service = Arc::clone(&self.0);
-        Box::pin(async move { Ok(service.handle(request).await) })
+        Box::pin(async move { Ok(service.handle(request).await.map(axum::body::Body::new)) })
     }
 }
