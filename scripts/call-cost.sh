@@ -91,70 +91,54 @@ per_call() { # one many count
 
 ratio() { printf "%.2f" "$(echo "scale=4; $1 / $2" | bc)"; }
 
+# A table's rows: each role measured with `count` calls and with one, per call, against the
+# first role's. `measure role count` gives the total (instructions, or nanoseconds with
+# `unit` ms); `tool`, `args` and `keyed` are read by the measures.
+rows() { # label count measure unit role=name...
+  local label=$1 count=$2 measure=$3 unit=$4 base="" per pair shown
+  shift 4
+  for pair in "$@"; do
+    per=$(per_call "$("$measure" "${pair%%=*}" 1)" "$("$measure" "${pair%%=*}" "$count")" "$count")
+    [ -z "$base" ] && base=$per
+    if [ "$unit" = ms ]; then shown=$(echo "scale=3; $per / 1000000" | bc); else shown=$per; fi
+    printf '| %s | %s | %s | %s× |\n' "$label" "${pair#*=}" "$shown" "$(ratio "$per" "$base")"
+  done
+}
+on_stdio() { ir "$1" "$tool" "$2" "${args:-}" "${keyed:-}"; }
+on_http() { http_ir "$1" "$tool" "$2"; }
+timed() { wall "$1" "$args" "$2"; }
+header() { printf '| tool | server | %s | vs rmcp |\n|---|---|---|---|\n' "$1"; }
+
 if [[ " $sections " == *" stdio "* ]]; then
-  printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
+  header "instructions per call"
   for tool in get_ticket add_note; do
-    base=""
-    for role in rmcp tracing same-transport; do
-      per=$(per_call "$(ir "$role" "$tool" 1)" "$(ir "$role" "$tool" "$calls")" "$calls")
-      [ -z "$base" ] && base=$per
-      case $role in
-        rmcp) name="plain rmcp" ;;
-        tracing) name="mcp-result (serve_stdio)" ;;
-        *) name="mcp-result (rmcp's stdio_pipes, as plain rmcp)" ;;
-      esac
-      printf '| %s | %s | %d | %s× |\n' "$tool" "$name" "$per" "$(ratio "$per" "$base")"
-    done
+    rows "$tool" "$calls" on_stdio count "rmcp=plain rmcp" "tracing=mcp-result (serve_stdio)" \
+      "same-transport=mcp-result (rmcp's stdio_pipes, as plain rmcp)"
   done
 fi
 
 if [[ " $sections " == *" http "* ]]; then
   printf '\nStreamable HTTP, stateless, JSON responses (rmcp'"'"'s StreamableHttpService, NeverSessionManager), both under axum::serve:\n\n'
-  printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
+  header "instructions per call"
   for tool in get_ticket add_note; do
-    base=""
-    for role in rmcp mcp-result; do
-      per=$(per_call "$(http_ir "$role" "$tool" 1)" "$(http_ir "$role" "$tool" "$calls")" "$calls")
-      [ -z "$base" ] && base=$per
-      case $role in
-        rmcp) name="plain rmcp (StreamableHttpService)" ;;
-        *) name="mcp-result (http::router: the same service behind its edge)" ;;
-      esac
-      printf '| %s | %s | %d | %s× |\n' "$tool" "$name" "$per" "$(ratio "$per" "$base")"
-    done
+    rows "$tool" "$calls" on_http count "rmcp=plain rmcp (StreamableHttpService)" \
+      "mcp-result=mcp-result (http::router: the same service behind its edge)"
   done
 fi
 
 if [[ " $sections " == *" large "* ]]; then
   # `body` of 1 MiB (1,048,576 ASCII letters); each call with an idempotency key of its own.
   body=$(head -c 1048576 /dev/zero | tr '\0' 'a')
-  args="{\"ticketId\":\"T-1001\",\"body\":\"$body\"}"
+  tool=add_note args="{\"ticketId\":\"T-1001\",\"body\":\"$body\"}" keyed=keyed
   printf '\nA keyed write whose `body` is 1 MiB, on rmcp'"'"'s stdio_pipes (%d calls − 1):\n\n' "$large_calls"
-  printf '| tool | server | instructions per call | vs rmcp |\n|---|---|---|---|\n'
-  base=""
-  for role in rmcp same-transport; do
-    per=$(per_call "$(ir "$role" add_note 1 "$args" keyed)" \
-      "$(ir "$role" add_note "$large_calls" "$args" keyed)" "$large_calls")
-    [ -z "$base" ] && base=$per
-    case $role in
-      rmcp) name="plain rmcp" ;;
-      *) name="mcp-result (rmcp's stdio_pipes, keyed)" ;;
-    esac
-    printf '| add_note, 1 MiB | %s | %d | %s× |\n' "$name" "$per" "$(ratio "$per" "$base")"
-  done
+  header "instructions per call"
+  rows "add_note, 1 MiB" "$large_calls" on_stdio count "rmcp=plain rmcp" \
+    "same-transport=mcp-result (rmcp's stdio_pipes, keyed)"
   # Under callgrind SHA-256 runs in software (valgrind offers no SHA extensions), as it
   # does on a CPU without them; on this machine's CPU it does not: the same calls' time
   # in release, the best of five runs of each count.
   printf '\nThe same calls timed, natively (best of 5; %d calls − 1):\n\n' "$wall_calls"
-  printf '| tool | server | ms per call | vs rmcp |\n|---|---|---|---|\n'
-  base=""
-  for role in rmcp same-transport; do
-    per=$(per_call "$(wall "$role" "$args" 1)" "$(wall "$role" "$args" "$wall_calls")" "$wall_calls")
-    [ -z "$base" ] && base=$per
-    case $role in
-      rmcp) name="plain rmcp" ;;
-      *) name="mcp-result (rmcp's stdio_pipes, keyed)" ;;
-    esac
-    printf '| add_note, 1 MiB | %s | %s | %s× |\n' "$name" "$(echo "scale=3; $per / 1000000" | bc)" "$(ratio "$per" "$base")"
-  done
+  header "ms per call"
+  rows "add_note, 1 MiB" "$wall_calls" timed ms "rmcp=plain rmcp" \
+    "same-transport=mcp-result (rmcp's stdio_pipes, keyed)"
 fi
