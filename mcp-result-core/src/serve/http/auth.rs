@@ -175,9 +175,10 @@ pub(crate) struct Authenticator {
 /// The bearer check, `Err` with the answer when it refuses: a request without a token is
 /// answered `401` naming the metadata and the scopes to start with; a token the verifier
 /// does not know `401 invalid_token`; a token in the query string `400 invalid_request`
-/// (RFC 6750 §2.3 is not supported: URLs end up in logs). A verified identity rides in the request's extensions, and the
-/// `Authorization` header is removed before rmcp sees the request, so no tool can read the
-/// token or pass it upstream (MCP "Authorization", Token Passthrough).
+/// (RFC 6750 §2.3 is not supported: URLs end up in logs). A verified identity rides in the
+/// request's extensions, and the `Authorization` header is removed before rmcp sees the
+/// request, so no tool can read the token or pass it upstream (MCP "Authorization", Token
+/// Passthrough).
 pub(crate) async fn authenticate(
     auth: &Authenticator,
     request: &mut Request,
