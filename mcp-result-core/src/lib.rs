@@ -45,11 +45,12 @@ pub use call::limits::{CallLimits, Limit, CONCURRENCY_RETRY_AFTER};
 pub use cancel::CancelBus;
 pub use error_text::ErrorText;
 pub use result::{
-    build::{build_result, ContentMode, IntoToolError, IntoToolOutput, ToolResult},
+    build::{build_result, ContentMode, ToolResult},
     content,
     ext::ResultExt,
     impls::Structured,
     meta,
+    output::{IntoToolError, IntoToolOutput},
     summary::{Summary, SummaryPart},
     unstructured::Unstructured,
 };

@@ -13,8 +13,9 @@ use rmcp::model::{CallToolResult, MetaObject};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::result::build::{
-    build_result_in, error_result, IntoToolError, IntoToolOutput, ResultScope, ToolResult,
+use crate::result::{
+    build::{build_result_in, error_result, ResultScope, ToolResult},
+    output::{IntoToolError, IntoToolOutput},
 };
 
 pub use crate::wire::meta_key::{check_meta_key, MetaError, MetaKey, MetaKeyRule};
@@ -140,7 +141,7 @@ impl<T: ToolResult, E: IntoToolError> IntoToolOutput for Result<WithMeta<T>, E> 
         }
     }
     fn into_answer_in(self, scope: &ResultScope<'_>) -> crate::result::answer::ToolAnswer {
-        crate::result::build::answer_of(self, scope)
+        crate::result::output::answer_of(self, scope)
     }
 }
 

@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use crate::{
     result::answer::ToolAnswer,
-    result::build::{error_result, IntoToolOutput, ResultScope, ToolResult},
+    result::{
+        build::{error_result, ResultScope, ToolResult},
+        output::IntoToolOutput,
+    },
     wire::envelope::ToolError,
 };
 

@@ -6,7 +6,8 @@ use rmcp::model::{CallToolResult, ContentBlock};
 
 use crate::result::{
     answer::ToolAnswer,
-    build::{answer_of, error_result, IntoToolError, IntoToolOutput, ResultScope},
+    build::{error_result, ResultScope},
+    output::{answer_of, IntoToolError, IntoToolOutput},
 };
 
 /// A tool result of plain content blocks (text, image, audio, embedded resources,

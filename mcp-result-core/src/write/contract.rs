@@ -200,7 +200,7 @@ impl<R> WriteProbe<R> {
 }
 
 #[doc(hidden)]
-pub trait WriteViaContract<R: crate::result::build::IntoToolOutput> {
+pub trait WriteViaContract<R: crate::result::output::IntoToolOutput> {
     fn check_write<S, T, A>(&self)
     where
         R::Output: HasStatus<S> + HasRetrySafe<T> + HasAuditEventId<A> + WriteCompanions,
@@ -208,7 +208,7 @@ pub trait WriteViaContract<R: crate::result::build::IntoToolOutput> {
     }
 }
 
-impl<R: crate::result::build::IntoToolOutput> WriteViaContract<R> for &WriteProbe<R> {}
+impl<R: crate::result::output::IntoToolOutput> WriteViaContract<R> for &WriteProbe<R> {}
 
 #[doc(hidden)]
 pub trait WriteViaNothing {
