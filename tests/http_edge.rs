@@ -189,6 +189,108 @@ async fn client_mistakes_get_json_rpc_errors_with_their_status() {
     );
 }
 
+/// The server declares no scopes, so a `tools/call` goes to rmcp unread by the edge; what
+/// rmcp refuses gets the edge's answer for its body, the one it got when the edge read every
+/// body first: each case below, whichever header rmcp refused first. A `tools/call` whose
+/// params cannot be read, in a request rmcp takes, is the server's to answer, as on stdio:
+/// `-32602` with the request's id (a server whose tools declare scopes refuses it at the
+/// edge, before its scope check, `tests/oauth.rs`).
+#[tokio::test]
+async fn a_body_rmcp_refuses_gets_the_edges_answer_for_it() {
+    let address = serve(HttpLimits::default()).await;
+    let not_a_message = "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \"2.0\"` \
+                         and a `method` (a request or notification) or an `id` with a `result` \
+                         or `error` (a response)";
+    let not_an_object = "Invalid Request: the body is not a JSON-RPC 2.0 message object";
+    let bad_params = "Invalid params: tools/call takes {\"name\": string, \"arguments\"?: \
+                      object}, each key once";
+    let server_says = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602,
+        "message": "invalid tools/call params: expected {\"name\": string, \"arguments\"?: object}"}});
+    for (body, code, message) in [
+        (
+            r#" [{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+            -32600,
+            "Invalid Request: a POST body is one JSON-RPC message; batches are not supported \
+             (MCP 2025-06-18 removed JSON-RPC batching)",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/ca"#,
+            -32700,
+            "Parse error: the body is not valid JSON (line 1, column 42)",
+        ),
+        (r#"{"id":1,"method":"tools/call"}"#, -32600, not_a_message),
+        (r#"{"jsonrpc":"1.0","id":1,"method":"tools/call"}"#, -32600, not_a_message),
+        (r#"{"jsonrpc":"2.0","id":1}"#, -32600, not_a_message),
+        (r#""tools/call""#, -32600, not_an_object),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"ping"}}"#,
+            -32600,
+            not_an_object,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping"}}"#,
+            -32600,
+            not_an_object,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"ping"}}"#,
+            -32600,
+            not_an_object,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":7}"#, -32602, bad_params),
+    ] {
+        for accept in ["application/json, text/event-stream", "text/html"] {
+            let response = reqwest::Client::new()
+                .post(format!("http://{address}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", accept)
+                .bearer_auth("alice-token")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let (status, error) = refusal(response).await;
+            assert_eq!(
+                (status, error),
+                (400, json!({"code": code, "message": message})),
+                "{body} (Accept: {accept})"
+            );
+        }
+    }
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ping","name":"ping"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#,
+    ] {
+        let response = post(&address)
+            .bearer_auth("alice-token")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{body}");
+        let answer: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        assert_eq!(answer, server_says, "{body}");
+        let (status, error) = refusal(
+            reqwest::Client::new()
+                .post(format!("http://{address}/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "text/html")
+                .bearer_auth("alice-token")
+                .body(body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(
+            (status, error),
+            (400, json!({"code": -32602, "message": bad_params})),
+            "{body}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn repeated_security_headers_are_refused() {
     let address = serve(HttpLimits::default()).await;

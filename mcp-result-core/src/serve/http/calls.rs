@@ -34,6 +34,8 @@ pub(crate) struct Calls {
     pub(crate) stateless: bool,
     /// Whether a `subscriptions/listen` stream follows tasks (a tool runs as a task).
     pub(crate) follows_tasks: bool,
+    /// Whether a tool declares scopes ([`Calls::scopes`] names some).
+    pub(crate) scoped: bool,
 }
 
 /// What the look needs of a message; the rest is skipped, not built: of `id`, `result`
@@ -90,6 +92,13 @@ pub(crate) fn error_response(
 
 /// The look at a request's body: its answer when the look refuses it, else `next`'s (the
 /// layers beneath, given the body back), with what the look found acted on.
+///
+/// A body the edge has nothing to act on ([`Calls::must_look`] says no) goes to rmcp unread
+/// here, as every `tools/call` of a server without scopes does: rmcp parses it anyway. When
+/// rmcp refuses it (a `4xx`), the look runs then, and a body it refuses gets the look's
+/// answer instead of rmcp's, as when the look came first: one parse fewer for the calls that
+/// pass, the same answers, but for a `tools/call` whose params the look cannot read and rmcp
+/// takes, which the server answers as on stdio (`-32602` with the request's id).
 pub(crate) async fn check_call<Next, Answer>(
     calls: &Calls,
     request: Request,
@@ -123,68 +132,21 @@ where
             )
         }
     };
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
-        return bad_request(
-            -32600,
-            "Invalid Request: a POST body is one JSON-RPC message; batches are not supported \
-             (MCP 2025-06-18 removed JSON-RPC batching)",
-        );
-    }
-    // Read as text when it is UTF-8 (the usual case): the borrowed `params` needs no second
-    // UTF-8 check then. Other bytes get serde_json's own error, and its position.
-    let parsed = match std::str::from_utf8(&bytes) {
-        Ok(text) => serde_json::from_str::<Peek>(text),
-        Err(_) => serde_json::from_slice::<Peek>(&bytes),
-    };
-    let peek = match parsed {
-        Ok(peek) => peek,
-        Err(error) if error.is_syntax() || error.is_eof() => {
-            return bad_request(
-                -32700,
-                &format!(
-                    "Parse error: the body is not valid JSON (line {}, column {})",
-                    error.line(),
-                    error.column()
-                ),
-            );
-        }
-        Err(_) => {
-            return bad_request(
-                -32600,
-                "Invalid Request: the body is not a JSON-RPC 2.0 message object",
-            );
-        }
-    };
-    let message = peek.jsonrpc.as_deref() == Some("2.0")
-        && (peek.method.is_some()
-            || (peek.id.is_some() && (peek.result.is_some() || peek.error.is_some())));
-    if !message {
-        return bad_request(
-            -32600,
-            "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \"2.0\"` and a \
-             `method` (a request or notification) or an `id` with a `result` or `error` (a \
-             response)",
-        );
-    }
-    if peek.method.as_deref() == Some("tools/call") {
-        // The name as rmcp will read it; params this look cannot read (a duplicate key, no
-        // object) are refused here, so the scope check cannot be stepped around.
-        let name = match peek
-            .params
-            .map(|params| serde_json::from_str::<CallParams>(params.get()))
-        {
-            Some(Ok(params)) => params.name,
-            _ => {
-                return bad_request(
-                    -32602,
-                    "Invalid params: tools/call takes {\"name\": string, \"arguments\"?: \
-                     object}, each key once",
-                )
+    if !calls.must_look(&bytes) {
+        let response = next(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+        if response.status().is_client_error() {
+            if let Err(refused) = look(&bytes) {
+                return refused;
             }
-        };
-        let name = name.as_deref();
-        let required = name.map_or(&[][..], |name| (calls.scopes)(name));
+        }
+        return response;
+    }
+    let peek = match look(&bytes) {
+        Ok(peek) => peek,
+        Err(refused) => return refused,
+    };
+    if let Some(name) = peek.tool.as_deref() {
+        let required = (calls.scopes)(name);
         if !required.is_empty() {
             let identity = parts.extensions.get::<Identity>();
             let missing = required
@@ -232,15 +194,113 @@ where
     response
 }
 
+impl Calls {
+    /// Whether the edge acts on what `body` may be: a `tools/call` of a server whose tools
+    /// declare scopes, a `notifications/cancelled`, a `subscriptions/listen` of a server
+    /// that runs tasks. Decided on the bytes, before any parse: a method names itself in
+    /// the body, unless written with escapes (a `\` anywhere, and the body is looked at).
+    /// A body that mentions a name elsewhere (in an argument) is looked at too.
+    fn must_look(&self, body: &[u8]) -> bool {
+        let holds = |name: &str| memchr::memmem::find(body, name.as_bytes()).is_some();
+        memchr::memchr(b'\\', body).is_some()
+            || (self.scoped && holds("tools/call"))
+            || holds("notifications/cancelled")
+            || (self.follows_tasks && holds("subscriptions/listen"))
+    }
+}
+
+/// What [`look`] found in a body: the message's fields it reads, and the tool a
+/// `tools/call` names (as rmcp will read it).
+struct Looked<'a> {
+    method: Option<Cow<'a, str>>,
+    id: bool,
+    params: Option<&'a RawValue>,
+    tool: Option<Cow<'a, str>>,
+}
+
+/// The body as one JSON-RPC 2.0 message, or the `400` that says why it is not: a batch,
+/// text that is not JSON (`-32700`), JSON that is not a message (`-32600`), a `tools/call`
+/// whose params this look cannot read (`-32602`: a duplicate key, no object), refused so the
+/// scope check cannot be stepped around.
+fn look(bytes: &[u8]) -> Result<Looked<'_>, Response> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        return Err(bad_request(
+            -32600,
+            "Invalid Request: a POST body is one JSON-RPC message; batches are not supported \
+             (MCP 2025-06-18 removed JSON-RPC batching)",
+        ));
+    }
+    // Read as text when it is UTF-8 (the usual case): the borrowed `params` needs no second
+    // UTF-8 check then. Other bytes get serde_json's own error, and its position.
+    let parsed = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str::<Peek>(text),
+        Err(_) => serde_json::from_slice::<Peek>(bytes),
+    };
+    let peek = match parsed {
+        Ok(peek) => peek,
+        Err(error) if error.is_syntax() || error.is_eof() => {
+            return Err(bad_request(
+                -32700,
+                &format!(
+                    "Parse error: the body is not valid JSON (line {}, column {})",
+                    error.line(),
+                    error.column()
+                ),
+            ));
+        }
+        Err(_) => {
+            return Err(bad_request(
+                -32600,
+                "Invalid Request: the body is not a JSON-RPC 2.0 message object",
+            ));
+        }
+    };
+    let message = peek.jsonrpc.as_deref() == Some("2.0")
+        && (peek.method.is_some()
+            || (peek.id.is_some() && (peek.result.is_some() || peek.error.is_some())));
+    if !message {
+        return Err(bad_request(
+            -32600,
+            "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \"2.0\"` and a \
+             `method` (a request or notification) or an `id` with a `result` or `error` (a \
+             response)",
+        ));
+    }
+    let tool = if peek.method.as_deref() == Some("tools/call") {
+        match peek
+            .params
+            .map(|params| serde_json::from_str::<CallParams>(params.get()))
+        {
+            Some(Ok(params)) => params.name,
+            _ => {
+                return Err(bad_request(
+                    -32602,
+                    "Invalid params: tools/call takes {\"name\": string, \"arguments\"?: \
+                     object}, each key once",
+                ))
+            }
+        }
+    } else {
+        None
+    };
+    Ok(Looked {
+        method: peek.method,
+        id: peek.id.is_some(),
+        params: peek.params,
+        tool,
+    })
+}
+
 /// The call a `notifications/cancelled` outside a session names: its caller's key (the
 /// identity of this POST's token), the instance's state, and the request id. `None` for
 /// any other message, one in a session (rmcp's), or one without a `requestId`.
 fn cancel_outside_session(
     calls: &Calls,
-    peek: &Peek<'_>,
+    peek: &Looked<'_>,
     parts: &axum::http::request::Parts,
 ) -> Option<(String, InstanceState, rmcp::model::RequestId)> {
-    if peek.method.as_deref() != Some("notifications/cancelled") || peek.id.is_some() {
+    if peek.method.as_deref() != Some("notifications/cancelled") || peek.id {
         return None;
     }
     if !calls.stateless && parts.headers.contains_key("mcp-session-id") {

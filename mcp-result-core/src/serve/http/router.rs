@@ -161,6 +161,7 @@ where
         body_read: options.limits.body_read,
         stateless: !options.sessions,
         follows_tasks: registry.has_tasks(),
+        scoped: !declared.is_empty(),
     };
     let endpoint = Arc::new(super::edge::Endpoint {
         authenticator: Authenticator {
