@@ -29,6 +29,7 @@ mod postgres;
 use std::{
     collections::HashMap,
     fmt,
+    hash::BuildHasher as _,
     sync::{
         atomic::{AtomicU64, Ordering},
         Arc, Mutex,
@@ -59,8 +60,11 @@ pub struct CancelBus {
 
 #[derive(Default)]
 struct Bus {
-    /// The calls running here, by [`Bus::name`]: each call's number and token.
-    running: Mutex<HashMap<String, Vec<(u64, CancellationToken)>>>,
+    /// The calls running here, by the hash of their [`Bus::name`] (a call's guard keeps the
+    /// hash, not the name).
+    running: Mutex<HashMap<u64, Vec<Running>>>,
+    /// What hashes names for `running`.
+    hasher: std::hash::RandomState,
     next: AtomicU64,
     /// The other instances, if this bus reaches them.
     #[cfg(feature = "postgres")]
@@ -102,15 +106,20 @@ impl CancelBus {
         token: CancellationToken,
     ) -> Registered {
         let name = self.inner.name(caller, request);
+        let hash = self.inner.hasher.hash_one(&name);
         let number = self.inner.next.fetch_add(1, Ordering::Relaxed);
         self.inner
             .running()
-            .entry(name.clone())
+            .entry(hash)
             .or_default()
-            .push((number, token));
+            .push(Running {
+                number,
+                name,
+                token,
+            });
         Registered {
             bus: Arc::downgrade(&self.inner),
-            name,
+            hash,
             number,
         }
     }
@@ -145,32 +154,45 @@ impl Bus {
         if self.remote.is_some() {
             return call_hash(caller, request);
         }
-        match request {
+        // Written piece by piece (a `format!` costs more than the rest of a registration).
+        let mut digits = itoa::Buffer::new();
+        let (mark, id) = match request {
             RequestId::Number(number) if caller.len() <= Self::PLAIN_NAME => {
-                format!("{}:{caller}#{number}", caller.len())
+                ('#', digits.format(*number))
             }
             RequestId::String(text) if caller.len() + text.len() <= Self::PLAIN_NAME => {
-                format!("{}:{caller}\"{text}", caller.len())
+                ('"', &**text)
             }
-            _ => call_hash(caller, request),
-        }
+            _ => return call_hash(caller, request),
+        };
+        let mut length = itoa::Buffer::new();
+        let length = length.format(caller.len());
+        let mut name = String::with_capacity(length.len() + caller.len() + id.len() + 2);
+        name.push_str(length);
+        name.push(':');
+        name.push_str(caller);
+        name.push(mark);
+        name.push_str(id);
+        name
     }
 
     /// Bytes of a caller's key and request id a local bus names a call by as they are.
     const PLAIN_NAME: usize = 256;
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, CancellationToken)>>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Vec<Running>>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Cancels the calls registered under `name` here: how many.
     fn cancel_local(&self, name: &str) -> usize {
         let running = self.running();
-        let calls = running.get(name).map_or(&[][..], Vec::as_slice);
-        for (_, token) in calls {
-            token.cancel();
+        let calls = running.get(&self.hasher.hash_one(name));
+        let mut cancelled = 0;
+        for call in calls.into_iter().flatten().filter(|call| call.name == name) {
+            call.token.cancel();
+            cancelled += 1;
         }
-        calls.len()
+        cancelled
     }
 }
 
@@ -182,10 +204,18 @@ impl fmt::Debug for CancelBus {
     }
 }
 
+/// A call running on a bus: its number on the bus, its name and what cancels it.
+struct Running {
+    number: u64,
+    name: String,
+    token: CancellationToken,
+}
+
 /// A call's place on its bus, given back when the call ends.
 pub(crate) struct Registered {
     bus: std::sync::Weak<Bus>,
-    name: String,
+    /// The hash of the call's name.
+    hash: u64,
     number: u64,
 }
 
@@ -195,10 +225,10 @@ impl Drop for Registered {
             return;
         };
         let mut running = bus.running();
-        if let Some(calls) = running.get_mut(&self.name) {
-            calls.retain(|(number, _)| *number != self.number);
+        if let Some(calls) = running.get_mut(&self.hash) {
+            calls.retain(|call| call.number != self.number);
             if calls.is_empty() {
-                running.remove(&self.name);
+                running.remove(&self.hash);
             }
         }
     }
@@ -293,6 +323,8 @@ mod tests {
         let distinct: std::collections::HashSet<_> = names.iter().collect();
         assert_eq!(distinct.len(), names.len(), "{names:?}");
         assert_eq!(names[0], "5:alice#1");
+        assert_eq!(names[1], "5:alice\"1");
+        assert_eq!(bus.name("alice", &RequestId::Number(-3)), "5:alice#-3");
         // A long id is named by its hash, not kept whole.
         let long = RequestId::String("x".repeat(10_000).into());
         assert_eq!(bus.name("alice", &long), call_hash("alice", &long));
