@@ -197,15 +197,20 @@ where
 impl Calls {
     /// Whether the edge acts on what `body` may be: a `tools/call` of a server whose tools
     /// declare scopes, a `notifications/cancelled`, a `subscriptions/listen` of a server
-    /// that runs tasks. Decided on the bytes, before any parse: a method names itself in
-    /// the body, unless written with escapes (a `\` anywhere, and the body is looked at).
-    /// A body that mentions a name elsewhere (in an argument) is looked at too.
+    /// that runs tasks. Decided on the bytes, before any parse, in one pass over the `/`s
+    /// (each of these names has one) and `\`s: a method names itself in the body unless
+    /// written with escapes (a `\` anywhere, and the body is looked at). A body that names
+    /// one elsewhere (in an argument) is looked at too.
     fn must_look(&self, body: &[u8]) -> bool {
-        let holds = |name: &str| memchr::memmem::find(body, name.as_bytes()).is_some();
-        memchr::memchr(b'\\', body).is_some()
-            || (self.scoped && holds("tools/call"))
-            || holds("notifications/cancelled")
-            || (self.follows_tasks && holds("subscriptions/listen"))
+        let names = |at: usize, before: &[u8], after: &[u8]| {
+            body[..at].ends_with(before) && body[at + 1..].starts_with(after)
+        };
+        memchr::memchr2_iter(b'/', b'\\', body).any(|at| {
+            body[at] == b'\\'
+                || (self.scoped && names(at, b"tools", b"call"))
+                || names(at, b"notifications", b"cancelled")
+                || (self.follows_tasks && names(at, b"subscriptions", b"listen"))
+        })
     }
 }
 
@@ -311,4 +316,41 @@ fn cancel_outside_session(
     let caller = parts.extensions.get::<Identity>()?.key();
     let state = parts.extensions.get::<InstanceState>()?.clone();
     Some((caller, state, params.request_id?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calls(scoped: bool, follows_tasks: bool) -> Calls {
+        Calls {
+            scopes: Box::new(|_| &[]),
+            challenge: Challenge {
+                resource_metadata: None,
+                scope: String::new(),
+            },
+            body_read: std::time::Duration::from_secs(1),
+            stateless: true,
+            follows_tasks,
+            scoped,
+        }
+    }
+
+    #[test]
+    fn a_body_is_looked_at_when_it_may_name_what_the_edge_acts_on() {
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#;
+        let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#;
+        let listen = br#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen"}"#;
+        let escaped = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#;
+        let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"a":"b/c"}}"#;
+        let plain = calls(false, false);
+        assert!(!plain.must_look(call) && !plain.must_look(listen) && !plain.must_look(list));
+        assert!(plain.must_look(cancel) && plain.must_look(escaped));
+        assert!(calls(true, false).must_look(call));
+        assert!(!calls(true, false).must_look(list));
+        assert!(calls(false, true).must_look(listen));
+        // A name in an argument: looked at, which is only slower.
+        assert!(plain.must_look(br#"{"params":{"note":"notifications/cancelled"}}"#));
+        assert!(!plain.must_look(b"/"));
+    }
 }
