@@ -29,7 +29,6 @@ mod postgres;
 use std::{
     collections::HashMap,
     fmt,
-    hash::BuildHasher as _,
     sync::{
         atomic::{AtomicU64, Ordering},
         Arc, Mutex,
@@ -60,11 +59,10 @@ pub struct CancelBus {
 
 #[derive(Default)]
 struct Bus {
-    /// The calls running here, by the hash of their [`Bus::name`] (a call's guard keeps the
-    /// hash, not the name).
-    running: Mutex<HashMap<u64, Vec<Running>>>,
-    /// What hashes names for `running`.
-    hasher: std::hash::RandomState,
+    /// The calls running here, by their number on the bus: a registration and its end
+    /// touch one entry and hash no name; a cancel, which is rare, looks through them all
+    /// for its name (as many as run at once on this instance).
+    running: Mutex<HashMap<u64, Running>>,
     next: AtomicU64,
     /// The other instances, if this bus reaches them.
     #[cfg(feature = "postgres")]
@@ -106,20 +104,12 @@ impl CancelBus {
         token: CancellationToken,
     ) -> Registered {
         let name = self.inner.name(caller, request);
-        let hash = self.inner.hasher.hash_one(&name);
         let number = self.inner.next.fetch_add(1, Ordering::Relaxed);
         self.inner
             .running()
-            .entry(hash)
-            .or_default()
-            .push(Running {
-                number,
-                name,
-                token,
-            });
+            .insert(number, Running { name, token });
         Registered {
             bus: Arc::downgrade(&self.inner),
-            hash,
             number,
         }
     }
@@ -139,7 +129,7 @@ impl CancelBus {
     /// How many calls are registered (tests).
     #[cfg(test)]
     fn registered(&self) -> usize {
-        self.inner.running().values().map(Vec::len).sum()
+        self.inner.running().len()
     }
 }
 
@@ -179,16 +169,15 @@ impl Bus {
     /// Bytes of a caller's key and request id a local bus names a call by as they are.
     const PLAIN_NAME: usize = 256;
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Vec<Running>>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Running>> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Cancels the calls registered under `name` here: how many.
     fn cancel_local(&self, name: &str) -> usize {
         let running = self.running();
-        let calls = running.get(&self.hasher.hash_one(name));
         let mut cancelled = 0;
-        for call in calls.into_iter().flatten().filter(|call| call.name == name) {
+        for call in running.values().filter(|call| call.name == name) {
             call.token.cancel();
             cancelled += 1;
         }
@@ -204,9 +193,8 @@ impl fmt::Debug for CancelBus {
     }
 }
 
-/// A call running on a bus: its number on the bus, its name and what cancels it.
+/// A call running on a bus: its name and what cancels it.
 struct Running {
-    number: u64,
     name: String,
     token: CancellationToken,
 }
@@ -214,8 +202,6 @@ struct Running {
 /// A call's place on its bus, given back when the call ends.
 pub(crate) struct Registered {
     bus: std::sync::Weak<Bus>,
-    /// The hash of the call's name.
-    hash: u64,
     number: u64,
 }
 
@@ -224,13 +210,8 @@ impl Drop for Registered {
         let Some(bus) = self.bus.upgrade() else {
             return;
         };
-        let mut running = bus.running();
-        if let Some(calls) = running.get_mut(&self.hash) {
-            calls.retain(|call| call.number != self.number);
-            if calls.is_empty() {
-                running.remove(&self.hash);
-            }
-        }
+        // Dropped after the lock is released.
+        let _call = bus.running().remove(&self.number);
     }
 }
 
