@@ -91,6 +91,13 @@ pub struct ToolRegistry<S> {
     pub(crate) in_flight: Arc<InFlight>,
     /// The state of calls served without one (rmcp's own `serve`): one per server type.
     pub(crate) fallback: State,
+    /// The server's `initialize` answer, built once for the name, version and resources it
+    /// was asked with ([`crate::serve::handler::server_info_of`]): served without sessions,
+    /// rmcp asks for it on every request.
+    pub(crate) info: std::sync::OnceLock<(
+        (&'static str, &'static str, bool),
+        rmcp::model::ServerConfig,
+    )>,
 }
 
 impl<S> ToolRegistry<S> {
@@ -331,6 +338,7 @@ impl<S> ToolRegistry<S> {
             routes,
             in_flight: Arc::default(),
             fallback: State::new(),
+            info: std::sync::OnceLock::new(),
         })
     }
 

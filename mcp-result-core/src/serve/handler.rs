@@ -43,8 +43,27 @@ pub fn server_info<S: ToolSet>(name: &'static str, version: &'static str) -> Ser
 
 /// [`server_info`], with the `resources` capability also when `own_resources` (the server
 /// wrote `read_resource` or `list_resources`: `#[mcp_handler]` knows).
-#[allow(deprecated)] // `logging`: rmcp marks it deprecated (SEP-2577); MCP still has it.
 pub fn server_info_of<S: ToolSet>(
+    name: &'static str,
+    version: &'static str,
+    own_resources: bool,
+) -> ServerConfig {
+    let Ok(registry) = S::tool_registry() else {
+        return build_server_info::<S>(name, version, own_resources);
+    };
+    let asked = (name, version, own_resources);
+    let (built_for, info) = registry
+        .info
+        .get_or_init(|| (asked, build_server_info::<S>(name, version, own_resources)));
+    if *built_for == asked {
+        info.clone()
+    } else {
+        build_server_info::<S>(name, version, own_resources)
+    }
+}
+
+#[allow(deprecated)] // `logging`: rmcp marks it deprecated (SEP-2577); MCP still has it.
+fn build_server_info<S: ToolSet>(
     name: &'static str,
     version: &'static str,
     own_resources: bool,
