@@ -180,23 +180,24 @@ fn pattern(entry: &str) -> Option<Pattern> {
 /// A refused request never reaches the service beneath, whose readiness it asked for:
 /// right for axum's routes, which are always ready and reserve nothing (a limit that
 /// reserves a slot in `poll_ready` would hold it until this clone drops).
+///
+/// The router clones it for each request: what it holds is two reference counts and what it
+/// wraps; the CORS service is built for the requests CORS answers.
 #[derive(Clone)]
 pub(crate) struct CheckOrigin<S> {
     origins: Arc<Origins>,
-    /// What this layer wraps, for a request CORS has nothing to say to.
-    plain: S,
-    /// The same behind the CORS layer.
-    cors: tower_http::cors::Cors<S>,
+    cors: Arc<CorsLayer>,
+    inner: S,
 }
 
-impl<S: Clone> tower_layer::Layer<S> for CheckOriginLayer {
+impl<S> tower_layer::Layer<S> for CheckOriginLayer {
     type Service = CheckOrigin<S>;
 
     fn layer(&self, inner: S) -> CheckOrigin<S> {
         CheckOrigin {
             origins: Arc::clone(&self.origins),
-            cors: tower_layer::Layer::layer(&self.cors, inner.clone()),
-            plain: inner,
+            cors: Arc::clone(&self.cors),
+            inner,
         }
     }
 }
@@ -209,14 +210,14 @@ impl<S: Clone> tower_layer::Layer<S> for CheckOriginLayer {
 #[derive(Clone)]
 pub(crate) struct CheckOriginLayer {
     origins: Arc<Origins>,
-    cors: CorsLayer,
+    cors: Arc<CorsLayer>,
 }
 
 impl CheckOriginLayer {
     /// Checks against `origins`, CORS answered as [`Origins::cors`] says for `loopback`.
     pub(crate) fn new(origins: Arc<Origins>, loopback: bool) -> Self {
         Self {
-            cors: origins.cors(loopback),
+            cors: Arc::new(origins.cors(loopback)),
             origins,
         }
     }
@@ -224,7 +225,7 @@ impl CheckOriginLayer {
 
 impl<S> tower_service::Service<Request> for CheckOrigin<S>
 where
-    S: tower_service::Service<Request, Response = Response>,
+    S: tower_service::Service<Request, Response = Response> + Clone,
 {
     type Response = Response;
     type Error = S::Error;
@@ -237,8 +238,7 @@ where
         &mut self,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<(), Self::Error>> {
-        std::task::ready!(self.plain.poll_ready(cx))?;
-        self.cors.poll_ready(cx)
+        self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
@@ -247,9 +247,14 @@ where
             return Either::Left(std::future::ready(Ok(refused)));
         }
         if request.method() == Method::POST && !request.headers().contains_key(header::ORIGIN) {
-            Either::Right(Either::Left(self.plain.call(request)))
+            Either::Right(Either::Left(self.inner.call(request)))
         } else {
-            Either::Right(Either::Right(self.cors.call(request)))
+            // The service polled ready takes this request, behind CORS; its clone waits for
+            // the next.
+            let ready = self.inner.clone();
+            let inner = std::mem::replace(&mut self.inner, ready);
+            let mut cors = tower_layer::Layer::layer(&*self.cors, inner);
+            Either::Right(Either::Right(cors.call(request)))
         }
     }
 }
