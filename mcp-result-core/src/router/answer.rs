@@ -1,6 +1,6 @@
 //! A `tools/call`, from the request to its answer: the order of the phases, written once.
 
-use std::{panic::AssertUnwindSafe, time::Duration};
+use std::{borrow::Cow, panic::AssertUnwindSafe, time::Duration};
 
 use futures::FutureExt;
 use rmcp::{
@@ -231,7 +231,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         let services = services_of(server);
         let state = self.state_for(&context);
         // 2. The caller: no identity, no access; nothing is validated, claimed or run.
-        let identity = caller(services, &context, route.name)?;
+        let identity = caller(server.services(), &context, route.name)?;
         //    with every scope the tool declares (HTTP answered `403` before this).
         scoped(&identity, route)?;
         // 3. The arguments, against the full inputSchema: every failing field at once.
@@ -247,7 +247,7 @@ impl<S: ToolSet> ToolRegistry<S> {
             //    Within the caller's limits (a write's, once its key is known: 6).
             let admitted = admit(&state, route, &identity)
                 .map_err(|refused| Early::Answer(error_result(&refused)))?;
-            let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
+            let call = ToolCall::of(arguments, route.arguments.clone(), context, identity, state)
                 .for_tool(route.name, &route.extension_arguments, route.binds)
                 .with_round(round);
             return Ok(futures::future::Either::Left(
@@ -291,6 +291,9 @@ impl<S: ToolSet> ToolRegistry<S> {
         async move {
             let _admitted = admitted;
             Ok(tokio::select! {
+                // The run first: a tool that answers at once never waits on its token (and
+                // no random start is drawn).
+                biased;
                 outcome = tokio::time::timeout(limit, run) => match outcome {
                     Ok(Ok(answer)) => return answer.into_early(),
                     Ok(Err(panic)) => error_result(&panicked(route.name, &*panic).with_retry_safe(true)),
@@ -364,12 +367,19 @@ impl From<CallToolResponse> for Early {
 
 /// Phase 2: the caller's identity, from the transport. None refuses the call
 /// (`permission_denied`).
+///
+/// The server's own services (`own`) say who calls; the defaults' answer,
+/// [`Identity::of`], is taken without a clone of the process identity.
 fn caller(
-    services: &dyn ServerServices,
+    own: Option<&dyn ServerServices>,
     context: &RequestContext<RoleServer>,
     tool: &str,
-) -> Result<Identity, Early> {
-    services.caller_identity(context).ok_or_else(|| {
+) -> Result<Cow<'static, Identity>, Early> {
+    let identity = match own {
+        Some(services) => services.caller_identity(context).map(Cow::Owned),
+        None => Identity::of_call(context),
+    };
+    identity.ok_or_else(|| {
         tracing::warn!(tool, "tools/call without a verified identity: refused");
         error_result(&ToolError::unauthenticated()).into()
     })

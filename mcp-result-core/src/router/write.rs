@@ -44,7 +44,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &'a S,
         context: RequestContext<RoleServer>,
         arguments: serde_json::Value,
-        identity: Identity,
+        identity: std::borrow::Cow<'static, Identity>,
         state: crate::state::State,
         round: Round,
     ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a {
@@ -223,7 +223,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 review.argument_digest = audit.record.argument_digest.clone();
                 ApprovalNote::new(review, services.approval_store(&state))
             });
-            let call = ToolCall::new(arguments, route.arguments.clone(), context, identity, state)
+            let call = ToolCall::of(arguments, route.arguments.clone(), context, identity, state)
                 .for_tool(route.name, &route.extension_arguments, route.binds)
                 .with_round(tool_round)
                 .for_write(audit.write_context(retry_safe).with_note(note.clone()));

@@ -16,7 +16,7 @@
 //!
 //! Implement `FromToolCall<via::Extractor>` for your own type to make it a parameter.
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use rmcp::{model::JsonObject, service::RequestContext, RoleServer};
 use schemars::JsonSchema;
@@ -54,7 +54,8 @@ pub struct ToolCall {
     arguments: Option<Value>,
     schema: Arc<ArgumentSchema>,
     context: RequestContext<RoleServer>,
-    identity: Identity,
+    /// Borrowed when it is the process identity (stdio), which lives as long as the process.
+    identity: Cow<'static, Identity>,
     /// The served instance's state.
     state: State,
     write: Option<WriteContext>,
@@ -87,6 +88,17 @@ impl ToolCall {
         schema: Arc<ArgumentSchema>,
         context: RequestContext<RoleServer>,
         identity: Identity,
+        state: State,
+    ) -> Self {
+        Self::of(arguments, schema, context, Cow::Owned(identity), state)
+    }
+
+    /// [`Self::new`], the identity owned or borrowed.
+    pub(crate) fn of(
+        arguments: Value,
+        schema: Arc<ArgumentSchema>,
+        context: RequestContext<RoleServer>,
+        identity: Cow<'static, Identity>,
         state: State,
     ) -> Self {
         Self {
@@ -305,7 +317,7 @@ impl FromToolCall<via::Extractor> for Progress {
 /// tenant or to check a scope (`identity.has_scope("tickets:write")`).
 impl FromToolCall<via::Extractor> for Identity {
     fn from_tool_call(call: &mut ToolCall) -> Result<Self, ToolError> {
-        Ok(call.identity.clone())
+        Ok(call.identity.clone().into_owned())
     }
 }
 

@@ -19,7 +19,7 @@
 //! refused, and an artifact is read only by the identity that made it (unless the server's
 //! [`ArtifactAccess::may_read`](crate::store::ArtifactAccess::may_read) says otherwise).
 
-use std::sync::OnceLock;
+use std::{borrow::Cow, sync::OnceLock};
 
 use rmcp::{service::RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
@@ -152,12 +152,18 @@ impl Identity {
     /// The identity of the request in `context`: the verified identity of an HTTP request
     /// (`None` when its parts carry none), the process identity on other transports.
     pub fn of(context: &RequestContext<RoleServer>) -> Option<Identity> {
+        Self::of_call(context).map(Cow::into_owned)
+    }
+
+    /// [`Self::of`], the process identity borrowed (it lives as long as the process): what a
+    /// call of a server with the default services holds.
+    pub(crate) fn of_call(context: &RequestContext<RoleServer>) -> Option<Cow<'static, Identity>> {
         #[cfg(feature = "http")]
         if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-            return parts.extensions.get::<Identity>().cloned();
+            return parts.extensions.get::<Identity>().cloned().map(Cow::Owned);
         }
         let _ = context;
-        Self::process().cloned()
+        Self::process().map(Cow::Borrowed)
     }
 }
 

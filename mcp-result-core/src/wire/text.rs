@@ -54,37 +54,27 @@ pub(crate) fn breaks_line(c: char) -> bool {
 /// U+0085, U+2028, U+2029) are written `\uXXXX`, so it parses back to the same value and
 /// stays on one line.
 pub(crate) fn json_one_line(value: &Value) -> String {
-    use serde::Serialize as _;
-    struct OneLine;
-    impl serde_json::ser::Formatter for OneLine {
-        fn write_string_fragment<W: ?Sized + std::io::Write>(
-            &mut self,
-            writer: &mut W,
-            fragment: &str,
-        ) -> std::io::Result<()> {
-            // Most fragments are ASCII below DEL, which has nothing to escape: written
-            // whole after a byte scan, not decoded character by character.
-            if fragment.bytes().all(|byte| byte < 0x7f) {
-                return writer.write_all(fragment.as_bytes());
-            }
-            let mut clean = 0;
-            for (at, c) in fragment.char_indices() {
-                if (' '..='~').contains(&c) || !breaks_line(c) {
-                    continue;
-                }
-                writer.write_all(fragment[clean..at].as_bytes())?;
-                write!(writer, "\\u{:04x}", c as u32)?;
-                clean = at + c.len_utf8();
-            }
-            writer.write_all(fragment[clean..].as_bytes())
-        }
-    }
     // A result's text is rarely under 256 bytes: one allocation instead of a few growths.
     let mut out = Vec::with_capacity(256);
-    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
-        &mut out, OneLine,
-    ));
-    String::from_utf8(out).unwrap_or_default()
+    let _ = serde_json::to_writer(&mut out, value);
+    let text = String::from_utf8(out).unwrap_or_default();
+    // serde_json escapes the controls below a space; the rest of what `breaks_line` flags it
+    // writes raw, always inside a string (JSON's own characters are ASCII), and all of it is
+    // at or above DEL: a text of ASCII below DEL (most) is done after a scan.
+    if text.is_ascii() && !text.as_bytes().contains(&0x7f) {
+        return text;
+    }
+    let mut escaped = String::with_capacity(text.len() + 12);
+    let mut clean = 0;
+    for (at, c) in text.char_indices() {
+        if c >= '\u{7f}' && breaks_line(c) {
+            escaped.push_str(&text[clean..at]);
+            let _ = write!(escaped, "\\u{:04x}", c as u32);
+            clean = at + c.len_utf8();
+        }
+    }
+    escaped.push_str(&text[clean..]);
+    escaped
 }
 
 /// `text` escaped by [`push_escaped`].
@@ -244,11 +234,12 @@ mod tests {
 
     #[test]
     fn json_one_line_escapes_every_line_break_and_parses_back() {
-        let value = serde_json::json!({"a": "x\u{2028}y\u{2029}z\u{85}w\u{7f}\n", "b": [1, "é"]});
+        let value = serde_json::json!({"a": "x\u{2028}y\u{2029}z\u{85}w\u{7f}\n", "b": [1, "é"],
+                                       "c\u{2028}": "ok"});
         let text = json_one_line(&value);
         assert_eq!(
             text,
-            r#"{"a":"x\u2028y\u2029z\u0085w\u007f\n","b":[1,"é"]}"#
+            r#"{"a":"x\u2028y\u2029z\u0085w\u007f\n","b":[1,"é"],"c\u2028":"ok"}"#
         );
         assert!(!text.chars().any(breaks_line));
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), value);
