@@ -219,7 +219,11 @@ async fn a_body_rmcp_refuses_gets_the_edges_answer_for_it() {
             "Parse error: the body is not valid JSON (line 1, column 42)",
         ),
         (r#"{"id":1,"method":"tools/call"}"#, -32600, not_a_message),
-        (r#"{"jsonrpc":"1.0","id":1,"method":"tools/call"}"#, -32600, not_a_message),
+        (
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call"}"#,
+            -32600,
+            not_a_message,
+        ),
         (r#"{"jsonrpc":"2.0","id":1}"#, -32600, not_a_message),
         (r#""tools/call""#, -32600, not_an_object),
         (
@@ -237,7 +241,11 @@ async fn a_body_rmcp_refuses_gets_the_edges_answer_for_it() {
             -32600,
             not_an_object,
         ),
-        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":7}"#, -32602, bad_params),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":7}"#,
+            -32602,
+            bad_params,
+        ),
     ] {
         for accept in ["application/json, text/event-stream", "text/html"] {
             let response = reqwest::Client::new()

@@ -375,10 +375,22 @@ impl State {
         }
         #[cfg(feature = "http")]
         if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-            return parts.extensions.get::<State>();
+            return parts.extensions.get::<Served>().map(|served| &served.state);
         }
         None
     }
+}
+
+/// What the streamable HTTP router puts in each request's extensions, in one value: the
+/// instance's state, and whether it serves without sessions (before MCP 2026-07-28, no
+/// request of the server can then reach the client during a call and be answered: the
+/// answer would come on a POST no session ties to the call). Decided by the server's
+/// configuration, never by a header the client sends.
+#[derive(Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) struct Served {
+    pub(crate) state: State,
+    pub(crate) stateless: bool,
 }
 
 impl Default for State {

@@ -181,10 +181,10 @@ pub(crate) fn asks_by_round(context: &RequestContext<RoleServer>) -> bool {
 pub(crate) fn requests_reach_the_client(context: &RequestContext<RoleServer>) -> bool {
     #[cfg(feature = "http")]
     if let Some(parts) = context.extensions.get::<http::request::Parts>() {
-        return parts
+        return !parts
             .extensions
-            .get::<crate::wire::identity::StatelessHttp>()
-            .is_none();
+            .get::<crate::state::Served>()
+            .is_some_and(|served| served.stateless);
     }
     let _ = context;
     true

@@ -105,9 +105,7 @@ impl CancelBus {
     ) -> Registered {
         let name = self.inner.name(caller, request);
         let number = self.inner.next.fetch_add(1, Ordering::Relaxed);
-        self.inner
-            .running()
-            .insert(number, Running { name, token });
+        self.inner.running().insert(number, Running { name, token });
         Registered {
             bus: Arc::downgrade(&self.inner),
             number,
@@ -240,7 +238,7 @@ pub(crate) fn register_call(context: &RequestContext<RoleServer>) -> Option<Regi
             return None;
         }
         let identity = parts.extensions.get::<crate::Identity>()?;
-        let state = parts.extensions.get::<crate::State>()?;
+        let state = &parts.extensions.get::<crate::state::Served>()?.state;
         Some(
             state
                 .cancel_bus()
@@ -259,8 +257,8 @@ pub(crate) fn register_call(context: &RequestContext<RoleServer>) -> Option<Regi
 #[cfg(feature = "http")]
 pub(crate) fn outside_session(extensions: &http::Extensions, headers: &http::HeaderMap) -> bool {
     extensions
-        .get::<crate::wire::identity::StatelessHttp>()
-        .is_some()
+        .get::<crate::state::Served>()
+        .is_some_and(|served| served.stateless)
         || !headers.contains_key("mcp-session-id")
 }
 

@@ -148,12 +148,13 @@ impl<S: ToolSet> ToolRegistry<S> {
         request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a {
-        let policy = self.state_for(&context).get().copied().unwrap_or_default();
+        let state = self.state_for(&context);
+        let policy = state.get().copied().unwrap_or_default();
         let progress = Progress::of_call(&context, policy);
         if progress.enabled() {
             context.extensions.insert(progress.clone());
         }
-        let phases = self.phases(server, request, context);
+        let phases = self.phases(server, request, context, state);
         async move {
             let answer = phases.await;
             progress.close().await;
@@ -196,9 +197,10 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &'a S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        state: crate::state::State,
     ) -> impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a {
         use futures::future::Either;
-        match self.phases_to_run(server, request, context) {
+        match self.phases_to_run(server, request, context, state) {
             Err(early) => Either::Left(std::future::ready(Err(early))),
             Ok(Either::Left(read)) => Either::Right(Either::Left(read)),
             Ok(Either::Right(write)) => Either::Right(Either::Right(write)),
@@ -213,6 +215,7 @@ impl<S: ToolSet> ToolRegistry<S> {
         server: &'a S,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        state: crate::state::State,
     ) -> Result<
         futures::future::Either<
             impl std::future::Future<Output = Result<CallToolResult, Early>> + Send + 'a,
@@ -229,7 +232,6 @@ impl<S: ToolSet> ToolRegistry<S> {
         // 1. The tool: an unknown name is a protocol error (-32602).
         let route = self.route(&request.name)?;
         let services = services_of(server);
-        let state = self.state_for(&context);
         // 2. The caller: no identity, no access; nothing is validated, claimed or run.
         let identity = caller(server.services(), &context, route.name)?;
         //    with every scope the tool declares (HTTP answered `403` before this).

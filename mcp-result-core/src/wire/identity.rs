@@ -169,14 +169,6 @@ impl Identity {
 
 static PROCESS: OnceLock<Option<Identity>> = OnceLock::new();
 
-/// Put in an HTTP request's extensions by the streamable HTTP router when it serves without
-/// sessions: before MCP 2026-07-28, no request of the server can reach the client during a
-/// call and be answered (the answer would come on a POST no session ties to the call).
-/// Decided by the server's configuration, never by a header the client sends.
-#[derive(Debug, Clone, Copy)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-pub(crate) struct StatelessHttp;
-
 impl std::fmt::Display for Identity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.key())

@@ -314,7 +314,11 @@ fn cancel_outside_session(
     let params: rmcp::model::CancelledNotificationParam =
         serde_json::from_str(peek.params?.get()).ok()?;
     let caller = parts.extensions.get::<Identity>()?.key();
-    let state = parts.extensions.get::<InstanceState>()?.clone();
+    let state = parts
+        .extensions
+        .get::<crate::state::Served>()?
+        .state
+        .clone();
     Some((caller, state, params.request_id?))
 }
 

@@ -307,8 +307,8 @@ pub(crate) struct Endpoint {
 }
 
 /// The MCP endpoint's checks, in the order a request meets them: the bearer check
-/// ([`authenticate`](super::auth::authenticate)), the instance's state and (served without
-/// sessions) the stateless mark put in its extensions, the look at its body
+/// ([`authenticate`](super::auth::authenticate)), the instance's state and whether it serves
+/// without sessions put in its extensions ([`Served`](crate::state::Served)), the look at its body
 /// ([`check_call`](super::calls::check_call)), then `inner` (the layers beneath), whose
 /// refusals turn into JSON-RPC errors ([`json_rpc_refusals`]).
 async fn endpoint<S>(endpoint: Arc<Endpoint>, mut request: Request, mut inner: S) -> Response
@@ -318,12 +318,10 @@ where
     if let Err(refused) = super::auth::authenticate(&endpoint.authenticator, &mut request).await {
         return refused;
     }
-    request.extensions_mut().insert(endpoint.state.clone());
-    if endpoint.calls.stateless {
-        request
-            .extensions_mut()
-            .insert(crate::wire::identity::StatelessHttp);
-    }
+    request.extensions_mut().insert(crate::state::Served {
+        state: endpoint.state.clone(),
+        stateless: endpoint.calls.stateless,
+    });
     super::calls::check_call(&endpoint.calls, request, |request| async move {
         let Ok(response) = inner.call(request).await;
         json_rpc_refusals(response).await
