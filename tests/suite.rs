@@ -62,6 +62,7 @@ mod harness;
 mod health;
 #[cfg(feature = "preserve-order")]
 mod helpdesk_stdio;
+mod house;
 #[cfg(feature = "http")]
 mod http_edge;
 #[cfg(feature = "http")]

@@ -393,6 +393,44 @@ pub(crate) struct Served {
     pub(crate) stateless: bool,
 }
 
+/// Registers the call of `context` on its instance's bus when a client can cancel it only
+/// by a `notifications/cancelled` POST of its own: a streamable HTTP request outside a
+/// session, with a verified identity. `None` for every other call (stdio, a session: rmcp
+/// matches those cancels itself).
+pub(crate) fn register_call(
+    context: &RequestContext<RoleServer>,
+) -> Option<crate::cancel::Registered> {
+    #[cfg(feature = "http")]
+    {
+        let parts = context.extensions.get::<http::request::Parts>()?;
+        if !outside_session(&parts.extensions, &parts.headers) {
+            return None;
+        }
+        let identity = parts.extensions.get::<crate::wire::identity::Identity>()?;
+        let state = &parts.extensions.get::<Served>()?.state;
+        Some(
+            state
+                .cancel_bus()
+                .register(&identity.key(), &context.id, context.ct.clone()),
+        )
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let _ = context;
+        None
+    }
+}
+
+/// Whether an HTTP request is served outside any MCP session: the router serves without
+/// sessions, or the request names none.
+#[cfg(feature = "http")]
+fn outside_session(extensions: &http::Extensions, headers: &http::HeaderMap) -> bool {
+    extensions
+        .get::<Served>()
+        .is_some_and(|served| served.stateless)
+        || !headers.contains_key("mcp-session-id")
+}
+
 impl Default for State {
     fn default() -> Self {
         Self::new()

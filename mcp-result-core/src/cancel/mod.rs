@@ -35,7 +35,7 @@ use std::{
     },
 };
 
-use rmcp::{model::RequestId, service::RequestContext, RoleServer};
+use rmcp::model::RequestId;
 use tokio_util::sync::CancellationToken;
 
 /// Where the calls of one instance that a client may cancel by a `notifications/cancelled`
@@ -224,42 +224,6 @@ fn call_hash(caller: &str, request: &RequestId) -> String {
     hasher.update(caller.as_bytes());
     hasher.update(id.as_bytes());
     crate::wire::text::hex(&hasher.finalize())
-}
-
-/// Registers the call of `context` on its instance's bus when a client can cancel it only
-/// by a `notifications/cancelled` POST of its own: a streamable HTTP request outside a
-/// session, with a verified identity. `None` for every other call (stdio, a session: rmcp
-/// matches those cancels itself).
-pub(crate) fn register_call(context: &RequestContext<RoleServer>) -> Option<Registered> {
-    #[cfg(feature = "http")]
-    {
-        let parts = context.extensions.get::<http::request::Parts>()?;
-        if !outside_session(&parts.extensions, &parts.headers) {
-            return None;
-        }
-        let identity = parts.extensions.get::<crate::Identity>()?;
-        let state = &parts.extensions.get::<crate::state::Served>()?.state;
-        Some(
-            state
-                .cancel_bus()
-                .register(&identity.key(), &context.id, context.ct.clone()),
-        )
-    }
-    #[cfg(not(feature = "http"))]
-    {
-        let _ = context;
-        None
-    }
-}
-
-/// Whether an HTTP request is served outside any MCP session: the router serves without
-/// sessions, or the request names none.
-#[cfg(feature = "http")]
-pub(crate) fn outside_session(extensions: &http::Extensions, headers: &http::HeaderMap) -> bool {
-    extensions
-        .get::<crate::state::Served>()
-        .is_some_and(|served| served.stateless)
-        || !headers.contains_key("mcp-session-id")
 }
 
 #[cfg(test)]

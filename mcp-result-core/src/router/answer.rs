@@ -63,7 +63,7 @@ impl<S: ToolSet> ToolRegistry<S> {
                 {
                     // Found by the client's cancel until the task is stored (`call_now`
                     // registers a plain call of its own).
-                    let _cancellable = crate::cancel::register_call(&context);
+                    let _cancellable = crate::state::register_call(&context);
                     if let Some(answer) = self.call_as_task(server, &request, &context).await {
                         return answer;
                     }
@@ -87,7 +87,7 @@ impl<S: ToolSet> ToolRegistry<S> {
     ) -> impl std::future::Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'a {
         // A call served over HTTP outside a session: found by the `notifications/cancelled`
         // its client POSTs, on any instance of its cancel bus, until it is answered.
-        let cancellable = crate::cancel::register_call(&context);
+        let cancellable = crate::state::register_call(&context);
         let span = telemetry::call_span(
             &request.name,
             self.routes.contains_key(request.name.as_ref()),
