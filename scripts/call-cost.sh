@@ -5,7 +5,7 @@
 # a read-only tool (`get_ticket`) and a write (`add_note`). Then the same two servers over
 # streamable HTTP (stateless, JSON responses), and a keyed write whose string argument is
 # 1 MiB, on rmcp's `stdio_pipes()`, counted and also timed natively (the time of N calls minus
-# one call, the best of five runs each).
+# one call, the best of five runs each, the two servers run in turn).
 #
 #   scripts/call-cost.sh            # builds the bench in release, prints the tables
 #   CALLS=4000 scripts/call-cost.sh
@@ -73,16 +73,21 @@ http_ir() { # role tool count
   grep -o 'Collected : [0-9]*' "$work/server" | grep -o '[0-9]*$'
 }
 
-wall() { # role arguments count: the least of five runs' nanoseconds
-  feed add_note "$3" "$2" keyed >"$work/feed"
-  local best="" start took
+wall() { # arguments count: the least of five runs' nanoseconds of plain rmcp and of
+  # mcp-result, their runs interleaved (a change in the machine's speed meets both)
+  feed add_note "$2" "$1" keyed >"$work/feed"
+  local best_rmcp="" best_ours="" start took role
   for _ in 1 2 3 4 5; do
-    start=$(date +%s%N)
-    E2E_ROLE=$1 "$bin" <"$work/feed" >/dev/null 2>&1
-    took=$(($(date +%s%N) - start))
-    if [ -z "$best" ] || [ "$took" -lt "$best" ]; then best=$took; fi
+    for role in rmcp same-transport; do
+      start=$(date +%s%N)
+      E2E_ROLE=$role "$bin" <"$work/feed" >/dev/null 2>&1
+      took=$(($(date +%s%N) - start))
+      if [ "$role" = rmcp ]; then
+        if [ -z "$best_rmcp" ] || [ "$took" -lt "$best_rmcp" ]; then best_rmcp=$took; fi
+      elif [ -z "$best_ours" ] || [ "$took" -lt "$best_ours" ]; then best_ours=$took; fi
+    done
   done
-  echo "$best"
+  echo "$best_rmcp $best_ours"
 }
 
 per_call() { # one many count
@@ -92,27 +97,25 @@ per_call() { # one many count
 ratio() { printf "%.2f" "$(echo "scale=4; $1 / $2" | bc)"; }
 
 # A table's rows: each role measured with `count` calls and with one, per call, against the
-# first role's. `measure role count` gives the total (instructions, or nanoseconds with
-# `unit` ms); `tool`, `args` and `keyed` are read by the measures.
-rows() { # label count measure unit role=name...
-  local label=$1 count=$2 measure=$3 unit=$4 base="" per pair shown
-  shift 4
+# first role's. `measure role count` gives the total instructions; `tool`, `args` and
+# `keyed` are read by the measures.
+rows() { # label count measure role=name...
+  local label=$1 count=$2 measure=$3 base="" per pair
+  shift 3
   for pair in "$@"; do
     per=$(per_call "$("$measure" "${pair%%=*}" 1)" "$("$measure" "${pair%%=*}" "$count")" "$count")
     [ -z "$base" ] && base=$per
-    if [ "$unit" = ms ]; then shown=$(echo "scale=3; $per / 1000000" | bc); else shown=$per; fi
-    printf '| %s | %s | %s | %s× |\n' "$label" "${pair#*=}" "$shown" "$(ratio "$per" "$base")"
+    printf '| %s | %s | %s | %s× |\n' "$label" "${pair#*=}" "$per" "$(ratio "$per" "$base")"
   done
 }
 on_stdio() { ir "$1" "$tool" "$2" "${args:-}" "${keyed:-}"; }
 on_http() { http_ir "$1" "$tool" "$2"; }
-timed() { wall "$1" "$args" "$2"; }
 header() { printf '| tool | server | %s | vs rmcp |\n|---|---|---|---|\n' "$1"; }
 
 if [[ " $sections " == *" stdio "* ]]; then
   header "instructions per call"
   for tool in get_ticket add_note; do
-    rows "$tool" "$calls" on_stdio count "rmcp=plain rmcp" "tracing=mcp-result (serve_stdio)" \
+    rows "$tool" "$calls" on_stdio "rmcp=plain rmcp" "tracing=mcp-result (serve_stdio)" \
       "same-transport=mcp-result (rmcp's stdio_pipes, as plain rmcp)"
   done
 fi
@@ -121,7 +124,7 @@ if [[ " $sections " == *" http "* ]]; then
   printf '\nStreamable HTTP, stateless, JSON responses (rmcp'"'"'s StreamableHttpService, NeverSessionManager), both under axum::serve:\n\n'
   header "instructions per call"
   for tool in get_ticket add_note; do
-    rows "$tool" "$calls" on_http count "rmcp=plain rmcp (StreamableHttpService)" \
+    rows "$tool" "$calls" on_http "rmcp=plain rmcp (StreamableHttpService)" \
       "mcp-result=mcp-result (http::router: the same service behind its edge)"
   done
 fi
@@ -132,13 +135,19 @@ if [[ " $sections " == *" large "* ]]; then
   tool=add_note args="{\"ticketId\":\"T-1001\",\"body\":\"$body\"}" keyed=keyed
   printf '\nA keyed write whose `body` is 1 MiB, on rmcp'"'"'s stdio_pipes (%d calls − 1):\n\n' "$large_calls"
   header "instructions per call"
-  rows "add_note, 1 MiB" "$large_calls" on_stdio count "rmcp=plain rmcp" \
+  rows "add_note, 1 MiB" "$large_calls" on_stdio "rmcp=plain rmcp" \
     "same-transport=mcp-result (rmcp's stdio_pipes, keyed)"
   # Under callgrind SHA-256 runs in software (valgrind offers no SHA extensions), as it
   # does on a CPU without them; on this machine's CPU it does not: the same calls' time
   # in release, the best of five runs of each count.
-  printf '\nThe same calls timed, natively (best of 5; %d calls − 1):\n\n' "$wall_calls"
+  printf '\nThe same calls timed, natively (best of 5, the two servers in turn; %d calls − 1):\n\n' "$wall_calls"
   header "ms per call"
-  rows "add_note, 1 MiB" "$wall_calls" timed ms "rmcp=plain rmcp" \
-    "same-transport=mcp-result (rmcp's stdio_pipes, keyed)"
+  read -r many_rmcp many_ours <<<"$(wall "$args" "$wall_calls")"
+  read -r one_rmcp one_ours <<<"$(wall "$args" 1)"
+  plain=$(per_call "$one_rmcp" "$many_rmcp" "$wall_calls")
+  ours=$(per_call "$one_ours" "$many_ours" "$wall_calls")
+  for pair in "plain rmcp=$plain" "mcp-result (rmcp's stdio_pipes, keyed)=$ours"; do
+    printf '| add_note, 1 MiB | %s | %s | %s× |\n' "${pair%%=*}" \
+      "$(echo "scale=3; ${pair#*=} / 1000000" | bc)" "$(ratio "${pair#*=}" "$plain")"
+  done
 fi
