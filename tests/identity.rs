@@ -501,43 +501,6 @@ async fn a_session_belongs_to_the_identity_that_created_it() {
 }
 
 #[tokio::test]
-async fn a_body_that_is_not_one_json_rpc_message_gets_400_with_a_json_rpc_error() {
-    let served = serve(ArtifactLimits::default()).await;
-    for (body, code, message) in [
-        (
-            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
-            -32600,
-            "Invalid Request: a POST body is one JSON-RPC message; batches are not supported \
-             (MCP 2025-06-18 removed JSON-RPC batching)",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#,
-            -32700,
-            "Parse error: the body is not valid JSON (line 1, column 42)",
-        ),
-        (
-            r#"{"id":1,"method":"tools/list"}"#,
-            -32600,
-            "Invalid Request: a JSON-RPC 2.0 message has `\"jsonrpc\": \"2.0\"` and a `method` \
-             (a request or notification) or an `id` with a `result` or `error` (a response)",
-        ),
-        (
-            r#""tools/list""#,
-            -32600,
-            "Invalid Request: the body is not a JSON-RPC 2.0 message object",
-        ),
-    ] {
-        let (status, _, answer) = post(&served.url, "alice-token", &[], body).await;
-        assert_eq!(status, 400, "{body}");
-        assert_eq!(
-            serde_json::from_str::<Value>(&answer).unwrap(),
-            json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}),
-            "{body}"
-        );
-    }
-}
-
-#[tokio::test]
 async fn static_tokens_serve_no_metadata_and_no_tool_sees_the_token() {
     let served = serve(ArtifactLimits::default()).await;
     let base = served.url.trim_end_matches("/mcp");
