@@ -6,6 +6,7 @@
 //! rmcp adapters.
 
 mod answer;
+mod arguments;
 pub(crate) mod def;
 pub(crate) mod in_flight;
 pub(crate) mod listen;

@@ -249,14 +249,17 @@ where
         if request.method() == Method::POST && !request.headers().contains_key(header::ORIGIN) {
             Either::Right(Either::Left(self.inner.call(request)))
         } else {
-            // The service polled ready takes this request, behind CORS; its clone waits for
-            // the next.
-            let ready = self.inner.clone();
-            let inner = std::mem::replace(&mut self.inner, ready);
-            let mut cors = tower_layer::Layer::layer(&*self.cors, inner);
+            let mut cors = tower_layer::Layer::layer(&*self.cors, take_ready(&mut self.inner));
             Either::Right(Either::Right(cors.call(request)))
         }
     }
+}
+
+/// The service that was polled ready, to take the request at hand; a clone of it, not yet
+/// polled, stays for the next request (tower's rule for a service a future takes along).
+fn take_ready<S: Clone>(service: &mut S) -> S {
+    let ready = service.clone();
+    std::mem::replace(service, ready)
 }
 
 fn origin_refusal(origins: &Origins, headers: &axum::http::HeaderMap) -> Option<Response> {
@@ -375,9 +378,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        // The service polled ready takes this request; its clone waits for the next.
-        let ready = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, ready);
+        let inner = take_ready(&mut self.inner);
         let endpoint = Arc::clone(&self.endpoint);
         Box::pin(async move { Ok(self::endpoint(endpoint, request, inner).await) })
     }
